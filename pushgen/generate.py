@@ -1,0 +1,182 @@
+"""``pushgen.generate``: sample a population of users and live them through the time grid."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import pandas as pd
+import pyarrow as pa
+from faker import Faker
+from tqdm.auto import tqdm
+
+from pushgen import schemas, tables
+from pushgen._version import __version__
+from pushgen.model.engagement import EngagementParameters
+from pushgen.model.priors import Priors
+from pushgen.model.seeding import NodeFamily, integer_seed
+from pushgen.model.timegrid import TimeGrid, add_months
+from pushgen.model.user import UserData, simulate_user
+
+DEFAULT_START = dt.date(2026, 1, 5)  # a Monday
+MAX_USERS = 10_000_000
+MAX_DAYS = 3660  # ten years
+MAX_MONTHS = 120
+FAKER_LOCALE = "en_US"
+
+
+class GenerationError(ValueError):
+    """Parameters outside what ``generate`` accepts (the message names the allowed range)."""
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Everything that determines a dataset's content."""
+
+    users: int
+    days: int
+    start: dt.date
+    seed: int
+    months: int | None = None
+    first_user: int = 0
+    priors: Priors = field(default_factory=Priors)
+
+    @property
+    def grid(self) -> TimeGrid:
+        return TimeGrid(self.start, self.days)
+
+    @property
+    def user_ids(self) -> range:
+        return range(self.first_user, self.first_user + self.users)
+
+    def to_dict(self) -> dict:
+        return {
+            "users": self.users,
+            "first_user": self.first_user,
+            "months": self.months,
+            "days": self.days,
+            "start": self.start.isoformat(),
+            "seed": self.seed,
+            "priors": self.priors.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, values: dict) -> Recipe:
+        recipe = make_recipe(
+            users=values["users"], days=values["days"], start=values["start"],
+            seed=values["seed"], first_user=values.get("first_user", 0),
+            priors=Priors.from_dict(values.get("priors", {})),
+        )
+        return dataclasses.replace(recipe, months=values.get("months"))
+
+
+def make_recipe(
+    users: int,
+    months: int | None = None,
+    days: int | None = None,
+    start: dt.date | str | None = None,
+    seed: int = 0,
+    first_user: int = 0,
+    priors: Priors | None = None,
+) -> Recipe:
+    """Check the parameters and fix the number of days (``months`` counts calendar months)."""
+    _check_int("users", users, 1, MAX_USERS)
+    _check_int("seed", seed, 0, 2**63 - 1)
+    _check_int("first_user", first_user, 0, MAX_USERS)
+    if isinstance(start, str):
+        try:
+            start = dt.date.fromisoformat(start)
+        except ValueError:
+            raise GenerationError(
+                f"start {start!r} is not a date; use YYYY-MM-DD, e.g. 2026-01-05") from None
+    start = start or DEFAULT_START
+    if months is not None and days is not None:
+        raise GenerationError("give months or days, not both")
+    if days is None:
+        months = 6 if months is None else months
+        _check_int("months", months, 1, MAX_MONTHS)
+        days = (add_months(start, months) - start).days
+    _check_int("days", days, 1, MAX_DAYS)
+    return Recipe(users=users, days=days, start=start, seed=seed, months=months,
+                  first_user=first_user, priors=priors or Priors())
+
+
+def _check_int(name: str, value, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise GenerationError(f"{name} must be a whole number from {low} to {high}; got {value!r}")
+
+
+def simulate(recipe: Recipe, user_ids: Iterable[int] | None = None) -> Iterator[UserData]:
+    """Each user of the recipe (or the given ones), one at a time."""
+    grid = recipe.grid
+    for user_id in recipe.user_ids if user_ids is None else user_ids:
+        yield simulate_user(user_id, recipe.seed, grid, recipe.priors)
+
+
+def pseudonyms(seed: int, user_ids: Iterable[int]) -> list[str]:
+    fake = Faker(FAKER_LOCALE)
+    names = []
+    for user_id in user_ids:
+        fake.seed_instance(integer_seed(seed, user_id, NodeFamily.PSEUDONYM))
+        names.append(fake.name())
+    return names
+
+
+@dataclass
+class Dataset:
+    """A generated dataset: notifications, users and the ground-truth engagement model."""
+
+    recipe: Recipe
+    notifications_arrow: pa.Table
+    users_arrow: pa.Table
+    truth_rows_arrow: pa.Table
+    parameters: EngagementParameters
+    pushgen_version: str = __version__
+
+    @cached_property
+    def notifications(self) -> pd.DataFrame:
+        return schemas.apply_dtypes(self.notifications_arrow.to_pandas())
+
+    @cached_property
+    def users(self) -> pd.DataFrame:
+        return self.users_arrow.to_pandas()
+
+    @cached_property
+    def truth_rows(self) -> pd.DataFrame:
+        return self.truth_rows_arrow.to_pandas()
+
+    @classmethod
+    def from_users(cls, recipe: Recipe, users: list[UserData]) -> Dataset:
+        ids = [u.user_id for u in users]
+        return cls(
+            recipe=recipe,
+            notifications_arrow=tables.notifications_table(users, recipe.grid.start_seconds),
+            users_arrow=tables.users_table(users, pseudonyms(recipe.seed, ids)),
+            truth_rows_arrow=tables.truth_rows_table(users),
+            parameters=tables.parameters_of(users),
+        )
+
+
+def generate(
+    users: int = 50,
+    months: int | None = None,
+    days: int | None = None,
+    start: dt.date | str | None = None,
+    seed: int = 0,
+    priors: Priors | None = None,
+    first_user: int = 0,
+    progress: bool = False,
+) -> Dataset:
+    """Generate ``users`` users over ``months`` calendar months (or ``days`` days).
+
+    ``dataset.notifications`` is a pandas frame with one row per notification (categorical
+    columns carry the full published value sets); ``dataset.users`` one row per user.
+    """
+    recipe = make_recipe(users=users, months=months, days=days, start=start, seed=seed,
+                         first_user=first_user, priors=priors)
+    simulated = list(tqdm(simulate(recipe), total=recipe.users, unit="user",
+                          disable=not progress, desc="pushgen"))
+    return Dataset.from_users(recipe, simulated)

@@ -1,0 +1,170 @@
+"""Dynamic device nodes: battery and charging, ringer mode, headphones and music.
+
+Battery is a continuous state: it drains by the slot's use and charges while plugged in,
+so consecutive slots (and a notification's posting and removal) never jump from full to
+empty. Ringer mode, headphones and music keep one value per segment of the routine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model.habits import DeviceHabits
+from pushgen.model.routine import DayPlan, State
+from pushgen.model.sampling import segment_states
+from pushgen.model.timegrid import SLOT_HOURS, TimeGrid
+
+CHARGE_PERCENT_PER_HOUR = 55.0
+# Battery use per awake hour relative to the user's habit, by routine state.
+DRAIN_BY_STATE = np.array([0.15, 1.0, 1.3, 0.8, 1.1, 1.2, 1.5, 1.3])
+MUSIC_DRAIN = 0.6
+LOW_BELOW, HIGH_FROM = 25.0, 70.0  # battery % thresholds of the batteryLevel labels
+
+
+@dataclass(frozen=True)
+class Audio:
+    headphones: np.ndarray  # (slots,) bool
+    music: np.ndarray  # (slots,) bool
+
+
+HEADPHONE_USE = np.array([0.0, 0.15, 1.0, 0.3, 0.5, 0.3, 1.0, 0.8])  # x habit, by state
+
+
+def audio(state: np.ndarray, habits: DeviceHabits, rng: np.random.Generator) -> Audio:
+    """Parents: routine state, device habits. headphones ~ Bernoulli per segment; music too."""
+    segment, seg_state = segment_states(state)
+    n = len(seg_state)
+    plugged = rng.random(n) < habits.headphones * HEADPHONE_USE[seg_state]
+    playing = np.where(
+        plugged,
+        rng.random(n) < habits.music_with_headphones,
+        (rng.random(n) < habits.music_at_home) & (seg_state == State.HOME),
+    )
+    return Audio(headphones=plugged[segment], music=playing[segment])
+
+
+@dataclass(frozen=True)
+class Battery:
+    percent: np.ndarray  # (slots,) float, at each slot's start
+    charging: np.ndarray  # (slots,) bool
+
+
+def battery(
+    grid: TimeGrid,
+    state: np.ndarray,
+    music: np.ndarray,
+    plan: DayPlan,
+    habits: DeviceHabits,
+    rng: np.random.Generator,
+) -> Battery:
+    """Parents: routine state, music, the day plan, device habits; and its own last value.
+
+    level[t+1] = level[t] - drain[t] while unplugged, + CHARGE_PERCENT_PER_HOUR while
+    plugged (capped at 100, floored at 1). Plugged: overnight (~ Bernoulli(night_charge)
+    per night), and a top-up of 1-2.5 h at the first slot at home or work after the level
+    falls below the user's threshold.
+    """
+    n = grid.slots
+    drain = habits.drain_per_hour * SLOT_HOURS * (DRAIN_BY_STATE[state] + MUSIC_DRAIN * music)
+    spent = np.concatenate(([0.0], np.cumsum(drain)))  # spent[t]: drained before slot t
+    can_charge = (state == State.HOME) | (state == State.WORK) | (state == State.SLEEP)
+    next_charger = _next_true(can_charge)
+
+    night = rng.random(grid.days) < habits.night_charge
+    bed_slot = np.clip(
+        np.round((np.arange(grid.days) * 24 + plan.bedtime) / SLOT_HOURS).astype(int), 0, n
+    )
+    wake_slot = np.clip(
+        np.round((np.arange(1, grid.days + 1) * 24 + np.r_[plan.wake[1:], plan.wake[-1]])
+                 / SLOT_HOURS).astype(int), 0, n
+    )
+    topup_slots = np.round(rng.uniform(1.0, 2.5, grid.days * 4) / SLOT_HOURS).astype(int)
+    per_slot_charge = CHARGE_PERCENT_PER_HOUR * SLOT_HOURS
+
+    starts, levels, plugged = [], [], []
+    t, level, topups = 0, float(rng.uniform(50, 100)), 0
+    nights = iter(zip(bed_slot[night], wake_slot[night], strict=True))
+    night_start, night_end = next(nights, (n, n))
+    while t < n:
+        while night_end <= t:
+            night_start, night_end = next(nights, (n, n))
+        starts.append(t)
+        levels.append(level)
+        if night_start <= t:
+            plugged.append(True)
+            level = min(100.0, level + per_slot_charge * (night_end - t))
+            t = night_end
+            continue
+        plugged.append(False)
+        low = int(np.searchsorted(spent, spent[t] + level - habits.topup_threshold, side="right"))
+        topup = next_charger[min(low, n - 1)] if low < n else n
+        stop = min(topup, night_start, n)
+        level = max(1.0, level - (spent[stop] - spent[t]))
+        t = stop
+        if t == topup and t < night_start and t < n:
+            length = topup_slots[topups % len(topup_slots)]
+            topups += 1
+            starts.append(t)
+            levels.append(level)
+            plugged.append(True)
+            end = min(t + length, night_start, n)
+            level = min(100.0, level + per_slot_charge * (end - t))
+            t = end
+
+    starts_arr = np.array(starts)
+    lengths = np.diff(np.r_[starts_arr, n])
+    run = np.repeat(np.arange(len(starts_arr)), lengths)
+    since = np.arange(n) - starts_arr[run]
+    start_level = np.array(levels)[run]
+    charging = np.array(plugged)[run]
+    percent = np.where(
+        charging,
+        np.minimum(100.0, start_level + per_slot_charge * since),
+        np.maximum(1.0, start_level - (spent[:n] - spent[starts_arr[run]])),
+    )
+    return Battery(percent=percent, charging=charging)
+
+
+def _next_true(mask: np.ndarray) -> np.ndarray:
+    """Index of the first True at or after each position (len(mask) when none)."""
+    n = len(mask)
+    positions = np.where(mask, np.arange(n), n)
+    return np.minimum.accumulate(positions[::-1])[::-1]
+
+
+def battery_level(percent: np.ndarray) -> np.ndarray:
+    """The batteryLevel label codes: low below 25 %, high from 70 %, medium between."""
+    field = schemas.field("batteryLevel")
+    codes = np.full(len(percent), field.code("medium"), dtype=np.int16)
+    codes[percent < LOW_BELOW] = field.code("low")
+    codes[percent >= HIGH_FROM] = field.code("high")
+    return codes
+
+
+def ringer_mode(
+    state: np.ndarray, habits: DeviceHabits, rng: np.random.Generator
+) -> np.ndarray:
+    """Parents: routine state, device habits. One mode per segment.
+
+    Asleep: silent with P(silent_at_night), else the habit; at work: vibrate or silent with
+    P(quiet_at_work), else the habit; elsewhere ~ Categorical(habit).
+    """
+    field = schemas.field("ringerMode")
+    vibrate, silent = field.code("vibrate"), field.code("silent")
+    segment, seg_state = segment_states(state)
+    n = len(seg_state)
+    habitual = np.searchsorted(np.cumsum(habits.ringer), rng.random(n) * habits.ringer.sum())
+    habitual = np.minimum(habitual, 2)
+    mode = habitual.copy()
+    quiet = rng.random(n)
+    at_work = seg_state == State.WORK
+    mode[at_work & (quiet < habits.quiet_at_work)] = np.where(
+        rng.random(n) < 0.7, vibrate, silent
+    )[at_work & (quiet < habits.quiet_at_work)]
+    asleep = seg_state == State.SLEEP
+    mode[asleep & (quiet < habits.silent_at_night)] = silent
+    return mode.astype(np.int16)[segment]
+

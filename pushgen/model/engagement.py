@@ -1,0 +1,190 @@
+"""The engagement model: P(open | user, notification, context, dynamic state).
+
+This is the one function that decides opens in the generator and judges generated
+notifications in the environments. For user u and a notification in a context:
+
+    logit = intercept[u]
+          + sum over the 18 features f of weight[f][u, value_f]
+          + audio_chat_bonus[u] * [category = msg and headphonesIn and musicActive]
+          + attention_amplitude[u] * cos(2 pi (hour - attention_peak[u]) / 24)
+          + asleep_penalty[u] * asleep
+          - fatigue_weight[u] * fatigue
+          + novelty[u] * exp(-days / novelty_days)
+    P(open) = 1 / (1 + exp(-logit))
+
+``hour`` is the clock hour of posting, ``days`` the days since the dataset's start,
+``asleep`` whether the user was asleep, and ``fatigue`` the sum over the user's earlier
+notifications of exp(-(t - t_j) / fatigue_tau). All parameters are plain arrays, stored
+as Parquet beside a dataset (``ground_truth/``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy.signal import lfilter
+from scipy.special import expit
+
+from pushgen import schemas
+
+FEATURES = schemas.FEATURES
+SCALARS = (
+    "intercept",
+    "audio_chat_bonus",
+    "attention_amplitude",
+    "attention_peak",
+    "asleep_penalty",
+    "fatigue_weight",
+    "novelty",
+)
+MODEL_VERSION = 1
+
+
+@dataclass
+class EngagementParameters:
+    """Every user's engagement parameters; row i of each array belongs to ``user_ids[i]``."""
+
+    user_ids: np.ndarray
+    weights: dict[str, np.ndarray]  # feature -> (users, n_values), columns in schema order
+    scalars: dict[str, np.ndarray]  # name -> (users,)
+    fatigue_tau_seconds: float
+    novelty_days: float
+    _row_of_user: dict[int, int] = field(default_factory=dict, repr=False)
+
+    def rows(self, user_ids: np.ndarray) -> np.ndarray:
+        """Row index of each user id."""
+        if not self._row_of_user:
+            self._row_of_user.update({int(u): i for i, u in enumerate(self.user_ids)})
+        return np.fromiter((self._row_of_user[int(u)] for u in user_ids), dtype=np.int64,
+                           count=len(user_ids))
+
+    @classmethod
+    def concat(cls, parts: list[EngagementParameters]) -> EngagementParameters:
+        first = parts[0]
+        return cls(
+            user_ids=np.concatenate([p.user_ids for p in parts]),
+            weights={f: np.concatenate([p.weights[f] for p in parts]) for f in first.weights},
+            scalars={s: np.concatenate([p.scalars[s] for p in parts]) for s in first.scalars},
+            fatigue_tau_seconds=first.fatigue_tau_seconds,
+            novelty_days=first.novelty_days,
+        )
+
+    def constants(self) -> dict:
+        return {
+            "model_version": MODEL_VERSION,
+            "fatigue_tau_seconds": self.fatigue_tau_seconds,
+            "novelty_days": self.novelty_days,
+            "features": list(FEATURES),
+            "scalars": list(SCALARS),
+            "formula": __doc__.split("notification in a context:")[1].split("``hour``")[0].strip(),
+        }
+
+    def user_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"user_id": self.user_ids.astype(np.int32), **self.scalars})
+
+    def weight_frame(self) -> pd.DataFrame:
+        """Long table: one row per (user, feature, value) with its weight."""
+        parts = []
+        for f in FEATURES:
+            values = schemas.values(f)
+            n_users, n_values = self.weights[f].shape
+            parts.append(pd.DataFrame({
+                "user_id": np.repeat(self.user_ids.astype(np.int32), n_values),
+                "feature": f,
+                "code": np.tile(np.arange(n_values, dtype=np.int16), n_users),
+                "value": np.tile(np.array([str(v) for v in values], dtype=object), n_users),
+                "weight": self.weights[f].ravel(),
+            }))
+        frame = pd.concat(parts, ignore_index=True)
+        frame["feature"] = pd.Categorical(frame["feature"], categories=list(FEATURES))
+        return frame
+
+    @classmethod
+    def from_frames(cls, users: pd.DataFrame, weights: pd.DataFrame,
+                    constants: dict) -> EngagementParameters:
+        user_ids = users["user_id"].to_numpy()
+        position = pd.Series(np.arange(len(user_ids)), index=user_ids)
+        table = {}
+        for f in FEATURES:
+            part = weights[weights["feature"] == f]
+            matrix = np.zeros((len(user_ids), len(schemas.values(f))))
+            matrix[position[part["user_id"].to_numpy()].to_numpy(),
+                   part["code"].to_numpy()] = part["weight"].to_numpy()
+            table[f] = matrix
+        return cls(
+            user_ids=user_ids,
+            weights=table,
+            scalars={s: users[s].to_numpy(dtype=np.float64) for s in SCALARS},
+            fatigue_tau_seconds=float(constants["fatigue_tau_seconds"]),
+            novelty_days=float(constants["novelty_days"]),
+        )
+
+
+@dataclass(frozen=True)
+class DynamicState:
+    """The latent terms of each row (arrays of one length)."""
+
+    hour: np.ndarray
+    days: np.ndarray
+    asleep: np.ndarray
+    fatigue: np.ndarray
+
+
+def open_logit(
+    params: EngagementParameters,
+    rows: np.ndarray,
+    codes: dict[str, np.ndarray],
+    state: DynamicState,
+) -> np.ndarray:
+    """Log-odds of opening, for users at parameter rows ``rows`` and features' schema codes."""
+    s = params.scalars
+    logit = s["intercept"][rows].copy()
+    for f in FEATURES:
+        logit += params.weights[f][rows, codes[f]]
+    msg = schemas.field("category").code("msg")
+    headphones_in = schemas.field("headphonesIn").code(True)
+    music_on = schemas.field("musicActive").code(True)
+    chatting = (codes["category"] == msg) & (codes["headphonesIn"] == headphones_in) & (
+        codes["musicActive"] == music_on)
+    logit += s["audio_chat_bonus"][rows] * chatting
+    logit += s["attention_amplitude"][rows] * np.cos(
+        2 * np.pi * (state.hour - s["attention_peak"][rows]) / 24)
+    logit += s["asleep_penalty"][rows] * state.asleep
+    logit -= s["fatigue_weight"][rows] * state.fatigue
+    logit += s["novelty"][rows] * np.exp(-state.days / params.novelty_days)
+    return logit
+
+
+def open_probability(params, rows, codes, state) -> np.ndarray:
+    return expit(open_logit(params, rows, codes, state))
+
+
+def fatigue(seconds: np.ndarray, tau_seconds: float, bin_seconds: float = 900.0) -> np.ndarray:
+    """For sorted posting times, sum over earlier posts of exp(-(t_i - t_j) / tau).
+
+    Exact: per time bin, lfilter carries the decayed total from earlier bins; within a bin
+    the sum runs over earlier posts of the same bin.
+    """
+    if len(seconds) == 0:
+        return np.zeros(0)
+    bins = (seconds // bin_seconds).astype(np.int64)
+    first_bin = bins[0]
+    local = bins - first_bin
+    n_bins = int(local[-1]) + 1
+    bin_start = (local * bin_seconds + first_bin * bin_seconds)
+    offset = seconds - bin_start  # in [0, bin_seconds)
+    decay = np.exp(-bin_seconds / tau_seconds)
+    # contribution of each post to the total at the end of its bin
+    at_bin_end = np.bincount(local, weights=np.exp(-(bin_seconds - offset) / tau_seconds),
+                             minlength=n_bins)
+    carried = lfilter([1.0], [1.0, -decay], at_bin_end)  # total at the end of each bin
+    from_before = np.r_[0.0, carried[:-1]][local] * np.exp(-offset / tau_seconds)
+    # earlier posts in the same bin: cumulative sum of exp(offset/tau) within the bin
+    grow = np.exp(offset / tau_seconds)
+    running = np.cumsum(grow)
+    bin_first = np.r_[0, np.flatnonzero(np.diff(local)) + 1]
+    start_index = np.repeat(bin_first, np.diff(np.r_[bin_first, len(seconds)]))
+    before_in_bin = running - grow - np.r_[0.0, running][start_index]
+    return from_before + before_in_bin / grow

@@ -1,0 +1,180 @@
+"""Static user nodes: the latent habits a user keeps for the whole dataset.
+
+Each function is one node family: its arguments are its parents and a random stream,
+its result the sampled value. Distributions are named in the docstrings; their
+parameters come from ``Priors``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model.catalog import VENDOR_SHARES, VENDORS
+from pushgen.model.priors import Priors
+
+
+class Occupation(IntEnum):
+    OFFICE = 0
+    SHIFT = 1
+    STUDENT = 2
+    REMOTE = 3
+    NOT_WORKING = 4
+
+
+class Commute(IntEnum):
+    CAR = 0
+    TRANSIT = 1
+    BICYCLE = 2
+    WALK = 3
+
+
+@dataclass(frozen=True)
+class Chronotype:
+    wake_hour: float  # workday wake-up, hours after midnight
+    sleep_hours: float
+    weekend_delay: float  # later wake-up on days off, hours
+
+
+def chronotype(priors: Priors, rng: np.random.Generator) -> Chronotype:
+    """Parents: none. wake ~ N(mean, sd) in [4.5, 10.5]; sleep ~ N in [5.5, 9.5]; delay ~ Gamma(2)."""
+    return Chronotype(
+        wake_hour=float(np.clip(rng.normal(priors.wake_hour_mean, priors.wake_hour_sd), 4.5, 10.5)),
+        sleep_hours=float(
+            np.clip(rng.normal(priors.sleep_hours_mean, priors.sleep_hours_sd), 5.5, 9.5)
+        ),
+        weekend_delay=float(rng.gamma(2.0, priors.weekend_delay_mean / 2.0)),
+    )
+
+
+@dataclass(frozen=True)
+class Schedule:
+    occupation: Occupation
+    workdays: np.ndarray  # (7,) bool, Monday first
+    work_start: float  # hour
+    work_hours: float
+    commute: Commute
+    commute_hours: float  # one way
+
+
+def schedule(priors: Priors, chrono: Chronotype, rng: np.random.Generator) -> Schedule:
+    """Parents: chronotype. occupation ~ Categorical; start = wake + prep + commute; lengths ~ N."""
+    occupation = Occupation(rng.choice(5, p=priors.occupation_shares))
+    workdays = np.zeros(7, dtype=bool)
+    if occupation == Occupation.SHIFT:
+        workdays[rng.choice(7, size=5, replace=False)] = True
+    elif occupation != Occupation.NOT_WORKING:
+        workdays[:5] = True
+    commute = Commute(rng.choice(4, p=priors.commute_shares))
+    if occupation in (Occupation.REMOTE, Occupation.NOT_WORKING):
+        commute_hours = 0.0
+    else:
+        commute_hours = float(np.clip(rng.lognormal(np.log(priors.commute_minutes_median), 0.5),
+                                      5, 120) / 60)
+    work_hours = {Occupation.STUDENT: 6.0, Occupation.SHIFT: 8.5}.get(occupation, 8.5)
+    return Schedule(
+        occupation=occupation,
+        workdays=workdays,
+        work_start=float(chrono.wake_hour + rng.uniform(0.6, 1.4) + commute_hours),
+        work_hours=float(np.clip(rng.normal(work_hours, 0.6), 4.0, 10.5)),
+        commute=commute,
+        commute_hours=commute_hours,
+    )
+
+
+@dataclass(frozen=True)
+class Places:
+    home: int  # place code
+    work: int
+    leisure: np.ndarray  # (n_place,) probabilities of an outing's place
+    errand: np.ndarray  # (n_place,) probabilities of an errand's place
+
+
+WORK_PLACES = {
+    Occupation.OFFICE: ("TYPE_ACCOUNTING", "TYPE_BANK", "TYPE_OTHER"),
+    Occupation.SHIFT: ("TYPE_BAKERY", "TYPE_BAR", "TYPE_AIRPORT", "TYPE_AMUSEMENT_PARK",
+                       "TYPE_AQUARIUM", "TYPE_ART_GALLERY", "TYPE_BANK"),
+    Occupation.STUDENT: ("TYPE_OTHER", "TYPE_ART_GALLERY"),
+    Occupation.REMOTE: ("TYPE_OTHER",),
+    Occupation.NOT_WORKING: ("TYPE_OTHER",),
+}
+LEISURE_PLACES = ("TYPE_BAR", "TYPE_AMUSEMENT_PARK", "TYPE_AQUARIUM", "TYPE_ART_GALLERY",
+                  "TYPE_BAKERY", "TYPE_OTHER")
+ERRAND_PLACES = ("TYPE_ATM", "TYPE_BANK", "TYPE_BAKERY", "TYPE_OTHER")
+
+
+def places(sched: Schedule, rng: np.random.Generator) -> Places:
+    """Parents: schedule. work ~ Uniform over the occupation's places; tastes ~ Dirichlet."""
+    place = schemas.field("place")
+    remote = sched.occupation in (Occupation.REMOTE, Occupation.NOT_WORKING)
+
+    def taste(options: tuple[str, ...], concentration: float) -> np.ndarray:
+        p = np.zeros(len(place.values))
+        p[[place.code(o) for o in options]] = rng.dirichlet(np.full(len(options), concentration))
+        return p
+
+    home = place.code("TYPE_OTHER")
+    return Places(
+        home=home,
+        work=home if remote else place.code(str(rng.choice(WORK_PLACES[sched.occupation]))),
+        leisure=taste(LEISURE_PLACES, 0.6),
+        errand=taste(ERRAND_PLACES, 1.0),
+    )
+
+
+@dataclass(frozen=True)
+class Lifestyle:
+    outings_per_week: float
+    exercise_per_week: float
+    exercise_running: bool  # else cycling
+    exercise_morning: bool  # else evening
+    vacation_week_share: float
+
+
+def lifestyle(priors: Priors, rng: np.random.Generator) -> Lifestyle:
+    """Parents: none. rates ~ Gamma around the priors' means; kinds ~ Bernoulli."""
+    return Lifestyle(
+        outings_per_week=float(rng.gamma(2.0, priors.outings_per_week / 2.0)),
+        exercise_per_week=float(rng.gamma(1.2, priors.exercise_per_week / 1.2)),
+        exercise_running=bool(rng.random() < 0.6),
+        exercise_morning=bool(rng.random() < 0.35),
+        vacation_week_share=float(priors.vacation_weeks_per_year / 52 * rng.uniform(0.5, 1.5)),
+    )
+
+
+@dataclass(frozen=True)
+class DeviceHabits:
+    vendor: int  # index into catalog.VENDORS
+    night_charge: float  # P(charges overnight on a given night)
+    topup_threshold: float  # battery % at which the user looks for a charger
+    drain_per_hour: float  # battery % per awake hour
+    headphones: float  # P(headphones in on a commute or workout)
+    music_with_headphones: float
+    music_at_home: float
+    ringer: np.ndarray  # (3,) habitual P(vibrate, normal, silent)
+    quiet_at_work: float  # P(ringer turned to vibrate/silent at work)
+    silent_at_night: float
+
+
+def device_habits(priors: Priors, rng: np.random.Generator) -> DeviceHabits:
+    """Parents: none. vendor ~ Categorical; shares ~ Beta; ringer habit ~ Dirichlet."""
+
+    def beta(mean: float, strength: float = 4.0) -> float:
+        return float(rng.beta(mean * strength, (1 - mean) * strength))
+
+    shares = np.asarray(priors.ringer_shares)
+    return DeviceHabits(
+        vendor=int(rng.choice(len(VENDORS), p=VENDOR_SHARES)),
+        night_charge=beta(priors.night_charge_share),
+        topup_threshold=float(rng.uniform(15, 35)),
+        drain_per_hour=float(priors.drain_percent_per_hour * rng.lognormal(0, 0.25)),
+        headphones=beta(priors.headphone_share, 2.0),
+        music_with_headphones=beta(0.75),
+        music_at_home=beta(0.05, 10.0),
+        ringer=rng.dirichlet(shares * priors.ringer_concentration + 0.05),
+        quiet_at_work=beta(0.4, 2.0),
+        silent_at_night=beta(0.35, 2.0),
+    )

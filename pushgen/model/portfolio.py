@@ -1,0 +1,83 @@
+"""Static user nodes: the apps a user has, how often and when each posts; subject interests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model.catalog import VENDORS, AppCatalog
+from pushgen.model.habits import Chronotype, DeviceHabits
+from pushgen.model.priors import Priors
+
+
+@dataclass(frozen=True)
+class Portfolio:
+    apps: np.ndarray  # (n,) app codes this user has
+    daily_rate: np.ndarray  # (n,) expected routine notifications per day from each app
+    trigger_rate: np.ndarray  # (n,) notifications per hour while the app's trigger lasts
+    peaks: np.ndarray  # (n, P) clock hours of each app's rhythm bumps for this user
+    peak_heights: np.ndarray  # (n, P)
+    clock_app: int  # app code of the phone's clock
+    alarm_workday: float  # P(an alarm at wake-up on a workday)
+    alarm_day_off: float
+    chattiness: float  # mean follow-ups per messaging conversation
+    weekend_factor: float  # the user's overall intensity on days off
+
+
+def portfolio(
+    priors: Priors,
+    catalog: AppCatalog,
+    chrono: Chronotype,
+    device: DeviceHabits,
+    rng: np.random.Generator,
+) -> Portfolio:
+    """Parents: chronotype, device habits (phone vendor).
+
+    has(app) ~ Bernoulli(adoption) for apps of no vendor or of the user's vendor, plus exactly
+    one clock, SMS and dialer app; rate = app rate x volume x LogNormal(0, app_rate_sd), with
+    volume ~ LogNormal(0, volume_sd); rhythm bumps = the kind's peaks + chronotype shift +
+    N(0, 0.75 h).
+    """
+    vendor_ok = (catalog.vendor_of_app == device.vendor) | (
+        catalog.vendor_of_app == VENDORS.index("none")
+    )
+    has = (rng.random(len(catalog.apps)) < catalog.adoption) & vendor_ok
+    for members in catalog.one_per_phone.values():
+        has[members] = False
+        own = members[catalog.vendor_of_app[members] == device.vendor]
+        generic = members[catalog.vendor_of_app[members] == VENDORS.index("none")]
+        has[own[0] if len(own) else rng.choice(generic)] = True
+    apps = np.flatnonzero(has)
+    volume = rng.lognormal(0.0, priors.volume_sd)
+    spread = rng.lognormal(0.0, priors.app_rate_sd, len(apps))
+    shift = chrono.wake_hour - priors.wake_hour_mean
+    peaks = catalog.peaks[apps] + shift + rng.normal(0, 0.75, catalog.peaks[apps].shape)
+    clock = catalog.one_per_phone["clock"]
+    return Portfolio(
+        apps=apps,
+        daily_rate=catalog.daily_rate[apps] * volume * spread,
+        trigger_rate=catalog.trigger_rate[apps] * np.sqrt(volume) * spread,
+        peaks=np.mod(peaks, 24),
+        peak_heights=catalog.peak_heights[apps] * rng.uniform(0.6, 1.4, peaks.shape),
+        clock_app=int(clock[np.isin(clock, apps)][0]),
+        alarm_workday=float(rng.beta(6, 1.5)),
+        alarm_day_off=float(rng.beta(1, 4)),
+        chattiness=float(rng.gamma(2.0, priors.chattiness_mean / 2.0)),
+        weekend_factor=float(np.clip(rng.normal(0.85, 0.12), 0.5, 1.2)),
+    )
+
+
+def interests(priors: Priors, rng: np.random.Generator) -> np.ndarray:
+    """Parents: none. log-interest in each subject ~ N(0, interest_sd); 'unknown' fixed at 0."""
+    subject = schemas.field("subject")
+    log_interest = rng.normal(0.0, priors.interest_sd, len(subject.values))
+    log_interest[subject.code("unknown")] = 0.0
+    return log_interest
+
+
+def subject_cdf(catalog: AppCatalog, apps: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
+    """P(subject | app, user) over each app's topics: the app's mix x exp(log-interest)."""
+    weights = catalog.subject_weights[apps] * np.exp(log_interest[catalog.subject_codes[apps]])
+    return np.cumsum(weights, axis=1)

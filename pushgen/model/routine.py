@@ -1,0 +1,187 @@
+"""Dynamic routine nodes: each day's plan, then each slot's routine state, place and activity.
+
+Day level (one draw per day, parents: habits and weekday): wake-up and bedtime, whether it
+is a workday, the commute, an errand, an outing, a workout, a trip. Slot level: the routine
+state is the highest-priority plan item covering the slot; place and activity are drawn
+from the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model.habits import Chronotype, Commute, Lifestyle, Places, Schedule
+from pushgen.model.sampling import categorical, categorical_rows
+from pushgen.model.timegrid import TimeGrid
+
+
+class State(IntEnum):
+    SLEEP = 0
+    HOME = 1
+    COMMUTE = 2
+    WORK = 3
+    ERRAND = 4
+    LEISURE = 5
+    EXERCISE = 6
+    TRAVEL = 7
+
+
+N_STATES = len(State)
+
+
+@dataclass(frozen=True)
+class DayPlan:
+    """Per-day plan nodes (arrays of length ``days``), hours after that day's midnight."""
+
+    wake: np.ndarray
+    bedtime: np.ndarray  # may exceed 24: asleep after midnight
+    workday: np.ndarray
+    leave: np.ndarray
+    work_end: np.ndarray
+    home_again: np.ndarray
+    errand_start: np.ndarray  # NaN: no errand that day
+    errand_place: np.ndarray
+    outing_start: np.ndarray  # NaN: no outing
+    outing_end: np.ndarray
+    outing_place: np.ndarray
+    exercise_start: np.ndarray  # NaN: no workout
+    trip_start: np.ndarray  # NaN: no airport that day
+
+
+def day_plan(
+    grid: TimeGrid,
+    chrono: Chronotype,
+    sched: Schedule,
+    places: Places,
+    life: Lifestyle,
+    rng: np.random.Generator,
+) -> DayPlan:
+    """Parents: chronotype, schedule, places, lifestyle, weekday. Jitters ~ Normal; events ~ Bernoulli."""
+    days = grid.days
+    weekday = grid.weekday_of_day
+    week = np.arange(days) // 7
+    on_vacation = (rng.random(week[-1] + 1) < life.vacation_week_share)[week]
+    workday = sched.workdays[weekday] & ~on_vacation
+    day_off = ~workday
+    wake = chrono.wake_hour + day_off * chrono.weekend_delay + rng.normal(0, 0.3, days)
+    late_night = np.isin(weekday, (4, 5))
+    bedtime = wake + 24 - chrono.sleep_hours + rng.normal(0, 0.4, days) + late_night * 0.8
+    shift = rng.normal(0, 0.2, days)
+    arrive = sched.work_start + shift
+    leave = arrive - sched.commute_hours
+    work_end = arrive + sched.work_hours + rng.normal(0, 0.3, days)
+    home_again = work_end + sched.commute_hours * rng.uniform(0.9, 1.3, days)
+
+    def maybe(p: np.ndarray | float, start: np.ndarray) -> np.ndarray:
+        return np.where(rng.random(days) < p, start, np.nan)
+
+    errand_start = maybe(
+        np.where(workday, 0.25, 0.5),
+        np.where(workday, 12.3 + rng.uniform(0, 0.6, days), rng.uniform(10, 17, days)),
+    )
+    outing_rate = life.outings_per_week / 7 * np.where(late_night, 2.2, 0.7)
+    weekend_outing = day_off & (rng.random(days) < 0.3)
+    outing_start = maybe(np.minimum(outing_rate, 0.9), rng.uniform(19.0, 21.0, days))
+    outing_start = np.where(weekend_outing, rng.uniform(12.5, 15.0, days), outing_start)
+    outing_end = np.minimum(outing_start + rng.uniform(1.5, 3.5, days), bedtime - 0.25)
+    exercise_hour = np.where(
+        life.exercise_morning, wake + 0.3, np.where(workday, home_again + 0.7, wake + 3.0)
+    )
+    exercise_start = maybe(life.exercise_per_week / 7, exercise_hour)
+    vacation_edge = on_vacation & ~np.roll(on_vacation, 1) | on_vacation & ~np.roll(on_vacation, -1)
+    trip_start = maybe(vacation_edge * 0.5, rng.uniform(7, 16, days))
+    return DayPlan(
+        wake=wake,
+        bedtime=bedtime,
+        workday=workday,
+        leave=leave,
+        work_end=work_end,
+        home_again=home_again,
+        errand_start=errand_start,
+        errand_place=categorical(places.errand, days, rng),
+        outing_start=outing_start,
+        outing_end=outing_end,
+        outing_place=categorical(places.leisure, days, rng),
+        exercise_start=exercise_start,
+        trip_start=trip_start,
+    )
+
+
+def routine_state(grid: TimeGrid, plan: DayPlan, sched: Schedule) -> np.ndarray:
+    """Parents: the day plan. Deterministic: the highest-priority plan item covering each slot."""
+    d = grid.day_of_slot
+    h = grid.hour_of_slot
+    previous_bedtime = np.concatenate(([plan.bedtime[0] - 24], plan.bedtime[:-1]))[d] - 24
+    previous_outing_end = np.concatenate(([np.nan], plan.outing_end[:-1]))[d] - 24
+    asleep = (h >= plan.bedtime[d]) | ((h < plan.wake[d]) & (h >= previous_bedtime))
+    workday = plan.workday[d]
+    commuting = workday & (
+        ((h >= plan.leave[d]) & (h < plan.leave[d] + sched.commute_hours))
+        | ((h >= plan.work_end[d]) & (h < plan.home_again[d]))
+    )
+    working = workday & (h >= plan.leave[d] + sched.commute_hours) & (h < plan.work_end[d])
+    errand = (h >= plan.errand_start[d]) & (h < plan.errand_start[d] + 0.5)
+    outing = ((h >= plan.outing_start[d]) & (h < plan.outing_end[d])) | (h < previous_outing_end)
+    exercise = (h >= plan.exercise_start[d]) & (h < plan.exercise_start[d] + 0.75)
+    travel = (h >= plan.trip_start[d]) & (h < plan.trip_start[d] + 3.0)
+    return np.select(
+        [asleep, travel, commuting, working & ~errand, exercise, outing, errand],
+        [State.SLEEP, State.TRAVEL, State.COMMUTE, State.WORK, State.EXERCISE, State.LEISURE,
+         State.ERRAND],
+        default=State.HOME,
+    ).astype(np.int8)
+
+
+def place(grid: TimeGrid, state: np.ndarray, plan: DayPlan, places: Places) -> np.ndarray:
+    """Parents: routine state, the day's errand and outing places. Deterministic given those."""
+    codes = schemas.field("place")
+    d = grid.day_of_slot
+    return np.select(
+        [state == State.WORK, state == State.ERRAND, state == State.LEISURE,
+         state == State.TRAVEL],
+        [places.work, plan.errand_place[d], plan.outing_place[d], codes.code("TYPE_AIRPORT")],
+        default=places.home,
+    ).astype(np.int16)
+
+
+# P(activity | routine state), columns in schema order of `activity`.
+ACTIVITY_GIVEN_STATE = {
+    State.SLEEP: {"still": 0.93, "unknown": 0.05, "tilting": 0.02},
+    State.HOME: {"still": 0.7, "tilting": 0.12, "unknown": 0.08, "foot walking": 0.1},
+    State.WORK: {"still": 0.75, "foot walking": 0.1, "tilting": 0.08, "unknown": 0.07},
+    State.ERRAND: {"foot walking": 0.55, "still": 0.35, "vehicle": 0.05, "unknown": 0.05},
+    State.LEISURE: {"still": 0.55, "foot walking": 0.35, "tilting": 0.05, "unknown": 0.05},
+    State.TRAVEL: {"still": 0.5, "foot walking": 0.4, "vehicle": 0.1},
+}
+ACTIVITY_ON_COMMUTE = {
+    Commute.CAR: {"vehicle": 0.85, "still": 0.1, "unknown": 0.05},
+    Commute.TRANSIT: {"vehicle": 0.6, "foot walking": 0.25, "still": 0.15},
+    Commute.BICYCLE: {"bicycle": 0.8, "foot walking": 0.1, "still": 0.1},
+    Commute.WALK: {"foot walking": 0.85, "still": 0.1, "unknown": 0.05},
+}
+ACTIVITY_ON_WORKOUT = {
+    True: {"foot running": 0.8, "foot walking": 0.15, "still": 0.05},
+    False: {"bicycle": 0.85, "still": 0.1, "foot walking": 0.05},
+}
+
+
+def activity_table(sched: Schedule, life: Lifestyle) -> np.ndarray:
+    """(N_STATES, n_activity) P(activity | state) for this user's commute and workout."""
+    field = schemas.field("activity")
+    rows = dict(ACTIVITY_GIVEN_STATE)
+    rows[State.COMMUTE] = ACTIVITY_ON_COMMUTE[sched.commute]
+    rows[State.EXERCISE] = ACTIVITY_ON_WORKOUT[life.exercise_running]
+    table = np.zeros((N_STATES, len(field.values)))
+    for state, probabilities in rows.items():
+        for value, p in probabilities.items():
+            table[state, field.code(value)] = p
+    return table
+
+
+def activity(state: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Parents: routine state (and the user's commute and workout). activity ~ Categorical."""
+    return categorical_rows(np.cumsum(table, axis=1), state, rng)

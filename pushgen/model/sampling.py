@@ -1,0 +1,29 @@
+"""Vectorised draws shared by the node families."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` draws of codes from one probability vector ``p``."""
+    cdf = np.cumsum(p)
+    return np.minimum(np.searchsorted(cdf / cdf[-1], rng.random(size), side="right"),
+                      len(p) - 1).astype(np.int16)
+
+
+def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
+                     uniforms: np.ndarray | None = None) -> np.ndarray:
+    """One draw per element of ``rows`` from the cumulative distribution ``cdf[rows]``."""
+    u = rng.random(len(rows)) if uniforms is None else uniforms
+    table = cdf / cdf[:, -1:]
+    codes = (u[:, None] >= table[rows]).sum(axis=1)
+    return np.minimum(codes, cdf.shape[1] - 1).astype(np.int16)
+
+
+def segment_states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runs of equal state: each slot's run index, and each run's state."""
+    change = np.empty(len(state), dtype=bool)
+    change[0] = True
+    np.not_equal(state[1:], state[:-1], out=change[1:])
+    return np.cumsum(change) - 1, state[change]

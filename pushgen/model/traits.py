@@ -1,0 +1,102 @@
+"""Static user node: engagement traits, i.e. this user's parameters of the engagement model.
+
+Population effects (log-odds) of each feature value are the tables below; a user's weight
+is the population effect, scaled for context features by the user's context sensitivity,
+plus a personal deviation ~ N(0, sd). Effects not listed are 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model.catalog import AppCatalog
+from pushgen.model.engagement import FEATURES, EngagementParameters
+from pushgen.model.priors import Priors
+
+NOTIFICATION_EFFECTS: dict[str, dict] = {
+    "category": {"msg": 0.6, "call": 0.5, "event": 0.1, "reminder": 0.2, "alarm": 0.0,
+                 "email": 0.0, "recommendation": -0.5, "status": -0.6, "service": -0.8,
+                 "err": -0.1, "transport": -0.4, "unknown": -0.2},
+    "priority": {"max": 0.35, "high": 0.25, "default": 0.0, "low": -0.35, "min": -0.7,
+                 "unknown": -0.1},
+    "numberOfUpdates": {"none": 0.0, "low": 0.15, "medium": 0.25, "high": 0.1},
+    "visibility": {"private": 0.05, "public": 0.0, "secret": -0.15},
+    "ongoing": {True: -2.4, False: 0.0},
+}
+CONTEXT_EFFECTS: dict[str, dict] = {
+    "activity": {"still": 0.0, "unknown": -0.1, "tilting": 0.15, "foot walking": -0.3,
+                 "vehicle": -0.7, "foot running": -1.3, "bicycle": -1.1},
+    "ringerMode": {"normal": 0.0, "vibrate": 0.1, "silent": -0.55},
+    "noise": {"low": 0.0, "medium": -0.1, "high": -0.35},
+    "proximity": {"far": 0.0, "med": 0.05, "near": -0.4},
+    "batteryLevel": {"high": 0.0, "medium": 0.0, "low": -0.3},
+    "charging": {True: -0.15, False: 0.0},
+    "headphonesIn": {True: 0.15, False: 0.0},
+    "musicActive": {True: 0.1, False: 0.0},
+    "time": {"early-morning": -0.5, "morning": 0.0, "afternoon": 0.0, "evening": 0.15,
+             "night": 0.05},
+    "day": {5: -0.1, 6: -0.1},
+    "place": {},
+}
+PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feature
+    "category": None, "priority": 0.15, "numberOfUpdates": 0.1, "visibility": 0.1,
+    "ongoing": 0.3, "activity": 0.15, "ringerMode": 0.15, "noise": 0.1, "proximity": 0.1,
+    "batteryLevel": 0.1, "charging": 0.1, "headphonesIn": 0.1, "musicActive": 0.1,
+    "time": 0.15, "day": 0.1, "place": 0.2,
+}
+WEEKEND = (5, 6)
+
+
+def _population(name: str, effects: dict) -> np.ndarray:
+    f = schemas.field(name)
+    out = np.zeros(len(f.values))
+    for value, effect in effects.items():
+        out[f.code(value)] = effect
+    return out
+
+
+def engagement_traits(
+    user_id: int,
+    priors: Priors,
+    catalog: AppCatalog,
+    log_interest: np.ndarray,
+    rng: np.random.Generator,
+) -> EngagementParameters:
+    """Parents: subject interests. All draws Normal/LogNormal/Gamma as documented per line."""
+    weights: dict[str, np.ndarray] = {}
+    sensitivity = rng.lognormal(0.0, priors.context_sensitivity_sd)
+    for name in FEATURES:
+        n_values = len(schemas.values(name))
+        if name == "postingApp":
+            w = catalog.open_logit + rng.normal(0, priors.app_affinity_sd, n_values)
+        elif name == "subject":
+            w = priors.interest_effect * log_interest
+        elif name == "category":
+            w = _population(name, NOTIFICATION_EFFECTS[name]) + rng.normal(
+                0, priors.category_affinity_sd, n_values)
+        elif name in NOTIFICATION_EFFECTS:
+            w = _population(name, NOTIFICATION_EFFECTS[name]) + rng.normal(
+                0, PERSONAL_SD[name], n_values)
+        else:
+            w = sensitivity * _population(name, CONTEXT_EFFECTS[name]) + rng.normal(
+                0, PERSONAL_SD[name], n_values)
+            if name == "day":
+                w[list(WEEKEND)] += rng.normal(0, 0.25)
+        weights[name] = w[None, :]
+    scalars = {
+        "intercept": rng.normal(priors.open_intercept_mean, priors.open_intercept_sd),
+        "audio_chat_bonus": rng.normal(0.35, 0.15),
+        "attention_amplitude": rng.uniform(0.15, 0.6),
+        "attention_peak": rng.normal(19.0, 2.5) % 24,
+        "asleep_penalty": rng.normal(priors.asleep_penalty_mean, 0.3),
+        "fatigue_weight": rng.gamma(2.0, priors.fatigue_weight_mean / 2.0),
+        "novelty": rng.gamma(2.0, priors.novelty_mean / 2.0),
+    }
+    return EngagementParameters(
+        user_ids=np.array([user_id], dtype=np.int64),
+        weights=weights,
+        scalars={k: np.array([v], dtype=np.float64) for k, v in scalars.items()},
+        fatigue_tau_seconds=priors.fatigue_tau_minutes * 60.0,
+        novelty_days=priors.novelty_days,
+    )

@@ -1,0 +1,161 @@
+"""One user's life through the DBN: every node family in order, parents before children.
+
+    static:  chronotype -> schedule -> places;  lifestyle;  device habits;
+             portfolio (chronotype, vendor);  interests;  engagement traits (interests)
+    per day: day plan (chronotype, schedule, places, lifestyle, weekday)
+    per slot: routine state (plan) -> place, activity, noise, proximity;
+              headphones, music (state) ;  ringer mode (state) ;  battery, charging (state, music, plan)
+    per notification: arrivals (state, music, plan, portfolio) -> features (app, interests)
+              -> context at its slot -> fatigue (earlier arrivals) -> P(open) -> action -> timings
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model import (
+    arrivals,
+    content,
+    device,
+    engagement,
+    habits,
+    portfolio,
+    routine,
+    surroundings,
+    timings,
+    traits,
+)
+from pushgen.model.catalog import VENDORS, app_catalog
+from pushgen.model.priors import Priors
+from pushgen.model.seeding import NodeFamily, stream
+from pushgen.model.timegrid import SLOT_SECONDS, TimeGrid
+
+
+@dataclass
+class UserData:
+    """One user's rows (schema codes and raw values) and parameters."""
+
+    user_id: int
+    seconds: np.ndarray  # posting time, seconds since the grid's first midnight
+    codes: dict[str, np.ndarray]  # the 18 features' schema codes
+    opened: np.ndarray
+    timings: timings.Timings
+    state: engagement.DynamicState
+    draw: np.ndarray  # the uniform that decided each action: opened = draw < p_open
+    p_open: np.ndarray
+    routine_state: np.ndarray
+    parameters: engagement.EngagementParameters
+    summary: dict
+
+
+def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> UserData:
+    catalog = app_catalog()
+
+    def rng(family: NodeFamily) -> np.random.Generator:
+        return stream(seed, user_id, family)
+
+    # static nodes
+    chrono = habits.chronotype(priors, rng(NodeFamily.CHRONOTYPE))
+    sched = habits.schedule(priors, chrono, rng(NodeFamily.SCHEDULE))
+    where = habits.places(sched, rng(NodeFamily.PLACES))
+    life = habits.lifestyle(priors, rng(NodeFamily.LIFESTYLE))
+    dev = habits.device_habits(priors, rng(NodeFamily.DEVICE_HABITS))
+    folio = portfolio.portfolio(priors, catalog, chrono, dev, rng(NodeFamily.PORTFOLIO))
+    log_interest = portfolio.interests(priors, rng(NodeFamily.INTERESTS))
+    params = traits.engagement_traits(user_id, priors, catalog, log_interest,
+                                      rng(NodeFamily.TRAITS))
+
+    # dynamic context nodes on the slot grid
+    plan = routine.day_plan(grid, chrono, sched, where, life, rng(NodeFamily.ROUTINE))
+    state = routine.routine_state(grid, plan, sched)
+    around = rng(NodeFamily.SURROUNDINGS)
+    slot_place = routine.place(grid, state, plan, where)
+    slot_activity = routine.activity(state, routine.activity_table(sched, life), around)
+    slot_noise = surroundings.noise(state, around)
+    slot_proximity = surroundings.proximity(state, around)
+    sound = device.audio(state, dev, rng(NodeFamily.AUDIO))
+    power = device.battery(grid, state, sound.music, plan, dev, rng(NodeFamily.BATTERY))
+    slot_ringer = device.ringer_mode(state, dev, rng(NodeFamily.RINGER))
+
+    # notifications
+    expected = arrivals.intensity(grid, state, sound.music, plan, folio, catalog)
+    posts = arrivals.arrivals(grid, expected, plan, folio, catalog, rng(NodeFamily.ARRIVALS))
+    codes = content.content(posts, catalog,
+                            portfolio.subject_cdf(catalog, folio.apps, log_interest),
+                            folio.apps, rng(NodeFamily.CONTENT))
+    slot = (posts.seconds // SLOT_SECONDS).astype(np.int64)
+    day = slot // (86400 // SLOT_SECONDS)
+    hour = (posts.seconds % 86400) / 3600.0
+    codes.update(context_codes(grid, slot, hour, {
+        "place": slot_place, "activity": slot_activity, "noise": slot_noise,
+        "proximity": slot_proximity, "ringerMode": slot_ringer,
+        "batteryLevel": device.battery_level(power.percent),
+        "charging": _bool_codes("charging", power.charging),
+        "headphonesIn": _bool_codes("headphonesIn", sound.headphones),
+        "musicActive": _bool_codes("musicActive", sound.music),
+    }))
+
+    # engagement
+    dynamic = engagement.DynamicState(
+        hour=hour,
+        days=posts.seconds / 86400.0,
+        asleep=state[slot] == routine.State.SLEEP,
+        fatigue=engagement.fatigue(posts.seconds, params.fatigue_tau_seconds),
+    )
+    rows = np.zeros(len(slot), dtype=np.int64)
+    p_open = engagement.open_probability(params, rows, codes, dynamic)
+    draw = rng(NodeFamily.ENGAGEMENT).random(len(slot))
+    opened = draw < p_open
+
+    timing_rng = rng(NodeFamily.TIMINGS)
+    seen_median = priors.seen_seconds_median * timing_rng.lognormal(0.0, 0.5)
+    swipe_share = timing_rng.beta(3, 3)
+    wake_seconds = ((day + (hour >= plan.wake[day])) * 24.0
+                    + plan.wake[np.minimum(day + (hour >= plan.wake[day]), grid.days - 1)]) * 3600
+    times = timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
+                            np.maximum(wake_seconds - posts.seconds, 0.0), seen_median,
+                            swipe_share, timing_rng)
+    summary = {
+        "occupation": sched.occupation.name.lower().replace("_", " "),
+        "wake_time": _clock(chrono.wake_hour),
+        "bedtime": _clock(chrono.wake_hour + 24 - chrono.sleep_hours),
+        "workdays": "".join("MTWTFSS"[i] if sched.workdays[i] else "-" for i in range(7)),
+        "commute": sched.commute.name.lower() if sched.commute_hours else "none",
+        "commute_minutes": round(sched.commute_hours * 60),
+        "phone_vendor": VENDORS[dev.vendor],
+        "apps": len(folio.apps),
+        "notifications_per_day": len(slot) / grid.days,
+        "chattiness": folio.chattiness,
+        "night_charging": dev.night_charge,
+        "usual_ringer": schemas.values("ringerMode")[int(np.argmax(dev.ringer))],
+        "open_propensity": float(1 / (1 + np.exp(-params.scalars["intercept"][0]))),
+        "fatigue_sensitivity": float(params.scalars["fatigue_weight"][0]),
+    }
+    return UserData(
+        user_id=user_id, seconds=posts.seconds, codes=codes, opened=opened, timings=times,
+        state=dynamic, draw=draw, p_open=p_open, routine_state=state[slot],
+        parameters=params, summary=summary,
+    )
+
+
+def context_codes(grid: TimeGrid, slot: np.ndarray, hour: np.ndarray,
+                  per_slot: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The 11 context features of each notification from its slot (and clock time)."""
+    day = slot // (86400 // SLOT_SECONDS)
+    codes = {name: values[slot].astype(np.int16) for name, values in per_slot.items()}
+    codes["day"] = grid.weekday_of_day[day].astype(np.int16)
+    codes["time"] = schemas.hour_to_time_block()[hour.astype(np.int64)]
+    return codes
+
+
+def _bool_codes(name: str, flags: np.ndarray) -> np.ndarray:
+    f = schemas.field(name)
+    return np.where(flags, f.code(True), f.code(False)).astype(np.int16)
+
+
+def _clock(hours: float) -> str:
+    minutes = round(hours * 60) % (24 * 60)
+    return f"{minutes // 60:02d}:{minutes % 60:02d}"
