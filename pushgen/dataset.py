@@ -204,6 +204,14 @@ def table_path(folder: Path, name: str, manifest: dict) -> Path:
     return Path(folder) / f"{name}{suffix}"
 
 
+def read_arrow(folder: Path, name: str, manifest: dict) -> pa.Table:
+    """A dataset's table as Arrow, whatever format it was written in."""
+    path = table_path(folder, name, manifest)
+    if path.suffix == ".parquet":
+        return pq.read_table(path)
+    return pa.Table.from_pandas(read_table(path), preserve_index=False)
+
+
 def read_parameters(folder: Path) -> EngagementParameters:
     """The ground-truth engagement parameters stored in a dataset (or split) folder."""
     folder = Path(folder)

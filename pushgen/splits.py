@@ -1,0 +1,211 @@
+"""Train/validation/test splits of a dataset for the two benchmark tasks.
+
+Layout of a split folder::
+
+    split.json                 recipe, split parameters, parts (rows, users), files (sha256)
+    users.parquet              every user of the dataset
+    task1/train.parquet        task 1 users: the training months, less the validation weeks
+    task1/validation.parquet   task 1 users: the last validation weeks of the training months
+    task1/test.parquet         task 1 users: the test months (context_id keys a submission)
+    task2/test.parquet         cold-start users (held out entirely): their test months only
+    ground_truth/              the simulated user, as in a dataset folder
+
+Every part holds the dataset's notification columns; test parts add ``context_id`` (equal to
+``notification_id``), the key of a submission's rows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from pushgen import schemas
+from pushgen.dataset import (
+    TRUTH,
+    DatasetError,
+    atomic_folder,
+    fingerprint,
+    read_arrow,
+    read_manifest,
+    read_parameters,
+    sha256_file,
+    write_table,
+)
+from pushgen.model.engagement import EngagementParameters
+from pushgen.model.timegrid import add_months
+
+SPLIT_FILE = "split.json"
+PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
+TASKS = (1, 2)
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    train_months: int = 3
+    test_months: int = 3
+    validation_weeks: int = 2
+    cold_start_users: int = 0
+
+    def to_dict(self) -> dict:
+        return {
+            "train_months": self.train_months,
+            "test_months": self.test_months,
+            "validation_weeks": self.validation_weeks,
+            "cold_start_users": self.cold_start_users,
+        }
+
+
+def _boundaries(start: dt.date, spec: SplitSpec) -> tuple[np.datetime64, np.datetime64, np.datetime64]:
+    train_end = add_months(start, spec.train_months)
+    validation_start = train_end - dt.timedelta(weeks=spec.validation_weeks)
+    test_end = add_months(train_end, spec.test_months)
+    return (np.datetime64(validation_start, "ms"), np.datetime64(train_end, "ms"),
+            np.datetime64(test_end, "ms"))
+
+
+def split_tables(notifications: pa.Table, start: dt.date, user_ids: np.ndarray,
+                 spec: SplitSpec) -> dict[str, pa.Table]:
+    """The four parts of ``notifications`` (an Arrow table of a dataset)."""
+    if spec.cold_start_users >= len(user_ids):
+        raise DatasetError(
+            f"--cold-start-users must be below the dataset's {len(user_ids)} users; "
+            f"got {spec.cold_start_users}")
+    validation_start, train_end, test_end = _boundaries(start, spec)
+    cold = np.sort(user_ids)[len(user_ids) - spec.cold_start_users:]
+    posted = notifications.column("posted_at")
+    is_cold = pc.is_in(notifications.column("user_id"), value_set=pa.array(cold, pa.int32()))
+    before_validation = pc.less(posted, pa.scalar(validation_start, pa.timestamp("ms")))
+    before_test = pc.less(posted, pa.scalar(train_end, pa.timestamp("ms")))
+    in_test = pc.and_(pc.invert(before_test), pc.less(posted, pa.scalar(test_end, pa.timestamp("ms"))))
+    warm = pc.invert(is_cold)
+    parts = {
+        "task1/train": pc.and_(warm, before_validation),
+        "task1/validation": pc.and_(warm, pc.and_(pc.invert(before_validation), before_test)),
+        "task1/test": pc.and_(warm, in_test),
+        "task2/test": pc.and_(is_cold, in_test),
+    }
+    out = {}
+    for part, mask in parts.items():
+        table = notifications.filter(mask)
+        if part.endswith("test"):
+            table = table.add_column(0, "context_id", table.column("notification_id"))
+        out[part] = table
+    return out
+
+
+def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: bool = False,
+               name: str | None = None, version: str | None = None) -> Path:
+    """Write the split folder ``out`` from the dataset folder ``dataset``."""
+    dataset = Path(dataset)
+    manifest = read_manifest(dataset)
+    recipe = manifest["recipe"]
+    months = recipe.get("months")
+    needed = spec.train_months + spec.test_months
+    start = dt.date.fromisoformat(recipe["start"])
+    if (add_months(start, needed) - start).days > recipe["days"]:
+        raise DatasetError(
+            f"the dataset covers {recipe['days']} days ({months or '?'} months); "
+            f"--train-months + --test-months = {needed} months do not fit")
+    if spec.validation_weeks * 7 >= (add_months(start, spec.train_months) - start).days:
+        raise DatasetError("--validation-weeks must be shorter than the training months")
+    notifications = read_arrow(dataset, "notifications", manifest)
+    users = read_arrow(dataset, "users", manifest)
+    user_ids = np.asarray(users.column("user_id"))
+    parts = split_tables(notifications, start, user_ids, spec)
+    with atomic_folder(Path(out), force) as work:
+        files = {}
+        for part, table in parts.items():
+            (work / part).parent.mkdir(exist_ok=True)
+            files[part] = write_table(table, work / part, "parquet")
+        files["users"] = write_table(users, work / "users", "parquet")
+        (work / TRUTH).mkdir()
+        for source in sorted((dataset / TRUTH).iterdir()):
+            shutil.copyfile(source, work / TRUTH / source.name)
+            files[f"{TRUTH}/{source.stem}"] = work / TRUTH / source.name
+        description = {
+            "name": name or Path(out).name,
+            "version": version,
+            "recipe": recipe,
+            "pushgen_version": manifest.get("pushgen_version"),
+            "split": spec.to_dict(),
+            "parts": {
+                part: {
+                    "rows": table.num_rows,
+                    "users": sorted(set(np.asarray(table.column("user_id")).tolist())),
+                    "fingerprint": fingerprint(table),
+                }
+                for part, table in parts.items()
+            },
+            "files": {
+                path.relative_to(work).as_posix(): {"bytes": path.stat().st_size,
+                                                    "sha256": sha256_file(path)}
+                for path in sorted(files.values())
+            },
+        }
+        (work / SPLIT_FILE).write_text(json.dumps(description, indent=1) + "\n")
+    return Path(out)
+
+
+@dataclass
+class Split:
+    """One task's view of a split folder."""
+
+    folder: Path
+    task: int
+    description: dict
+    train: pd.DataFrame  # empty for task 2 (cold start)
+    validation: pd.DataFrame  # empty for task 2
+    test: pd.DataFrame
+    users: pd.DataFrame
+
+    @property
+    def parameters(self) -> EngagementParameters:
+        return read_parameters(self.folder)
+
+    @property
+    def truth_rows(self) -> pd.DataFrame:
+        return pq.read_table(self.folder / TRUTH / "engagement_rows.parquet").to_pandas()
+
+
+def read_part(folder: Path, part: str) -> pd.DataFrame:
+    return schemas.apply_dtypes(pq.read_table(Path(folder) / f"{part}.parquet").to_pandas())
+
+
+def resolve_split(source: str | Path) -> Path:
+    """A split folder from a path, or a standard split's name (fetched or from the cache)."""
+    path = Path(source)
+    if path.is_dir():
+        if not (path / SPLIT_FILE).is_file():
+            raise DatasetError(f"{path} is not a split folder: no {SPLIT_FILE}")
+        return path
+    from pushgen.download import fetch_split
+
+    return fetch_split(str(source))
+
+
+def load_split(source: str | Path, task: int = 1) -> Split:
+    """Load task ``task`` (1: offline, 2: cold start) of a split folder or standard split."""
+    if task not in TASKS:
+        raise DatasetError(f"task must be 1 or 2; got {task!r}")
+    folder = resolve_split(source)
+    description = json.loads((folder / SPLIT_FILE).read_text())
+    empty = read_part(folder, "task1/train").iloc[0:0]
+    return Split(
+        folder=folder,
+        task=task,
+        description=description,
+        train=read_part(folder, "task1/train") if task == 1 else empty,
+        validation=read_part(folder, "task1/validation") if task == 1 else empty,
+        test=read_part(folder, f"task{task}/test"),
+        users=pq.read_table(folder / "users.parquet").to_pandas(),
+    )
+
