@@ -40,7 +40,8 @@ MANIFEST = "manifest.json"
 CARD = "README.md"
 TRUTH = "ground_truth"
 MODEL_FILE = f"{TRUTH}/engagement_model.json"
-PARQUET_OPTIONS = {"compression": "zstd", "compression_level": 9, "use_dictionary": True}
+KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
+PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True}
 
 
 class DatasetError(ValueError):
@@ -67,8 +68,10 @@ def fingerprint(table: pa.Table) -> str:
             column = column.cast(pa.string())
         digest.update(name.encode() + b"\0" + str(column.type).encode() + b"\0")
         if pa.types.is_string(column.type):
-            for value in column.to_pylist():
-                digest.update(value.encode() + b"\0")
+            _, offsets, data = column.buffers()
+            ends = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+            digest.update(np.diff(ends).tobytes())
+            digest.update(memoryview(data)[ends[0] : ends[-1]] if data is not None else b"")
         else:
             values = column.to_numpy(zero_copy_only=False)
             digest.update(np.ascontiguousarray(values).view(np.uint8).tobytes())
@@ -98,6 +101,7 @@ def read_table(path: Path) -> pd.DataFrame:
                             true_values=["true", "True"], false_values=["false", "False"])
         if "posted_at" in frame:
             frame["posted_at"] = pd.to_datetime(frame["posted_at"]).astype("datetime64[ms]")
+        frame = frame.astype({k: v for k, v in KEY_DTYPES.items() if k in frame})
     return schemas.apply_dtypes(frame)
 
 

@@ -140,12 +140,15 @@ def apply_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
         f = fields().get(name)
         if f is None:
             continue
+        column = frame[name]
         if f.is_categorical:
-            converted[name] = pd.Categorical(frame[name].astype(object), dtype=f.pandas_dtype())
-        elif f.type == "number":
-            converted[name] = frame[name].astype(np.float32)
-        else:
-            converted[name] = frame[name].astype(f.pandas_dtype())
+            if isinstance(column.dtype, pd.CategoricalDtype) and list(column.cat.categories) == list(
+                f.values
+            ):
+                continue
+            converted[name] = pd.Categorical(column.astype(object), dtype=f.pandas_dtype())
+        elif column.dtype != f.pandas_dtype():
+            converted[name] = column.astype(f.pandas_dtype())
     return frame.assign(**converted)
 
 
@@ -154,7 +157,12 @@ class SchemaViolation(ValueError):
 
 
 def check_frame(frame: pd.DataFrame, required: tuple[str, ...] = FEATURES) -> None:
-    """Raise ``SchemaViolation`` naming the first missing column or value outside its set."""
+    """Raise ``SchemaViolation`` naming the first missing column or value outside its set.
+
+    Categorical columns are checked by their categories, other columns by their distinct
+    values and those values' Python kinds (numpy scalars count as their Python kind).
+    Numbers must be finite and >= 0.
+    """
     missing = [name for name in required if name not in frame.columns]
     if missing:
         raise SchemaViolation(f"missing column {missing[0]!r}; required: {', '.join(required)}")
@@ -163,46 +171,55 @@ def check_frame(frame: pd.DataFrame, required: tuple[str, ...] = FEATURES) -> No
         if f is None:
             continue
         column = frame[name]
-        if column.isna().any():
-            row = int(np.flatnonzero(column.isna().to_numpy())[0])
-            raise SchemaViolation(f"column {name!r} row {row}: missing value")
+        isna = column.isna().to_numpy()
+        if isna.any():
+            raise SchemaViolation(f"column {name!r} row {int(np.flatnonzero(isna)[0])}: missing value")
         if f.values is None:
-            bad = column.to_numpy(dtype=float) < 0
+            numbers = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+            bad = ~(np.isfinite(numbers) & (numbers >= 0))
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
-                raise SchemaViolation(
-                    f"column {name!r} row {row}: {column.iloc[row]!r} is negative; allowed: >= 0"
-                )
+                problem = "is negative" if numbers[row] < 0 else "is not a finite number"
+                value = column.iloc[row]
+                value = value.item() if isinstance(value, np.generic) else value
+                raise SchemaViolation(f"column {name!r} row {row}: {value!r} {problem}; allowed: >= 0")
             continue
         if isinstance(column.dtype, pd.CategoricalDtype):
-            extra = [c for c in column.cat.categories if c not in f.values]
+            extra = [c for c in column.cat.categories if not _same_kind(type(c), f) or c not in f.values]
             if extra:
                 raise SchemaViolation(
-                    f"column {name!r}: category {extra[0]!r} is not one of {list(f.values)}"
+                    f"column {name!r}: category {extra[0]!r} is not one of {_allowed(f)}"
                 )
             continue
-        allowed = set(f.values)
-        raw = column.to_numpy(dtype=object)
-        ok = np.fromiter(
-            ((v in allowed and type(v) is type(f.values[0])) or _same_kind(v, f) for v in raw),
-            dtype=bool,
-            count=len(raw),
-        )
-        if not ok.all():
-            row = int(np.flatnonzero(~ok)[0])
+        raw = column.to_numpy()
+        bad = np.zeros(len(raw), dtype=bool)
+        if raw.dtype == object and f.type != "string":
+            # 1 == True when hashed: check the kinds apart from the values
+            kinds, distinct_kinds = pd.factorize(pd.Series(raw).map(type).to_numpy())
+            bad = np.array([not _same_kind(k, f) for k in distinct_kinds], dtype=bool)[kinds]
+        if not bad.any():
+            codes, distinct = pd.factorize(raw)
+            allowed = set(f.values)
+            bad = np.array([not (_same_kind(type(v), f) and v in allowed) for v in distinct],
+                           dtype=bool)[codes]
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            value = raw[row].item() if isinstance(raw[row], np.generic) else raw[row]
             raise SchemaViolation(
-                f"column {name!r} row {row}: {raw[row]!r} is not one of {list(f.values)}"
+                f"column {name!r} row {row}: {value!r} is not one of {_allowed(f)}"
             )
 
 
-def _same_kind(value, f: Field) -> bool:
-    """Numpy scalars count as their Python kind (np.bool_ as bool, np.int8 as int)."""
+def _allowed(f: Field) -> str:
+    if len(f.values) <= 12:
+        return str(list(f.values))
+    return f"the {len(f.values)} values of {f.name} in schemas/{f.entity}.schema.json"
+
+
+def _same_kind(kind: type, f: Field) -> bool:
+    """Whether values of Python or numpy type ``kind`` can be values of ``f``."""
     if f.type == "boolean":
-        return isinstance(value, (bool, np.bool_)) and bool(value) in f.values
+        return issubclass(kind, (bool, np.bool_))
     if f.type == "integer":
-        return (
-            isinstance(value, (int, np.integer))
-            and not isinstance(value, (bool, np.bool_))
-            and int(value) in f.values
-        )
-    return False
+        return issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
+    return issubclass(kind, str)

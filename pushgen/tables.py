@@ -73,13 +73,13 @@ def truth_rows_table(users: list[UserData]) -> pa.Table:
     return pa.table({
         "notification_id": pa.array(notification_ids(user_ids, counts)),
         "user_id": pa.array(np.repeat(user_ids, counts).astype(np.int32)),
-        "hour": pa.array(cat("hour")),
-        "days": pa.array(cat("days")),
+        "hour": pa.array(cat("hour").astype(np.float32)),
+        "days": pa.array(cat("days").astype(np.float32)),
         "asleep": pa.array(cat("asleep")),
-        "fatigue": pa.array(cat("fatigue")),
+        "fatigue": pa.array(cat("fatigue").astype(np.float32)),
         "routine_state": dictionary(np.concatenate([u.routine_state for u in users]),
                                     ROUTINE_STATES),
-        "draw": pa.array(np.concatenate([u.draw for u in users])),
+        "draw": pa.array(np.concatenate([u.draw for u in users]).astype(np.float32)),
         "p_open": pa.array(np.concatenate([u.p_open for u in users])),
     })
 

@@ -21,6 +21,7 @@ import numpy as np
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
+from pushgen.model.sampling import categorical_rows
 from pushgen.model.timegrid import SLOT_HOURS, SLOT_SECONDS, TimeGrid
 
 RHYTHM_FLOOR = 0.25
@@ -37,57 +38,83 @@ class Arrivals:
     alarm: np.ndarray  # bool
 
 
-def intensity(
+def rhythm(folio: Portfolio) -> np.ndarray:
+    """(n_apps, slots per day): each app's daily rhythm for this user."""
+    hours = np.arange(0, 24, SLOT_HOURS)
+    distance = np.abs(hours[None, None, :] - folio.peaks[:, :, None])
+    distance = np.minimum(distance, 24 - distance)
+    bumps = folio.peak_heights[:, :, None] * np.exp(-0.5 * (distance / RHYTHM_WIDTH_HOURS) ** 2)
+    return RHYTHM_FLOOR + np.nansum(bumps, axis=1)
+
+
+def routine_arrivals(
+    grid: TimeGrid, state: np.ndarray, plan: DayPlan, folio: Portfolio, catalog: AppCatalog,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Slot and portfolio row of each routine arrival.
+
+    Thinning: proposals from the intensity without the sleep factor (day x rhythm factorise),
+    each kept with probability asleep[a] in sleeping slots, which leaves exactly the
+    Poisson process of the module docstring. Its normaliser sum_t shape[a, t] comes from
+    two small matrix products instead of an apps x slots array.
+    """
+    apps = folio.apps
+    per_day = rhythm(folio)  # (A, K)
+    sleeping = (state == State.SLEEP).reshape(grid.days, -1).astype(np.float64)  # (D, K)
+    day_factor = np.where(~plan.workday[None, :], catalog.weekend[apps, None] * folio.weekend_factor,
+                          1.0)  # (A, D)
+    asleep_factor = catalog.asleep[apps]
+    mass = day_factor * (per_day @ (1.0 - sleeping).T + asleep_factor[:, None] * (per_day @ sleeping.T))
+    scale = folio.daily_rate * grid.days / mass.sum(axis=1)
+    proposals = rng.poisson(scale * per_day.sum(axis=1) * day_factor.sum(axis=1))
+    row = np.repeat(np.arange(len(apps)), proposals)
+    day = categorical_rows(np.cumsum(day_factor, axis=1), row, rng)
+    slot_of_day = categorical_rows(np.cumsum(per_day, axis=1), row, rng)
+    slot = day.astype(np.int64) * per_day.shape[1] + slot_of_day
+    keep = np.where(sleeping.ravel()[slot] > 0, rng.random(len(slot)) < asleep_factor[row], True)
+    return slot[keep], row[keep]
+
+
+def triggered_arrivals(
+    grid: TimeGrid, state: np.ndarray, music: np.ndarray, folio: Portfolio, catalog: AppCatalog,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Slot and portfolio row of arrivals caused by music, commuting/travel or a workout."""
+    active = {
+        TRIGGERS.index("music"): music,
+        TRIGGERS.index("commute"): (state == State.COMMUTE) | (state == State.TRAVEL),
+        TRIGGERS.index("exercise"): state == State.EXERCISE,
+    }
+    slots, rows = [], []
+    for trigger, on in active.items():
+        members = np.flatnonzero(catalog.trigger[folio.apps] == trigger)
+        on_slots = np.flatnonzero(on)
+        if not len(members) or not len(on_slots):
+            continue
+        # the user's apps of one trigger split its time
+        counts = rng.poisson(folio.trigger_rate[members] / len(members) * SLOT_HOURS * len(on_slots))
+        rows.append(np.repeat(members, counts))
+        slots.append(on_slots[rng.integers(0, len(on_slots), counts.sum())])
+    if not slots:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(slots), np.concatenate(rows)
+
+
+def arrivals(
     grid: TimeGrid,
     state: np.ndarray,
     music: np.ndarray,
     plan: DayPlan,
     folio: Portfolio,
     catalog: AppCatalog,
-) -> np.ndarray:
-    """(n_apps, slots) expected routine plus triggered notifications per slot."""
-    apps = folio.apps
-    hours = np.arange(0, 24, SLOT_HOURS)
-    distance = np.abs(hours[None, None, :] - folio.peaks[:, :, None])
-    distance = np.minimum(distance, 24 - distance)
-    bumps = folio.peak_heights[:, :, None] * np.exp(-0.5 * (distance / RHYTHM_WIDTH_HOURS) ** 2)
-    rhythm = RHYTHM_FLOOR + np.nansum(bumps, axis=1)  # (n_apps, slots per day)
-    n_days = grid.days
-    day_off = ~plan.workday
-    day_factor = np.where(day_off[None, :], catalog.weekend[apps, None] * folio.weekend_factor,
-                          1.0)  # (n_apps, days)
-    shape = (rhythm[:, None, :] * day_factor[:, :, None]).reshape(len(apps), grid.slots)
-    asleep = state == State.SLEEP
-    shape = np.where(asleep[None, :], shape * catalog.asleep[apps, None], shape)
-    routine = folio.daily_rate[:, None] * n_days * shape / shape.sum(axis=1, keepdims=True)
-    active = {
-        TRIGGERS.index("music"): music,
-        TRIGGERS.index("commute"): (state == State.COMMUTE) | (state == State.TRAVEL),
-        TRIGGERS.index("exercise"): state == State.EXERCISE,
-    }
-    for trigger, on in active.items():
-        rows = np.flatnonzero(catalog.trigger[apps] == trigger)
-        if len(rows):
-            share = 1.0 / len(rows)  # the user's apps of one trigger split its time
-            routine[rows] += (folio.trigger_rate[rows, None] * share * SLOT_HOURS) * on[None, :]
-    return routine
-
-
-def arrivals(
-    grid: TimeGrid,
-    expected: np.ndarray,
-    plan: DayPlan,
-    folio: Portfolio,
-    catalog: AppCatalog,
     rng: np.random.Generator,
 ) -> Arrivals:
-    """Parents: the intensity (routine state, music, day plan, portfolio). Poisson process."""
-    flat = np.cumsum(expected.ravel())
-    total = flat[-1]
-    count = rng.poisson(total)
-    cell = np.minimum(np.searchsorted(flat, rng.random(count) * total, side="right"),
-                      len(flat) - 1)
-    row, slot = np.divmod(cell, grid.slots)
+    """Parents: routine state, music, day plan, portfolio. The Poisson process above."""
+    routine_slot, routine_row = routine_arrivals(grid, state, plan, folio, catalog, rng)
+    trigger_slot, trigger_row = triggered_arrivals(grid, state, music, folio, catalog, rng)
+    slot = np.concatenate([routine_slot, trigger_slot])
+    row = np.concatenate([routine_row, trigger_row])
+    count = len(slot)
     seconds = (slot + rng.random(count)) * SLOT_SECONDS
     app = folio.apps[row].astype(np.int16)
 
@@ -99,7 +126,7 @@ def arrivals(
     gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, len(parent))
     with_follow_ups = follow_ups > 0
     counts = follow_ups[with_follow_ups]
-    first = np.r_[0, np.cumsum(counts)[:-1]]
+    first = np.cumsum(counts) - counts
     position = np.arange(len(parent)) - np.repeat(first, counts) + 1
     offset = np.cumsum(gaps)
     offset -= np.repeat(offset[first] - gaps[first], counts) if len(parent) else 0.0

@@ -57,7 +57,7 @@ KINDS: dict[str, KindProfile] = {
         visibility=PRIVATE, updates={"none": 1.0},
         subjects=("text & instant messaging", "email & messaging", "other - conversation chatter",
                   "family & relationships", "people & society", "humor", "unknown"),
-        ongoing={"call": 0.5}, open_logit=1.0,
+        ongoing={"call": 0.5}, open_logit=1.2,
     ),
     "email": KindProfile(
         adoption=0.3, daily_rate=2.5, peaks=((9.5, 1.0), (14.0, 0.7)), asleep=0.1, weekend=0.35,
@@ -67,7 +67,7 @@ KINDS: dict[str, KindProfile] = {
         subjects=("email & messaging", "business & industrial", "jobs & education", "finance",
                   "shopping", "e-commerce services", "coupons & discount offers", "travel",
                   "software", "corporate events", "unknown"),
-        ongoing={}, open_logit=-0.6,
+        ongoing={}, open_logit=-0.8,
     ),
     "social": KindProfile(
         adoption=0.3, daily_rate=1.6, peaks=((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)),
@@ -78,7 +78,7 @@ KINDS: dict[str, KindProfile] = {
         subjects=("social networks", "online communities", "people & society", "humor",
                   "funny pictures & videos", "arts & entertainment", "sports", "news",
                   "online image galleries", "events & listings"),
-        ongoing={}, open_logit=-0.2,
+        ongoing={}, open_logit=-0.4,
     ),
     "news": KindProfile(
         adoption=0.15, daily_rate=1.8, peaks=((7.5, 0.8), (12.0, 0.5), (17.5, 0.7)),

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy.signal import lfilter
 from scipy.special import expit
 
 from pushgen import schemas
@@ -164,8 +163,8 @@ def open_probability(params, rows, codes, state) -> np.ndarray:
 def fatigue(seconds: np.ndarray, tau_seconds: float, bin_seconds: float = 900.0) -> np.ndarray:
     """For sorted posting times, sum over earlier posts of exp(-(t_i - t_j) / tau).
 
-    Exact: per time bin, lfilter carries the decayed total from earlier bins; within a bin
-    the sum runs over earlier posts of the same bin.
+    Exact: per time bin, a first-order decay filter carries the total from earlier bins;
+    within a bin the sum runs over earlier posts of the same bin.
     """
     if len(seconds) == 0:
         return np.zeros(0)
@@ -179,12 +178,34 @@ def fatigue(seconds: np.ndarray, tau_seconds: float, bin_seconds: float = 900.0)
     # contribution of each post to the total at the end of its bin
     at_bin_end = np.bincount(local, weights=np.exp(-(bin_seconds - offset) / tau_seconds),
                              minlength=n_bins)
-    carried = lfilter([1.0], [1.0, -decay], at_bin_end)  # total at the end of each bin
+    carried = decaying_total(at_bin_end, decay)  # total at the end of each bin
     from_before = np.r_[0.0, carried[:-1]][local] * np.exp(-offset / tau_seconds)
-    # earlier posts in the same bin: cumulative sum of exp(offset/tau) within the bin
-    grow = np.exp(offset / tau_seconds)
-    running = np.cumsum(grow)
+    # earlier posts in the same bin, k places back (bins hold few posts)
     bin_first = np.r_[0, np.flatnonzero(np.diff(local)) + 1]
-    start_index = np.repeat(bin_first, np.diff(np.r_[bin_first, len(seconds)]))
-    before_in_bin = running - grow - np.r_[0.0, running][start_index]
-    return from_before + before_in_bin / grow
+    rank = np.arange(len(seconds)) - np.repeat(bin_first, np.diff(np.r_[bin_first, len(seconds)]))
+    in_bin = np.zeros(len(seconds))
+    for k in range(1, int(rank.max()) + 1):
+        later = np.flatnonzero(rank >= k)
+        in_bin[later] += np.exp(-(seconds[later] - seconds[later - k]) / tau_seconds)
+    return from_before + in_bin
+
+
+def decaying_total(x: np.ndarray, decay: float, block: int = 128) -> np.ndarray:
+    """y[n] = decay * y[n-1] + x[n] (y[-1] = 0), the first-order IIR filter, for x >= 0.
+
+    Within blocks of ``block`` steps it is a scaled cumulative sum (all terms positive, so no
+    cancellation); a short loop over blocks carries the state across them.
+    """
+    n = len(x)
+    if decay < 1.0:  # keep decay ** -block far from overflow
+        block = int(max(1, min(block, 300 / -np.log(max(decay, 1e-300)))))
+    padded = np.zeros(-(-n // block) * block)
+    padded[:n] = x
+    steps = np.arange(block)
+    grow, shrink = decay ** -steps, decay ** steps
+    within = np.cumsum(padded.reshape(-1, block) * grow, axis=1) * shrink
+    carry_in = np.zeros(len(within))
+    carry_over = decay ** block
+    for b in range(1, len(within)):
+        carry_in[b] = carry_in[b - 1] * carry_over + within[b - 1, -1]
+    return (within + carry_in[:, None] * (decay * shrink)).ravel()[:n]

@@ -12,13 +12,16 @@ def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarra
                       len(p) - 1).astype(np.int16)
 
 
-def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator,
-                     uniforms: np.ndarray | None = None) -> np.ndarray:
-    """One draw per element of ``rows`` from the cumulative distribution ``cdf[rows]``."""
-    u = rng.random(len(rows)) if uniforms is None else uniforms
-    table = cdf / cdf[:, -1:]
-    codes = (u[:, None] >= table[rows]).sum(axis=1)
-    return np.minimum(codes, cdf.shape[1] - 1).astype(np.int16)
+def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One draw per element of ``rows`` from the cumulative distribution ``cdf[rows]``.
+
+    The normalised rows are stacked end to end (row r spans [r, r + 1)), so one sorted
+    search serves every row.
+    """
+    width = cdf.shape[1]
+    stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
+    flat = np.searchsorted(stacked, rng.random(len(rows)) + rows, side="right")
+    return np.minimum(flat - rows * width, width - 1).astype(np.int16)
 
 
 def segment_states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -81,8 +81,8 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     slot_ringer = device.ringer_mode(state, dev, rng(NodeFamily.RINGER))
 
     # notifications
-    expected = arrivals.intensity(grid, state, sound.music, plan, folio, catalog)
-    posts = arrivals.arrivals(grid, expected, plan, folio, catalog, rng(NodeFamily.ARRIVALS))
+    posts = arrivals.arrivals(grid, state, sound.music, plan, folio, catalog,
+                              rng(NodeFamily.ARRIVALS))
     codes = content.content(posts, catalog,
                             portfolio.subject_cdf(catalog, folio.apps, log_interest),
                             folio.apps, rng(NodeFamily.CONTENT))
@@ -100,14 +100,14 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
 
     # engagement
     dynamic = engagement.DynamicState(
-        hour=hour,
-        days=posts.seconds / 86400.0,
+        hour=_stored(hour),
+        days=_stored(posts.seconds / 86400.0),
         asleep=state[slot] == routine.State.SLEEP,
-        fatigue=engagement.fatigue(posts.seconds, params.fatigue_tau_seconds),
+        fatigue=_stored(engagement.fatigue(posts.seconds, params.fatigue_tau_seconds)),
     )
     rows = np.zeros(len(slot), dtype=np.int64)
     p_open = engagement.open_probability(params, rows, codes, dynamic)
-    draw = rng(NodeFamily.ENGAGEMENT).random(len(slot))
+    draw = rng(NodeFamily.ENGAGEMENT).random(len(slot), dtype=np.float32).astype(np.float64)
     opened = draw < p_open
 
     timing_rng = rng(NodeFamily.TIMINGS)
@@ -149,6 +149,11 @@ def context_codes(grid: TimeGrid, slot: np.ndarray, hour: np.ndarray,
     codes["day"] = grid.weekday_of_day[day].astype(np.int16)
     codes["time"] = schemas.hour_to_time_block()[hour.astype(np.int64)]
     return codes
+
+
+def _stored(values: np.ndarray) -> np.ndarray:
+    """Values as stored in ground_truth/ (float32), so that stored inputs give the same P(open)."""
+    return values.astype(np.float32).astype(np.float64)
 
 
 def _bool_codes(name: str, flags: np.ndarray) -> np.ndarray:

@@ -1,0 +1,5 @@
+import sys
+
+from pushgen.cli import main
+
+sys.exit(main())

@@ -1,0 +1,16 @@
+from __future__ import annotations
+
+import pytest
+
+import pushgen
+
+
+@pytest.fixture(scope="session")
+def population() -> pushgen.Dataset:
+    """The default population the calibration targets speak of: 50 users x 6 months."""
+    return pushgen.generate(users=50, months=6, seed=0)
+
+
+@pytest.fixture(scope="session")
+def small() -> pushgen.Dataset:
+    return pushgen.generate(users=4, days=28, seed=7)

@@ -1,0 +1,133 @@
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from pushgen import __version__
+from pushgen.dataset import read_dataset, sha256_file
+
+PUSHGEN = [sys.executable, "-m", "pushgen"]
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*PUSHGEN, *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_make_writes_a_dataset_folder_named_from_its_parameters(tmp_path):
+    done = run("make", "--users", "3", "--days", "10", "--seed", "4", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "pushgen-3u-10d-seed4"
+    assert leftovers(tmp_path) == [out.name]
+    assert "notifications of 3 users" in done.stdout and str(out.name) in done.stdout
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["pushgen_version"] == __version__
+    assert manifest["recipe"]["users"] == 3 and manifest["recipe"]["seed"] == 4
+    for name, entry in manifest["files"].items():
+        assert sha256_file(out / name) == entry["sha256"]
+    table = pq.read_table(out / "notifications.parquet")
+    assert table.num_rows == manifest["rows"]["notifications"]
+    assert str(table.schema.field("postingApp").type).startswith("dictionary")
+    assert (out / "README.md").read_text().startswith("---") or (out / "README.md").stat().st_size > 0
+
+
+def test_the_same_command_writes_the_same_bytes(tmp_path):
+    for name in ("a", "b"):
+        assert run("make", "--users", "2", "--days", "8", "--out", name, cwd=tmp_path).returncode == 0
+    a = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    b = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert a["files"] == b["files"]
+    assert (tmp_path / "a" / "README.md").read_bytes() == (tmp_path / "b" / "README.md").read_bytes()
+
+
+def test_csv_format_reads_back_to_the_same_content(tmp_path):
+    assert run("make", "--users", "2", "--days", "5", "--out", "p", cwd=tmp_path).returncode == 0
+    assert run("make", "--users", "2", "--days", "5", "--out", "c", "--format", "csv",
+               cwd=tmp_path).returncode == 0
+    assert (tmp_path / "c" / "notifications.csv").is_file()
+    parquet = read_dataset(tmp_path / "p").notifications
+    csv = read_dataset(tmp_path / "c").notifications
+    assert parquet.drop(columns=["seenTime", "decisionTime", "responseTime"]).equals(
+        csv.drop(columns=["seenTime", "decisionTime", "responseTime"]))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--users", "0"], "'--users': 0 is not in the range 1<=x<="),
+        (["--users", "-4"], "'--users': -4 is not in the range"),
+        (["--users", "many"], "'--users': 'many' is not a valid integer"),
+        (["--months", "0"], "'--months': 0 is not in the range 1<=x<=120"),
+        (["--months", "100000"], "'--months': 100000 is not in the range 1<=x<=120"),
+        (["--days", "0"], "'--days': 0 is not in the range"),
+        (["--start", "2026-02-30"], "'--start': '2026-02-30' does not match the format"),
+        (["--format", "xlsx"], "'--format': 'xlsx' is not one of 'parquet', 'csv'"),
+        (["--months", "2", "--days", "3"], "give --months or --days, not both"),
+    ],
+)
+def test_bad_arguments_get_one_line_and_exit_code_2(tmp_path, args, message):
+    done = run("make", *args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+    assert leftovers(tmp_path) == []
+
+
+def test_an_existing_output_is_kept_unless_forced(tmp_path):
+    out = tmp_path / "d"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    done = run("make", "--users", "1", "--days", "2", "--out", "d", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "d already exists; choose another --out or pass --force" in done.stderr
+    assert leftovers(out) == ["keep.txt"]
+    done = run("make", "--users", "1", "--days", "2", "--out", "d", "--force", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "keep.txt" not in leftovers(out) and "manifest.json" in leftovers(out)
+    assert leftovers(tmp_path) == ["d"]
+
+
+def test_an_unwritable_output_is_refused_cleanly(tmp_path):
+    done = run("make", "--users", "1", "--days", "2", "--out", "no/such/folder/d", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "folder no/such/folder does not exist" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running as a user who can write anywhere")
+        done = run("make", "--users", "1", "--days", "2", "--out", "locked/d", cwd=tmp_path)
+        assert done.returncode == 2 and "cannot write into locked" in done.stderr
+    finally:
+        locked.chmod(0o700)
+
+
+def test_ctrl_c_leaves_no_half_written_dataset(tmp_path):
+    child = subprocess.Popen(
+        [*PUSHGEN, "make", "--users", "3000", "--months", "6", "--out", "big"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3.0)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert "Traceback" not in err
+    assert leftovers(tmp_path) == []
+
+
+def test_version():
+    done = subprocess.run([*PUSHGEN, "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == f"pushgen, version {__version__}"
