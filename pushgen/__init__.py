@@ -3,5 +3,7 @@
 from pushgen._version import __version__
 from pushgen.generate import Dataset, GenerationError, generate
 from pushgen.model.priors import Priors
+from pushgen.registry import list_splits
+from pushgen.splits import load_split
 
-__all__ = ["Dataset", "GenerationError", "Priors", "__version__", "generate"]
+__all__ = ["Dataset", "GenerationError", "Priors", "__version__", "generate", "list_splits", "load_split"]

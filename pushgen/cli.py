@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,6 +64,38 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
     click.echo(summary_paragraph(dataset, out))
 
 
+@cli.command("describe")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+def describe_command(path: Path, as_json: bool) -> None:
+    """Print the calibration statistics of the dataset at PATH, beside the published figures."""
+    import json
+
+    from pushgen.describe import describe_path, format_description
+
+    with user_errors():
+        stats = describe_path(path)
+    click.echo(json.dumps(stats, indent=1) if as_json else format_description(stats), nl=as_json)
+
+
+@cli.command("validate")
+@click.argument("path", type=click.Path(path_type=Path))
+def validate_command(path: Path) -> None:
+    """Check the dataset folder at PATH against its manifest and the schemas (exit 1 if invalid)."""
+    from pushgen.dataset import read_manifest
+    from pushgen.validate import validate
+
+    with user_errors():
+        problems = validate(path)
+    if problems:
+        for problem in problems:
+            click.echo(problem)
+        click.echo(f"invalid: {path} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
+        sys.exit(1)
+    rows = read_manifest(path)["rows"]
+    click.echo(f"valid: {path} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
+
+
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Turn the library's user errors into one-line CLI errors."""
@@ -70,6 +103,74 @@ def user_errors() -> Iterator[None]:
         yield
     except USER_ERRORS as error:
         raise UserFacingError(str(error)) from None
+
+
+@cli.command("split")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Output folder [default: DATASET-split beside DATASET].")
+@click.option("--train-months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
+              help="Months of history for task 1 (validation weeks included).")
+@click.option("--test-months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
+              help="Months after the training months that make the test sets.")
+@click.option("--validation-weeks", type=click.IntRange(0, None), default=2, show_default=True,
+              help="The last weeks of the training months, kept for model selection.")
+@click.option("--cold-start-users", type=click.IntRange(0, None), default=0, show_default=True,
+              help="Users held out entirely for task 2 (the highest user ids).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def split_command(dataset: Path, out: Path | None, train_months: int, test_months: int,
+                  validation_weeks: int, cold_start_users: int, force: bool) -> None:
+    """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start)."""
+    from pushgen.splits import SplitSpec, make_split
+    from pushgen.standard import write_metadata
+
+    out = out or dataset.with_name(f"{dataset.name}-split")
+    with user_errors():
+        spec = SplitSpec(train_months, test_months, validation_weeks, cold_start_users)
+        make_split(dataset, out, spec, force=force, describe=write_metadata)
+    description = json.loads((out / "split.json").read_text())
+    parts = ", ".join(f"{part} {p['rows']:,} rows ({len(p['users'])} users)"
+                      for part, p in description["parts"].items())
+    click.echo(f"Wrote {out}: {parts}")
+
+
+@cli.command("list")
+@click.option("--cache", type=click.Path(path_type=Path), default=None,
+              help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
+def list_command(cache: Path | None) -> None:
+    """List the standard splits: name, version, users, months, size, where they are at hand."""
+    from pushgen.download import where
+    from pushgen.registry import list_splits
+
+    rows = [("SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT HAND")]
+    for entry in list_splits():
+        rows.append((entry.label, entry.version, str(entry.users), str(entry.cold_start_users),
+                     str(entry.months or "-"), f"{entry.bytes / 1e6:.1f} MB",
+                     where(entry, cache) or "-"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip())
+
+
+@cli.command("download")
+@click.argument("name")
+@click.option("--version", "version", default=None, help="Version, e.g. v1 [default: the latest].")
+@click.option("--regenerate", is_flag=True,
+              help="No network: rebuild the split from its recipe and check its fingerprint.")
+@click.option("--cache", type=click.Path(path_type=Path), default=None,
+              help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
+def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:
+    """Fetch the standard split NAME (e.g. pushgen-v1) and print its folder."""
+    from pushgen.download import fetch_split
+    from pushgen.registry import lookup
+
+    with user_errors():
+        entry = lookup(name, version)
+        folder = fetch_split(entry.name, entry.version, cache=cache, regenerate=regenerate)
+    how = ("regenerated; content fingerprint matches" if regenerate
+           else "every file's sha256 checked")
+    click.echo(f"{entry.label}: {how} ({entry.fingerprint[:16]})", err=True)
+    click.echo(str(folder))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,13 +12,19 @@ Layout of a split folder::
 
 Every part holds the dataset's notification columns; test parts add ``context_id`` (equal to
 ``notification_id``), the key of a submission's rows.
+
+``split.json`` also holds a content fingerprint of every table (``pushgen.dataset.fingerprint``,
+independent of the Parquet writer) and ``fingerprint``, the sha256 of them all together: two
+splits with the same fingerprint hold the same data.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +36,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.dataset import (
+    MODEL_FILE,
     TRUTH,
     DatasetError,
     atomic_folder,
@@ -54,6 +61,14 @@ class SplitSpec:
     test_months: int = 3
     validation_weeks: int = 2
     cold_start_users: int = 0
+
+    def __post_init__(self) -> None:
+        for name, low in (("train_months", 1), ("test_months", 1), ("validation_weeks", 0),
+                          ("cold_start_users", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                option = "--" + name.replace("_", "-")
+                raise DatasetError(f"{option} must be a whole number of at least {low}; got {value!r}")
 
     def to_dict(self) -> dict:
         return {
@@ -102,9 +117,35 @@ def split_tables(notifications: pa.Table, start: dt.date, user_ids: np.ndarray,
     return out
 
 
+def table_fingerprints(folder: Path) -> dict[str, str]:
+    """Content fingerprint of every table of a split folder, read back from its files."""
+    folder = Path(folder)
+    names = [*PARTS, "users", *(f"{TRUTH}/{p.stem}" for p in sorted((folder / TRUTH).glob("*.parquet")))]
+    out = {name: fingerprint(pq.read_table(folder / f"{name}.parquet")) for name in names}
+    out[MODEL_FILE] = json_fingerprint(folder / MODEL_FILE)
+    return out
+
+
+def json_fingerprint(path: Path) -> str:
+    """sha256 of a JSON file's content in canonical form (sorted keys, no whitespace)."""
+    content = json.loads(Path(path).read_text())
+    return hashlib.sha256(json.dumps(content, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def combine_fingerprints(fingerprints: dict[str, str]) -> str:
+    """One fingerprint for a split: the sha256 of its tables' names and fingerprints."""
+    lines = "".join(f"{name}\t{value}\n" for name, value in sorted(fingerprints.items()))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
 def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: bool = False,
-               name: str | None = None, version: str | None = None) -> Path:
-    """Write the split folder ``out`` from the dataset folder ``dataset``."""
+               name: str | None = None, version: str | None = None,
+               describe: Callable[[Path], None] | None = None) -> Path:
+    """Write the split folder ``out`` from the dataset folder ``dataset``.
+
+    ``describe``, if given, is called with the finished folder before it takes the place of
+    ``out`` (to add a dataset card, or to check the content): if it raises, nothing is written.
+    """
     dataset = Path(dataset)
     manifest = read_manifest(dataset)
     recipe = manifest["recipe"]
@@ -131,20 +172,28 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
         for source in sorted((dataset / TRUTH).iterdir()):
             shutil.copyfile(source, work / TRUTH / source.name)
             files[f"{TRUTH}/{source.stem}"] = work / TRUTH / source.name
+        fingerprints = {part: fingerprint(table) for part, table in parts.items()}
+        fingerprints["users"] = fingerprint(users)
+        for path in sorted((work / TRUTH).glob("*.parquet")):
+            fingerprints[f"{TRUTH}/{path.stem}"] = fingerprint(pq.read_table(path))
+        fingerprints[MODEL_FILE] = json_fingerprint(work / MODEL_FILE)
         description = {
             "name": name or Path(out).name,
             "version": version,
             "recipe": recipe,
             "pushgen_version": manifest.get("pushgen_version"),
             "split": spec.to_dict(),
+            "fingerprint": combine_fingerprints(fingerprints),
+            "fingerprints": fingerprints,
             "parts": {
                 part: {
                     "rows": table.num_rows,
                     "users": sorted(set(np.asarray(table.column("user_id")).tolist())),
-                    "fingerprint": fingerprint(table),
+                    "fingerprint": fingerprints[part],
                 }
                 for part, table in parts.items()
             },
+            "users": users.num_rows,
             "files": {
                 path.relative_to(work).as_posix(): {"bytes": path.stat().st_size,
                                                     "sha256": sha256_file(path)}
@@ -152,6 +201,8 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
             },
         }
         (work / SPLIT_FILE).write_text(json.dumps(description, indent=1) + "\n")
+        if describe is not None:
+            describe(work)
     return Path(out)
 
 
