@@ -173,6 +173,28 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
     click.echo(str(folder))
 
 
+@cli.command("evaluate")
+@click.option("--split", "split", required=True,
+              help="A standard split's name (e.g. pushgen-v1) or a split folder.")
+@click.option("--task", type=click.IntRange(1, 2), default=1, show_default=True,
+              help="1: a submission for the test contexts; 2: a recorded online run.")
+@click.option("--submission", type=click.Path(path_type=Path), required=True,
+              help="Parquet or CSV: context_id and the 7 notification features per row.")
+@click.option("--mode", type=click.Choice(["expected", "sampled"]), default="expected",
+              show_default=True, help="Expected reward, or the split's own draws.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+@click.option("--user", "users", type=int, multiple=True,
+              help="Score only this user (repeat for several) [default: every test user].")
+def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
+                     users: tuple[int, ...]) -> None:
+    """Score a task 1 submission or a recorded task 2 run on a split's test part."""
+    from pushgen.evaluation import evaluate
+
+    with user_errors():
+        result = evaluate(split, task=task, submission=submission, mode=mode, users=users or None)
+    click.echo(result.to_json() if as_json else result.table())
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
     try:

@@ -192,16 +192,14 @@ def check_frame(frame: pd.DataFrame, required: tuple[str, ...] = FEATURES) -> No
                 )
             continue
         raw = column.to_numpy()
-        bad = np.zeros(len(raw), dtype=bool)
+        codes, distinct = pd.factorize(raw)
+        allowed = set(f.values)
+        bad = np.array([not (_same_kind(type(v), f) and v in allowed) for v in distinct],
+                       dtype=bool)[codes]
         if raw.dtype == object and f.type != "string":
-            # 1 == True when hashed: check the kinds apart from the values
+            # 1 == 1.0 == True share one distinct value: check each row's kind too
             kinds, distinct_kinds = pd.factorize(pd.Series(raw).map(type).to_numpy())
-            bad = np.array([not _same_kind(k, f) for k in distinct_kinds], dtype=bool)[kinds]
-        if not bad.any():
-            codes, distinct = pd.factorize(raw)
-            allowed = set(f.values)
-            bad = np.array([not (_same_kind(type(v), f) and v in allowed) for v in distinct],
-                           dtype=bool)[codes]
+            bad |= np.array([not _same_kind(k, f) for k in distinct_kinds], dtype=bool)[kinds]
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             value = raw[row].item() if isinstance(raw[row], np.generic) else raw[row]

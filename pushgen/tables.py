@@ -77,6 +77,7 @@ def truth_rows_table(users: list[UserData]) -> pa.Table:
         "days": pa.array(cat("days").astype(np.float32)),
         "asleep": pa.array(cat("asleep")),
         "fatigue": pa.array(cat("fatigue").astype(np.float32)),
+        "mood": pa.array(cat("mood").astype(np.float32)),
         "routine_state": dictionary(np.concatenate([u.routine_state for u in users]),
                                     ROUTINE_STATES),
         "draw": pa.array(np.concatenate([u.draw for u in users]).astype(np.float32)),

@@ -50,12 +50,7 @@ def test_stored_parameters_recompute_every_rows_probability_and_action(tmp_path)
     frame = dataset.notifications
     truth = pq.read_table(folder / "ground_truth" / "engagement_rows.parquet").to_pandas()
     codes = {name: schemas.field(name).codes(frame[name].tolist()) for name in schemas.FEATURES}
-    state = DynamicState(
-        hour=truth["hour"].to_numpy(np.float64),
-        days=truth["days"].to_numpy(np.float64),
-        asleep=truth["asleep"].to_numpy(),
-        fatigue=truth["fatigue"].to_numpy(np.float64),
-    )
+    state = DynamicState.from_frame(truth)
     p = expit(open_logit(params, params.rows(frame["user_id"].to_numpy()), codes, state))
     np.testing.assert_array_equal(p, truth["p_open"].to_numpy())
     opened = truth["draw"].to_numpy(np.float64) < p

@@ -50,7 +50,7 @@ FEW_UPDATES = {"none": 0.8, "low": 0.15, "medium": 0.04, "high": 0.01}
 
 KINDS: dict[str, KindProfile] = {
     "messaging": KindProfile(
-        adoption=0.22, daily_rate=2.6, peaks=((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)),
+        adoption=0.22, daily_rate=2.3, peaks=((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)),
         asleep=0.04, weekend=1.0,
         category={"msg": 0.92, "call": 0.03, "unknown": 0.05},
         priority={"high": 0.6, "max": 0.15, "default": 0.25},

@@ -10,11 +10,14 @@ notifications in the environments. For user u and a notification in a context:
           + asleep_penalty[u] * asleep
           - fatigue_weight[u] * fatigue
           + novelty[u] * exp(-days / novelty_days)
+          + mood
     P(open) = 1 / (1 + exp(-logit))
 
 ``hour`` is the clock hour of posting, ``days`` the days since the dataset's start,
-``asleep`` whether the user was asleep, and ``fatigue`` the sum over the user's earlier
-notifications of exp(-(t - t_j) / fatigue_tau). All parameters are plain arrays, stored
+``asleep`` whether the user was asleep, ``fatigue`` the sum over the user's earlier
+notifications that interrupted (all but a conversation's follow-ups) of
+exp(-(t - t_j) / fatigue_tau), and ``mood`` the user's hidden availability
+that day and in that stretch of the routine (see ``mood`` below). All parameters are plain arrays, stored
 as Parquet beside a dataset (``ground_truth/``).
 """
 
@@ -123,12 +126,27 @@ class EngagementParameters:
 
 @dataclass(frozen=True)
 class DynamicState:
-    """The latent terms of each row (arrays of one length)."""
+    """The latent terms of each row (arrays of one length), as stored in engagement_rows."""
 
     hour: np.ndarray
     days: np.ndarray
     asleep: np.ndarray
     fatigue: np.ndarray
+    mood: np.ndarray
+
+    def take(self, index: slice | np.ndarray) -> DynamicState:
+        return DynamicState(**{name: getattr(self, name)[index] for name in DYNAMIC_FIELDS})
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame) -> DynamicState:
+        """From a ground-truth rows table (``ground_truth/engagement_rows.parquet``)."""
+        return cls(**{
+            name: frame[name].to_numpy(dtype=bool if name == "asleep" else np.float64)
+            for name in DYNAMIC_FIELDS
+        })
+
+
+DYNAMIC_FIELDS = ("hour", "days", "asleep", "fatigue", "mood")
 
 
 def open_logit(
@@ -153,6 +171,7 @@ def open_logit(
     logit += s["asleep_penalty"][rows] * state.asleep
     logit -= s["fatigue_weight"][rows] * state.fatigue
     logit += s["novelty"][rows] * np.exp(-state.days / params.novelty_days)
+    logit += state.mood
     return logit
 
 
@@ -160,14 +179,37 @@ def open_probability(params, rows, codes, state) -> np.ndarray:
     return expit(open_logit(params, rows, codes, state))
 
 
-def fatigue(seconds: np.ndarray, tau_seconds: float, bin_seconds: float = 900.0) -> np.ndarray:
-    """For sorted posting times, sum over earlier posts of exp(-(t_i - t_j) / tau).
+def mood(days: int, segment_of_day: np.ndarray, n_segments: int, day_sd: float,
+         segment_sd: float, rng: np.random.Generator, persistence: float = 0.5) -> tuple[
+             np.ndarray, np.ndarray]:
+    """Hidden availability: a daily AR(1) level plus an independent shift per routine segment.
+
+    day[d] = persistence * day[d-1] + N(0, day_sd^2 (1 - persistence^2)), day[0] ~ N(0, day_sd^2);
+    segment[s] ~ N(0, segment_sd^2). Returns (per day, per segment).
+    """
+    shocks = rng.normal(0.0, day_sd, days)
+    shocks[1:] *= np.sqrt(1 - persistence**2)
+    level = np.empty(days)
+    previous = 0.0
+    for d in range(days):
+        previous = persistence * previous + shocks[d]
+        level[d] = previous
+    return level, rng.normal(0.0, segment_sd, n_segments)
+
+
+def fatigue(seconds: np.ndarray, tau_seconds: float, counts: np.ndarray | None = None,
+            bin_seconds: float = 900.0) -> np.ndarray:
+    """For sorted posting times, sum over earlier posts j with counts[j] of exp(-(t_i - t_j) / tau).
+
+    ``counts`` (default: every post) marks the posts that interrupt the user; a message that
+    continues a conversation does not.
 
     Exact: per time bin, a first-order decay filter carries the total from earlier bins;
     within a bin the sum runs over earlier posts of the same bin.
     """
     if len(seconds) == 0:
         return np.zeros(0)
+    weight = np.ones(len(seconds)) if counts is None else np.asarray(counts, dtype=np.float64)
     bins = (seconds // bin_seconds).astype(np.int64)
     first_bin = bins[0]
     local = bins - first_bin
@@ -176,7 +218,7 @@ def fatigue(seconds: np.ndarray, tau_seconds: float, bin_seconds: float = 900.0)
     offset = seconds - bin_start  # in [0, bin_seconds)
     decay = np.exp(-bin_seconds / tau_seconds)
     # contribution of each post to the total at the end of its bin
-    at_bin_end = np.bincount(local, weights=np.exp(-(bin_seconds - offset) / tau_seconds),
+    at_bin_end = np.bincount(local, weights=weight * np.exp(-(bin_seconds - offset) / tau_seconds),
                              minlength=n_bins)
     carried = decaying_total(at_bin_end, decay)  # total at the end of each bin
     from_before = np.r_[0.0, carried[:-1]][local] * np.exp(-offset / tau_seconds)
@@ -186,7 +228,7 @@ def fatigue(seconds: np.ndarray, tau_seconds: float, bin_seconds: float = 900.0)
     in_bin = np.zeros(len(seconds))
     for k in range(1, int(rank.max()) + 1):
         later = np.flatnonzero(rank >= k)
-        in_bin[later] += np.exp(-(seconds[later] - seconds[later - k]) / tau_seconds)
+        in_bin[later] += weight[later - k] * np.exp(-(seconds[later] - seconds[later - k]) / tau_seconds)
     return from_before + in_bin
 
 

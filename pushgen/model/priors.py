@@ -34,22 +34,24 @@ class Priors:
     ringer_shares: tuple[float, ...] = (0.18, 0.64, 0.18)  # vibrate, normal, silent habit
     ringer_concentration: float = 3.0  # Dirichlet concentration of users around the shares
     # app portfolio and volume: a user's daily volume multiplies every app's rate
-    volume_sd: float = 0.55  # sd of the log volume multiplier (median 1)
+    volume_sd: float = 0.5  # sd of the log volume multiplier (median 1)
     app_rate_sd: float = 0.6  # sd of a user's log rate for one app around the app's rate
     chattiness_mean: float = 1.6  # mean follow-up messages per messaging conversation
     # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0
     # engagement traits
-    open_intercept_mean: float = -0.35
+    open_intercept_mean: float = -0.2
     open_intercept_sd: float = 0.9
-    app_affinity_sd: float = 0.6
-    category_affinity_sd: float = 0.35
-    interest_effect: float = 0.45  # open log-odds per unit of log-interest
+    app_affinity_sd: float = 0.45
+    category_affinity_sd: float = 0.3
+    interest_effect: float = 0.35  # open log-odds per unit of log-interest
     context_sensitivity_sd: float = 0.35
-    fatigue_weight_mean: float = 0.22  # open log-odds lost per unit of fatigue
+    fatigue_weight_mean: float = 0.35  # open log-odds lost per unit of fatigue
     fatigue_tau_minutes: float = 30.0  # fatigue decays with this time constant
     novelty_mean: float = 0.3  # early-weeks boost of the open log-odds ...
     novelty_days: float = 30.0  # ... which decays with this time constant
+    mood_day_sd: float = 0.7  # mean sd of a user's day-to-day availability (log-odds)
+    mood_segment_sd: float = 0.65  # sd of the shift per stretch of the routine
     asleep_penalty_mean: float = -0.9  # notifications that arrive in the night
     seen_seconds_median: float = 90.0  # median seconds until seen, awake, normal ringer
 

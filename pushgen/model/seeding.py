@@ -31,6 +31,7 @@ class NodeFamily(IntEnum):
     TIMINGS = 15
     PSEUDONYM = 16
     LIFESTYLE = 17
+    MOOD = 18
 
 
 def stream(seed: int, user: int, family: NodeFamily) -> np.random.Generator:

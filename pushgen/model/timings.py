@@ -1,7 +1,7 @@
 """Timing nodes: seconds until a notification is seen, and from seen to the user's action.
 
 seenTime: asleep at posting -> the time until wake-up + LogNormal(median 40 s); awake ->
-LogNormal(median = the user's median x ringer x routine x priority factors, sd 1.1).
+LogNormal(median = the user's median x ringer x routine x priority x evening factors, sd 1.1).
 decisionTime: opened -> LogNormal(median 4 s, sd 0.8); dismissed -> swiped away
 (LogNormal(median 3 s)) with the user's P(swipe), else left until cleared
 (LogNormal(median 40 min, sd 1.0)). responseTime = seenTime + decisionTime.
@@ -18,6 +18,7 @@ from pushgen.model.routine import State
 
 RINGER_FACTOR = {"vibrate": 0.7, "normal": 1.0, "silent": 3.0}
 STATE_FACTOR = np.array([1.0, 1.5, 0.6, 1.2, 0.9, 1.1, 2.5, 0.9])  # by routine state
+EVENING_FACTOR = 0.6  # 20:00-23:59: the phone is at hand, delays are shortest
 PRIORITY_FACTOR = {"max": 0.5, "high": 0.75, "default": 1.0, "low": 1.6, "min": 3.0,
                    "unknown": 1.2}
 
@@ -47,14 +48,16 @@ def timings(
     priority: np.ndarray,
     state: np.ndarray,
     seconds_to_wake: np.ndarray,
+    hour: np.ndarray,
     seen_median: float,
     swipe_share: float,
     rng: np.random.Generator,
 ) -> Timings:
-    """Parents: action, ringer mode, priority, routine state, the user's habits."""
+    """Parents: action, ringer mode, priority, routine state, clock hour, the user's habits."""
     n = len(opened)
     asleep = state == State.SLEEP
     median = seen_median * RINGER_BY_CODE[ringer] * PRIORITY_BY_CODE[priority] * STATE_FACTOR[state]
+    median = np.where(hour >= 20, median * EVENING_FACTOR, median)
     seen = np.where(
         asleep,
         seconds_to_wake + rng.lognormal(np.log(40.0), 0.8, n),

@@ -36,7 +36,7 @@ CONTEXT_EFFECTS: dict[str, dict] = {
     "musicActive": {True: 0.1, False: 0.0},
     "time": {"early-morning": -0.5, "morning": 0.0, "afternoon": 0.0, "evening": 0.15,
              "night": 0.05},
-    "day": {5: -0.1, 6: -0.1},
+    "day": {5: -0.2, 6: -0.2},
     "place": {},
 }
 PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feature
@@ -86,7 +86,7 @@ def engagement_traits(
         weights[name] = w[None, :]
     scalars = {
         "intercept": rng.normal(priors.open_intercept_mean, priors.open_intercept_sd),
-        "audio_chat_bonus": rng.normal(0.35, 0.15),
+        "audio_chat_bonus": rng.normal(0.6, 0.15),
         "attention_amplitude": rng.uniform(0.15, 0.6),
         "attention_peak": rng.normal(19.0, 2.5) % 24,
         "asleep_penalty": rng.normal(priors.asleep_penalty_mean, 0.3),

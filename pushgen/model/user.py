@@ -5,8 +5,10 @@
     per day: day plan (chronotype, schedule, places, lifestyle, weekday)
     per slot: routine state (plan) -> place, activity, noise, proximity;
               headphones, music (state) ;  ringer mode (state) ;  battery, charging (state, music, plan)
+    per day and segment: mood (hidden availability)
     per notification: arrivals (state, music, plan, portfolio) -> features (app, interests)
-              -> context at its slot -> fatigue (earlier arrivals) -> P(open) -> action -> timings
+              -> context at its slot -> fatigue (earlier arrivals)
+              -> P(open) (user, features, context, fatigue, mood) -> action -> timings
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pushgen.model import (
 )
 from pushgen.model.catalog import VENDORS, app_catalog
 from pushgen.model.priors import Priors
+from pushgen.model.sampling import segment_states
 from pushgen.model.seeding import NodeFamily, stream
 from pushgen.model.timegrid import SLOT_SECONDS, TimeGrid
 
@@ -99,11 +102,18 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     }))
 
     # engagement
+    mood_rng = rng(NodeFamily.MOOD)
+    day_sd = mood_rng.gamma(4.0, priors.mood_day_sd / 4.0)
+    segment, _ = segment_states(state)
+    day_mood, segment_mood = engagement.mood(grid.days, segment, int(segment[-1]) + 1, day_sd,
+                                             priors.mood_segment_sd, mood_rng)
     dynamic = engagement.DynamicState(
+        mood=_stored(day_mood[day] + segment_mood[segment[slot]]),
         hour=_stored(hour),
         days=_stored(posts.seconds / 86400.0),
         asleep=state[slot] == routine.State.SLEEP,
-        fatigue=_stored(engagement.fatigue(posts.seconds, params.fatigue_tau_seconds)),
+        fatigue=_stored(engagement.fatigue(posts.seconds, params.fatigue_tau_seconds,
+                                           counts=posts.thread_position == 0)),
     )
     rows = np.zeros(len(slot), dtype=np.int64)
     p_open = engagement.open_probability(params, rows, codes, dynamic)
@@ -116,7 +126,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     wake_seconds = ((day + (hour >= plan.wake[day])) * 24.0
                     + plan.wake[np.minimum(day + (hour >= plan.wake[day]), grid.days - 1)]) * 3600
     times = timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
-                            np.maximum(wake_seconds - posts.seconds, 0.0), seen_median,
+                            np.maximum(wake_seconds - posts.seconds, 0.0), hour, seen_median,
                             swipe_share, timing_rng)
     summary = {
         "occupation": sched.occupation.name.lower().replace("_", " "),

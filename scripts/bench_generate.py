@@ -1,0 +1,187 @@
+"""How fast is generation? In-process rows/s, `pushgen make` end to end, and the floors.
+
+    (a) rows/s of ``pushgen.generate(users, months)`` in this process (best of 3)
+    (b) wall time of the subprocess ``pushgen make --users U --months M --out TMP`` (best of 3)
+    (c) peak memory (max RSS) of that subprocess
+    (d) the floor: the same tables written with plain ``pyarrow.parquet.write_table``
+    (e) interpreter start-up: ``python -c "import pushgen"``
+    (f) end to end / (floor + start-up) against the aim of <= 3x; rows/s against >= 1,000,000
+
+Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import pushgen
+from pushgen.dataset import PARQUET_OPTIONS
+
+AIM_RATIO = 3.0
+AIM_ROWS_PER_SECOND = 1_000_000
+
+
+def best_of(repeat: int, run: Callable[[], object]) -> tuple[float, object]:
+    """The shortest wall time of ``repeat`` calls, and the last call's result."""
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        began = time.perf_counter()
+        result = run()
+        best = min(best, time.perf_counter() - began)
+    return best, result
+
+
+def best_cpu_of(repeat: int, run: Callable[[], object]) -> tuple[float, float, object]:
+    """Like ``best_of``, also the CPU seconds of this process during the fastest call."""
+    best, cpu, result = float("inf"), float("inf"), None
+    for _ in range(repeat):
+        began, began_cpu = time.perf_counter(), time.process_time()
+        result = run()
+        wall = time.perf_counter() - began
+        if wall < best:
+            best, cpu = wall, time.process_time() - began_cpu
+    return best, cpu, result
+
+
+def pushgen_command() -> list[str]:
+    """The installed ``pushgen`` entry point beside this interpreter (no shell shims)."""
+    beside = Path(sys.executable).parent / "pushgen"
+    if beside.is_file():
+        return [str(beside)]
+    found = shutil.which("pushgen")
+    return [found] if found else [sys.executable, "-m", "pushgen.cli"]
+
+
+def run_child(command: list[str]) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS in bytes and CPU seconds of one child process (via wait4)."""
+    began = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - began
+    child.returncode = os.waitstatus_to_exitcode(status)
+    error = child.stderr.read().decode(errors="replace") if child.stderr else ""
+    if child.stderr:
+        child.stderr.close()
+    if child.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({child.returncode}): {error.strip()}")
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    return seconds, usage.ru_maxrss * scale, usage.ru_utime + usage.ru_stime
+
+
+def table_bytes(tables: dict[str, pa.Table]) -> int:
+    return sum(t.nbytes for t in tables.values())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--months", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (best counts)")
+    args = parser.parse_args(argv)
+    if min(args.users, args.months, args.repeat) < 1:
+        parser.error("--users, --months and --repeat must be at least 1")
+
+    # (a) in-process generation
+    generate_seconds, generate_cpu, dataset = best_cpu_of(
+        args.repeat, lambda: pushgen.generate(users=args.users, months=args.months))
+    rows = dataset.notifications_arrow.num_rows
+    rows_per_second = rows / generate_seconds
+
+    with tempfile.TemporaryDirectory(prefix="pushgen-bench-") as tmp:
+        work = Path(tmp)
+
+        # (b, c) end to end, peak memory of the child
+        make = [*pushgen_command(), "make", "--users", str(args.users), "--months",
+                str(args.months), "--out", str(work / "made"), "--force"]
+        runs = [run_child(make) for _ in range(args.repeat)]
+        make_seconds, _, make_cpu = min(runs)
+        peak_rss = max(r for _, r, _ in runs)
+        made_bytes = sum(p.stat().st_size for p in (work / "made").rglob("*") if p.is_file())
+
+        # (d) the floor: plain Parquet writes of the same tables
+        tables = {
+            "notifications": dataset.notifications_arrow,
+            "truth_rows": dataset.truth_rows_arrow,
+            "users": dataset.users_arrow,
+        }
+
+        def write_plain(names: tuple[str, ...], **options) -> Callable[[], None]:
+            def run() -> None:
+                for name in names:
+                    pq.write_table(tables[name], work / f"{name}.parquet", **options)
+            return run
+
+        floor_notifications, _ = best_of(args.repeat, write_plain(("notifications",)))
+        floor_all, _ = best_of(args.repeat, write_plain(tuple(tables)))
+        zstd_all, _ = best_of(args.repeat, write_plain(tuple(tables), **PARQUET_OPTIONS))
+
+        # (e) interpreter start-up
+        startup, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "import pushgen"]))
+        bare, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "pass"]))
+
+    ratio = make_seconds / (floor_all + startup)
+    ratio_notifications = make_seconds / (floor_notifications + startup)
+    mib = 1 << 20
+
+    def line(label: str, value: str, note: str = "") -> str:
+        return f"  {label:<44}{value:>14}  {note}".rstrip()
+
+    def verdict(ok: bool) -> str:
+        return "meets the aim" if ok else "misses the aim"
+
+    print(f"pushgen {pushgen.__version__} bench: {args.users} users x {args.months} months, "
+          f"best of {args.repeat}")
+    print(f"python {platform.python_version()}, numpy {np.__version__}, pyarrow {pa.__version__}, "
+          f"{os.cpu_count()} cpus, {platform.machine()}")
+    print()
+    print("(a) in-process pushgen.generate")
+    print(line("rows", f"{rows:,}"))
+    print(line("wall seconds", f"{generate_seconds:.3f}", f"CPU {generate_cpu:.3f} s"))
+    print(line("rows per second", f"{rows_per_second:,.0f}",
+               f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
+    print()
+    print("(b) end to end: " + " ".join(Path(make[0]).name if i == 0 else a
+                                        for i, a in enumerate(make)).replace(str(work), "TMP"))
+    print(line("wall seconds", f"{make_seconds:.3f}", f"CPU {make_cpu:.3f} s; all runs: "
+               + ", ".join(f"{s:.2f}" for s, _, _ in runs)))
+    print(line("folder size (MiB)", f"{made_bytes / mib:.1f}"))
+    print()
+    print("(c) peak memory of the make process")
+    print(line("max RSS (MiB)", f"{peak_rss / mib:.0f}"))
+    print(line("in-memory Arrow tables (MiB)", f"{table_bytes(tables) / mib:.0f}",
+               "notifications + truth_rows + users"))
+    print()
+    print("(d) floor: plain pyarrow.parquet.write_table (default options)")
+    print(line("notifications seconds", f"{floor_notifications:.3f}"))
+    print(line("notifications + truth_rows + users seconds", f"{floor_all:.3f}"))
+    print(line("same three with pushgen's options", f"{zstd_all:.3f}",
+               ", ".join(f"{k}={v}" for k, v in PARQUET_OPTIONS.items())))
+    print()
+    print("(e) interpreter start-up")
+    print(line('python -c "import pushgen" seconds', f"{startup:.3f}"))
+    print(line('python -c "pass" seconds', f"{bare:.3f}"))
+    print()
+    print("(f) against the aims")
+    print(line("end to end / (floor + start-up)", f"{ratio:.1f}x",
+               f"aim <= {AIM_RATIO:.0f}x: {verdict(ratio <= AIM_RATIO)}"))
+    print(line("  with the notifications-only floor", f"{ratio_notifications:.1f}x"))
+    print(line("rows per second (in-process)", f"{rows_per_second:,.0f}",
+               f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pushgen
+from pushgen import schemas
+from pushgen.card import dataset_card
+from pushgen.cli import cli, main
+from pushgen.dataset import DatasetError, write_dataset
+from pushgen.validate import validate
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory) -> dict[str, Path]:
+    dataset = pushgen.generate(users=3, days=21, seed=1)
+    root = tmp_path_factory.mktemp("datasets")
+    return {fmt: write_dataset(dataset, root / fmt, fmt=fmt, card=dataset_card)
+            for fmt in ("parquet", "csv")}
+
+
+def copy(written: dict[str, Path], fmt: str, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(written[fmt], tmp_path / fmt))
+
+
+def edit_csv(folder: Path, column: str, row: int, value: str) -> None:
+    path = folder / "notifications.csv"
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame.loc[row, column] = value
+    frame.to_csv(path, index=False)
+
+
+def edit_manifest(folder: Path, change) -> None:
+    manifest = json.loads((folder / "manifest.json").read_text())
+    change(manifest)
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_written_datasets_are_valid(written: dict[str, Path], fmt: str) -> None:
+    assert validate(written[fmt]) == []
+
+
+def test_flipped_byte_is_caught(written: dict[str, Path], tmp_path: Path) -> None:
+    folder = copy(written, "parquet", tmp_path)
+    path = folder / "ground_truth" / "engagement_users.parquet"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    assert "ground_truth/engagement_users.parquet: sha256 differs from the manifest" in validate(folder)
+
+
+def test_removed_and_unlisted_files_are_caught(written: dict[str, Path], tmp_path: Path) -> None:
+    folder = copy(written, "parquet", tmp_path)
+    (folder / "users.parquet").unlink()
+    (folder / "extra.csv").write_text("a\n1\n")
+    (folder / ".hidden").write_text("ignored")
+    assert validate(folder) == ["users.parquet: missing", "extra.csv: not listed in manifest.json"]
+
+
+def test_value_outside_the_schema_is_caught(written: dict[str, Path], tmp_path: Path) -> None:
+    folder = copy(written, "csv", tmp_path)
+    edit_csv(folder, "postingApp", 5, "WhatsApp")
+    problems = validate(folder)
+    assert any(p.startswith("notifications.csv: ") for p in problems)  # size or sha256
+    assert "notifications: content fingerprint differs from the manifest" in problems
+    assert any("column 'postingApp' row 5: 'WhatsApp' is not one of" in p for p in problems)
+
+
+@pytest.mark.parametrize(("column", "value", "message"), [
+    ("day", "Mon", "column 'day' row 7: 'Mon' is not one of [0, 1, 2, 3, 4, 5, 6]"),
+    ("day", "2.0", "column 'day' row 7: '2.0' is not one of"),
+    ("ongoing", "yes", "column 'ongoing' row 7: 'yes' is not one of [False, True]"),
+    ("seenTime", "-3", "column 'seenTime' row 7: -3.0 is negative"),
+    ("place", "", "column 'place' row 7: missing value"),
+    ("responseTime", "1", "responseTime != seenTime + decisionTime in 1 rows (first: row 7"),
+    ("notification_id", "0", "notification_id 0 appears more than once"),
+])
+def test_tampered_csv_values_are_named(written: dict[str, Path], tmp_path: Path, column: str,
+                                       value: str, message: str) -> None:
+    folder = copy(written, "csv", tmp_path)
+    edit_csv(folder, column, 7, value)
+    assert any(message in p for p in validate(folder))
+
+
+def test_bad_manifests(written: dict[str, Path], tmp_path: Path) -> None:
+    folder = copy(written, "parquet", tmp_path)
+    (folder / "manifest.json").write_text("{not json")
+    problems = validate(folder)
+    assert len(problems) == 1 and problems[0].startswith("manifest.json is not valid JSON")
+
+    shutil.copy(written["parquet"] / "manifest.json", folder / "manifest.json")
+    edit_manifest(folder, lambda m: m.pop("files"))
+    assert validate(folder) == ["manifest.json: 'files' must map each file to its bytes and sha256"]
+
+    shutil.copy(written["parquet"] / "manifest.json", folder / "manifest.json")
+    edit_manifest(folder, lambda m: m["rows"].update(users=4))
+    assert validate(folder) == ["users: 3 rows; the manifest says 4"]
+
+    shutil.copy(written["parquet"] / "manifest.json", folder / "manifest.json")
+    edit_manifest(folder, lambda m: m["fingerprints"].update(notifications="0" * 64))
+    assert validate(folder) == ["notifications: content fingerprint differs from the manifest"]
+
+    (folder / "manifest.json").unlink()
+    assert validate(folder) == ["manifest.json is missing"]
+
+
+def test_folders_that_are_not_datasets_raise(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="does not exist"):
+        validate(tmp_path / "nothing")
+    with pytest.raises(DatasetError, match="not a pushgen dataset"):
+        validate(tmp_path)
+    (tmp_path / "file.txt").write_text("x")
+    with pytest.raises(DatasetError, match="not a folder"):
+        validate(tmp_path / "file.txt")
+
+
+def test_cli_validate(written: dict[str, Path], tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["validate", str(written["csv"])])
+    assert result.exit_code == 0
+    assert result.output == f"valid: {written['csv']} (3,771 notifications, 3 users)\n" or (
+        result.output.startswith(f"valid: {written['csv']} (") and "3 users)" in result.output)
+
+    folder = copy(written, "parquet", tmp_path)
+    (folder / "users.parquet").unlink()
+    result = runner.invoke(cli, ["validate", str(folder)])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == ["users.parquet: missing"]
+
+    result = runner.invoke(cli, ["validate", str(tmp_path / "nothing")])
+    assert result.exit_code == 2
+    assert "does not exist" in result.output and "Traceback" not in result.output
+
+
+def test_entry_point_exit_codes(written: dict[str, Path], tmp_path: Path, capsys) -> None:
+    assert main(["validate", str(tmp_path / "nothing")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not exist" in err
+    folder = copy(written, "parquet", tmp_path)
+    (folder / "extra.parquet").write_bytes(b"x")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["validate", str(folder)])
+    assert exit_info.value.code == 1
+
+
+def test_command_line_program(written: dict[str, Path], tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "pushgen.cli", "validate"]
+    ok = subprocess.run([*command, str(written["parquet"])], capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.startswith("valid: ")
+    missing = subprocess.run([*command, str(tmp_path / "nothing")], capture_output=True, text=True)
+    assert missing.returncode == 2
+    assert missing.stderr.strip().count("\n") == 0 and "does not exist" in missing.stderr
+
+
+# check_frame: values outside the schemas, whatever the column's dtype
+
+
+def notifications(generated_rows: int = 20) -> pd.DataFrame:
+    return pushgen.generate(users=1, days=1, seed=3).notifications.head(generated_rows)
+
+
+@pytest.fixture(scope="module")
+def frame() -> pd.DataFrame:
+    return notifications()
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    ("day", True), ("day", 7), ("day", 1.0), ("ongoing", 1), ("ongoing", "true"),
+    ("category", "MSG"), ("category", 3), ("seenTime", -1.0), ("seenTime", np.inf),
+])
+def test_check_frame_rejects(frame: pd.DataFrame, column: str, value) -> None:
+    bad = frame.astype({column: object})
+    bad.loc[bad.index[4], column] = value
+    with pytest.raises(schemas.SchemaViolation, match=f"column '{column}' row 4"):
+        schemas.check_frame(bad)
+
+
+def test_check_frame_accepts_plain_python_and_numpy_values(frame: pd.DataFrame) -> None:
+    plain = frame.astype({name: object for name in schemas.FEATURES})
+    schemas.check_frame(plain)
+    schemas.check_frame(frame)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from([0, 1, 2, 3, 4, 5, 6, True, False, 7, -1, "1", 1.0]),
+                min_size=1, max_size=12))
+def test_check_frame_day_values(values: list) -> None:
+    column = pd.Series(values, dtype=object)
+    good = [type(v) is int and 0 <= v <= 6 for v in values]
+    if all(good):
+        schemas.check_frame(pd.DataFrame({"day": column}), required=())
+    else:
+        with pytest.raises(schemas.SchemaViolation, match=f"row {good.index(False)}:"):
+            schemas.check_frame(pd.DataFrame({"day": column}), required=())
