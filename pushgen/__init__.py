@@ -1,6 +1,8 @@
 """pushgen: synthetic smartphone push-notification datasets and benchmarks."""
 
+from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__
+from pushgen.evaluation import evaluate as evaluate
 from pushgen.generate import Dataset, GenerationError, generate
 from pushgen.model.priors import Priors
 from pushgen.registry import list_splits

@@ -61,15 +61,15 @@ ENGAGEMENT_SCALARS = {
 }
 
 
-def summary_paragraph(dataset: Dataset, out: Path) -> str:
-    frame = dataset.notifications
-    recipe = dataset.recipe
-    first, last = frame["posted_at"].min(), frame["posted_at"].max()
-    open_rate = (frame["action"] == "opened").mean()
+def summary_paragraph(manifest: dict, out: Path) -> str:
+    """One paragraph on what ``make`` wrote: rows, users, date span, open rate, where."""
+    recipe, rows = manifest["recipe"], manifest["rows"]["notifications"]
+    first = (manifest.get("first_posted") or recipe["start"])[:10]
+    last = (manifest.get("last_posted") or recipe["start"])[:10]
+    open_rate = manifest.get("opened", 0) / rows if rows else 0.0
     return (
-        f"Wrote {len(frame):,} notifications of {recipe.users} users from {first:%Y-%m-%d} to "
-        f"{last:%Y-%m-%d} ({recipe.days} days, seed {recipe.seed}); open rate {open_rate:.2f}; "
-        f"in {out}"
+        f"Wrote {rows:,} notifications of {recipe['users']:,} users from {first} to {last} "
+        f"({recipe['days']} days, seed {recipe['seed']}); open rate {open_rate:.2f}; in {out}"
     )
 
 
@@ -112,9 +112,22 @@ contexts, and the user opens or dismisses each one. The notification and context
 and their values are exactly those of the EvalUMAP 2019 personalised-notification
 challenge. No real person's data is in it: the names are made-up pseudonyms.
 
-{stats['rows']:,} notifications of {stats['users']:,} users from {stats['first_day']} to
-{stats['last_day']} ({stats['days']:,} days); open rate {pct(stats['open_rate']['overall'])}.
+{_totals(manifest, stats)}
 """
+
+
+def _totals(manifest: dict, stats: dict) -> str:
+    rows = manifest["rows"]["notifications"]
+    first = (manifest.get("first_posted") or stats["first_day"])[:10]
+    last = (manifest.get("last_posted") or stats["last_day"])[:10]
+    opened = manifest.get("opened")
+    rate = pct(opened / rows if opened is not None and rows else stats["open_rate"]["overall"])
+    text = (f"{rows:,} notifications of {manifest['recipe']['users']:,} users from {first} to "
+            f"{last} ({manifest['recipe']['days']:,} days); open rate {rate}.")
+    if stats["rows"] != rows:
+        text += (f" The statistics below describe the first {stats['users']:,} users "
+                 f"({stats['rows']:,} notifications).")
+    return text
 
 
 def _recipe(manifest: dict) -> str:

@@ -12,10 +12,12 @@ from pathlib import Path
 import click
 
 from pushgen._version import __version__
-from pushgen.dataset import FORMATS, DatasetError, write_dataset
-from pushgen.generate import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, generate
+from pushgen.dataset import FORMATS, DatasetError
+from pushgen.engines import ENGINES, EngineError
+from pushgen.envs.judge import DEFAULT_MODE, MODES
+from pushgen.generate import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
 
-USER_ERRORS = (GenerationError, DatasetError)
+USER_ERRORS = (GenerationError, DatasetError, EngineError)
 
 
 class UserFacingError(click.ClickException):
@@ -44,24 +46,35 @@ def cli() -> None:
               help="Output folder [default: a new folder named from the parameters].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
+              help="Worker processes (the data is the same for any number).")
+@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
+              help="local processes, or a Dask cluster (needs pushgen[dask]).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="Dask scheduler address [default: a local cluster of --jobs workers].")
 def make(users: int, months: int | None, days: int | None, start: dt.datetime | None, seed: int,
-         out: Path | None, fmt: str, force: bool) -> None:
+         out: Path | None, fmt: str, force: bool, jobs: int, engine: str,
+         scheduler: str | None) -> None:
     """Generate a dataset of USERS users over MONTHS months."""
+    from pushgen.build import make_dataset
     from pushgen.card import dataset_card, summary_paragraph
 
     if months is not None and days is not None:
         raise click.UsageError("give --months or --days, not both")
+    if scheduler is not None and engine != "dask":
+        raise click.UsageError("--scheduler goes with --engine dask")
     if out is None:
         span = f"{days}d" if days is not None else f"{months or 6}m"
         out = Path(f"pushgen-{users}u-{span}-seed{seed}")
     if out.exists() and not force:
         raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
     with user_errors():
-        dataset = generate(users=users, months=months, days=days,
-                           start=start.date() if start else None, seed=seed,
-                           progress=sys.stderr.isatty())
-        write_dataset(dataset, out, fmt=fmt, force=force, card=dataset_card)
-    click.echo(summary_paragraph(dataset, out))
+        recipe = make_recipe(users=users, months=months, days=days,
+                             start=start.date() if start else None, seed=seed)
+        manifest = make_dataset(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine,
+                                scheduler=scheduler, card=dataset_card,
+                                progress=sys.stderr.isatty())
+    click.echo(summary_paragraph(manifest, out))
 
 
 @cli.command("describe")
@@ -121,15 +134,18 @@ def user_errors() -> Iterator[None]:
 def split_command(dataset: Path, out: Path | None, train_months: int, test_months: int,
                   validation_weeks: int, cold_start_users: int, force: bool) -> None:
     """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start)."""
+    from pushgen.split_card import plural
     from pushgen.splits import SplitSpec, make_split
     from pushgen.standard import write_metadata
 
-    out = out or dataset.with_name(f"{dataset.name}-split")
+    if out is None:
+        source = dataset.resolve()
+        out = source.with_name(f"{source.name}-split")
     with user_errors():
         spec = SplitSpec(train_months, test_months, validation_weeks, cold_start_users)
         make_split(dataset, out, spec, force=force, describe=write_metadata)
     description = json.loads((out / "split.json").read_text())
-    parts = ", ".join(f"{part} {p['rows']:,} rows ({len(p['users'])} users)"
+    parts = ", ".join(f"{part} {p['rows']:,} rows ({plural(len(p['users']), 'user')})"
                       for part, p in description["parts"].items())
     click.echo(f"Wrote {out}: {parts}")
 
@@ -180,7 +196,7 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
               help="1: a submission for the test contexts; 2: a recorded online run.")
 @click.option("--submission", type=click.Path(path_type=Path), required=True,
               help="Parquet or CSV: context_id and the 7 notification features per row.")
-@click.option("--mode", type=click.Choice(["expected", "sampled"]), default="expected",
+@click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
               show_default=True, help="Expected reward, or the split's own draws.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @click.option("--user", "users", type=int, multiple=True,

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -56,26 +57,49 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fingerprint(table: pa.Table) -> str:
-    """sha256 of a table's content (names, types and values), independent of file format.
+class Fingerprint:
+    """sha256 of tables' content (names, types, values), fed in row order, chunk by chunk.
 
-    Dictionary columns count by their values, so re-encoding cannot change the fingerprint.
+    Independent of file format and of how the rows are chunked: dictionary columns count by
+    their values, each column is hashed as one stream, and the streams are combined last.
     """
-    digest = hashlib.sha256()
-    for name in table.column_names:
-        column = table.column(name).combine_chunks() if table.num_rows else table.column(name)
-        if pa.types.is_dictionary(column.type) or pa.types.is_large_string(column.type):
-            column = column.cast(pa.string())
-        digest.update(name.encode() + b"\0" + str(column.type).encode() + b"\0")
-        if pa.types.is_string(column.type):
-            _, offsets, data = column.buffers()
-            ends = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
-            digest.update(np.diff(ends).tobytes())
-            digest.update(memoryview(data)[ends[0] : ends[-1]] if data is not None else b"")
-        else:
-            values = column.to_numpy(zero_copy_only=False)
-            digest.update(np.ascontiguousarray(values).view(np.uint8).tobytes())
-    return digest.hexdigest()
+
+    def __init__(self) -> None:
+        # per column: its type, and digests of its value stream (strings: lengths, then bytes)
+        self._columns: dict[str, tuple[str, list]] = {}
+
+    def update(self, table: pa.Table) -> Fingerprint:
+        for name in table.column_names:
+            column = table.column(name).combine_chunks()
+            if pa.types.is_dictionary(column.type) or pa.types.is_large_string(column.type):
+                column = column.cast(pa.string())
+            kind, digests = self._columns.setdefault(
+                name, (str(column.type), [hashlib.sha256(), hashlib.sha256()]))
+            if kind != str(column.type):
+                raise ValueError(f"column {name!r} changed type from {kind} to {column.type}")
+            if pa.types.is_string(column.type):
+                _, offsets, data = column.buffers()
+                ends = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+                digests[0].update(np.diff(ends).tobytes())
+                if data is not None:
+                    digests[1].update(memoryview(data)[ends[0] : ends[-1]])
+            else:
+                values = column.to_numpy(zero_copy_only=False)
+                digests[0].update(np.ascontiguousarray(values).view(np.uint8).tobytes())
+        return self
+
+    def hexdigest(self) -> str:
+        combined = hashlib.sha256()
+        for name, (kind, digests) in self._columns.items():
+            combined.update(name.encode() + b"\0" + kind.encode() + b"\0")
+            for digest in digests:
+                combined.update(digest.digest())
+        return combined.hexdigest()
+
+
+def fingerprint(table: pa.Table) -> str:
+    """The content fingerprint of one table (see ``Fingerprint``)."""
+    return Fingerprint().update(table).hexdigest()
 
 
 def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
@@ -84,17 +108,13 @@ def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
         pq.write_table(table, target, **PARQUET_OPTIONS)
     else:
         target = path.with_suffix(".csv")
-        plain = pa.table({
-            name: col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
-            for name, col in zip(table.column_names, table.columns, strict=True)
-        })
-        pacsv.write_csv(plain, target)
+        pacsv.write_csv(_plain(table), target)
     return target
 
 
 def read_table(path: Path) -> pd.DataFrame:
     """A table file (Parquet or CSV) as pandas, schema columns with their schema dtypes."""
-    if path.suffix == ".parquet":
+    if path.suffix == ".parquet" or path.is_dir():
         frame = pq.read_table(path).to_pandas()
     else:
         frame = pd.read_csv(path, keep_default_na=False, na_values=[""],
@@ -137,6 +157,107 @@ def atomic_folder(out: Path, force: bool = False) -> Iterator[Path]:
         raise
 
 
+FINGERPRINTED = ("notifications", "users", "engagement_rows")
+
+
+class DatasetWriter:
+    """Streams buckets of users into a dataset folder, one table file (or part) at a time.
+
+    Unpartitioned, each table is one file; partitioned, the big tables are folders of
+    ``part-NNNNN.parquet`` files, one per bucket of users.
+    """
+
+    def __init__(self, folder: Path, fmt: str = "parquet", partitioned: bool = False) -> None:
+        if fmt not in FORMATS:
+            raise DatasetError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
+        self.folder, self.fmt = Path(folder), fmt
+        self.partitioned = partitioned and fmt == "parquet"
+        self.fingerprints = {name: Fingerprint() for name in FINGERPRINTED}
+        self.rows = dict.fromkeys(FINGERPRINTED, 0)
+        self.opened = 0
+        self.posted: list[np.datetime64] = []
+        self._streams: dict[str, pq.ParquetWriter | pacsv.CSVWriter] = {}
+        self._parts = 0
+        self._users: list[pa.Table] = []
+        self._parameters: list[EngagementParameters] = []
+        (self.folder / TRUTH).mkdir(parents=True, exist_ok=True)
+
+    def add(self, notifications: pa.Table, users: pa.Table, truth_rows: pa.Table,
+            parameters: EngagementParameters) -> None:
+        """Append the tables of the next users (in user order)."""
+        self._write("notifications", notifications, self.fmt)
+        self._write(f"{TRUTH}/engagement_rows", truth_rows, "parquet")
+        weights = pa.Table.from_pandas(parameters.weight_frame(), preserve_index=False)
+        self._write(f"{TRUTH}/engagement_weights", weights, "parquet")
+        self._parts += 1
+        self._users.append(users)
+        self._parameters.append(parameters)
+        for name, table in (("notifications", notifications), ("users", users),
+                            ("engagement_rows", truth_rows)):
+            self.fingerprints[name].update(table)
+            self.rows[name] += table.num_rows
+        if notifications.num_rows:
+            action = notifications.column("action").combine_chunks()
+            self.opened += pc.sum(pc.equal(action.cast(pa.string()), "opened")).as_py() or 0
+            self.posted += [pc.min(notifications.column("posted_at")).as_py(),
+                            pc.max(notifications.column("posted_at")).as_py()]
+
+    def _write(self, name: str, table: pa.Table, fmt: str) -> None:
+        if self.partitioned:
+            (self.folder / name).mkdir(exist_ok=True)
+            pq.write_table(table, self.folder / name / f"part-{self._parts:05d}.parquet",
+                           **PARQUET_OPTIONS)
+            return
+        stream = self._streams.get(name)
+        if stream is None:
+            if fmt == "parquet":
+                stream = pq.ParquetWriter(self.folder / f"{name}.parquet", table.schema,
+                                          **PARQUET_OPTIONS)
+            else:
+                stream = pacsv.CSVWriter(self.folder / f"{name}.csv", _plain(table).schema)
+            self._streams[name] = stream
+        stream.write_table(table if fmt == "parquet" else _plain(table))
+
+    def close(self, recipe: Recipe, pushgen_version: str = __version__) -> dict:
+        """Write the small tables and the manifest; returns the manifest."""
+        for stream in self._streams.values():
+            stream.close()
+        users = pa.concat_tables(self._users)
+        write_table(users, self.folder / "users", self.fmt)
+        parameters = EngagementParameters.concat(self._parameters)
+        write_table(pa.Table.from_pandas(parameters.user_frame(), preserve_index=False),
+                    self.folder / TRUTH / "engagement_users", "parquet")
+        (self.folder / MODEL_FILE).write_text(json.dumps(parameters.constants(), indent=1) + "\n")
+        files = {}
+        for path in sorted(p for p in self.folder.rglob("*") if p.is_file()):
+            relative = path.relative_to(self.folder).as_posix()
+            if relative not in (MANIFEST, CARD):
+                files[relative] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+        manifest = {
+            "name": "pushgen dataset",
+            "pushgen_version": pushgen_version,
+            "format": self.fmt,
+            "layout": "partitioned" if self.partitioned else "single",
+            "recipe": recipe.to_dict(),
+            "rows": self.rows,
+            "opened": self.opened,
+            "first_posted": str(min(self.posted)) if self.posted else None,
+            "last_posted": str(max(self.posted)) if self.posted else None,
+            "fingerprints": {name: f.hexdigest() for name, f in self.fingerprints.items()},
+            "files": files,
+        }
+        (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+        return manifest
+
+
+def _plain(table: pa.Table) -> pa.Table:
+    """Dictionary columns as plain strings (for CSV)."""
+    return pa.table({
+        name: col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
+        for name, col in zip(table.column_names, table.columns, strict=True)
+    })
+
+
 def write_dataset(
     dataset: Dataset,
     out: Path,
@@ -144,52 +265,18 @@ def write_dataset(
     force: bool = False,
     card: Callable[[Dataset, dict], str] | None = None,
 ) -> Path:
-    """Write ``dataset`` as a folder at ``out`` (nothing appears there unless all succeeds)."""
+    """Write an in-memory ``dataset`` as a folder at ``out`` (nothing appears unless all succeeds)."""
     if fmt not in FORMATS:
         raise DatasetError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     out = Path(out)
     with atomic_folder(out, force) as work:
-        (work / TRUTH).mkdir()
-        written = {
-            "notifications": write_table(dataset.notifications_arrow, work / "notifications", fmt),
-            "users": write_table(dataset.users_arrow, work / "users", fmt),
-        }
-        params = dataset.parameters
-        written["engagement_users"] = write_table(
-            pa.Table.from_pandas(params.user_frame(), preserve_index=False),
-            work / TRUTH / "engagement_users", "parquet")
-        written["engagement_weights"] = write_table(
-            pa.Table.from_pandas(params.weight_frame(), preserve_index=False),
-            work / TRUTH / "engagement_weights", "parquet")
-        written["engagement_rows"] = write_table(
-            dataset.truth_rows_arrow, work / TRUTH / "engagement_rows", "parquet")
-        (work / MODEL_FILE).write_text(json.dumps(params.constants(), indent=1) + "\n")
-        manifest = build_manifest(dataset, work, written, fmt)
-        (work / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+        writer = DatasetWriter(work, fmt)
+        writer.add(dataset.notifications_arrow, dataset.users_arrow, dataset.truth_rows_arrow,
+                   dataset.parameters)
+        manifest = writer.close(dataset.recipe, dataset.pushgen_version)
         if card is not None:
             (work / CARD).write_text(card(dataset, manifest))
     return out
-
-
-def build_manifest(dataset: Dataset, folder: Path, written: dict[str, Path], fmt: str) -> dict:
-    tables = {
-        "notifications": dataset.notifications_arrow,
-        "users": dataset.users_arrow,
-        "engagement_rows": dataset.truth_rows_arrow,
-    }
-    files = {}
-    for path in sorted([*written.values(), folder / MODEL_FILE]):
-        relative = path.relative_to(folder).as_posix()
-        files[relative] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
-    return {
-        "name": "pushgen dataset",
-        "pushgen_version": dataset.pushgen_version,
-        "format": fmt,
-        "recipe": dataset.recipe.to_dict(),
-        "rows": {name: table.num_rows for name, table in tables.items()},
-        "fingerprints": {name: fingerprint(table) for name, table in tables.items()},
-        "files": files,
-    }
 
 
 def read_manifest(folder: Path) -> dict:
@@ -203,6 +290,9 @@ def read_manifest(folder: Path) -> dict:
 
 
 def table_path(folder: Path, name: str, manifest: dict) -> Path:
+    """A table's file, or its folder of parts in a partitioned dataset."""
+    if manifest.get("layout") == "partitioned" and name != "users":
+        return Path(folder) / name
     suffix = ".csv" if manifest.get("format") == "csv" and name in ("notifications",
                                                                       "users") else ".parquet"
     return Path(folder) / f"{name}{suffix}"
@@ -211,9 +301,15 @@ def table_path(folder: Path, name: str, manifest: dict) -> Path:
 def read_arrow(folder: Path, name: str, manifest: dict) -> pa.Table:
     """A dataset's table as Arrow, whatever format it was written in."""
     path = table_path(folder, name, manifest)
-    if path.suffix == ".parquet":
+    if path.suffix == ".parquet" or path.is_dir():
         return pq.read_table(path)
     return pa.Table.from_pandas(read_table(path), preserve_index=False)
+
+
+def truth_path(folder: Path, name: str) -> Path:
+    """A ground-truth table's file, or its folder of parts."""
+    parts = Path(folder) / TRUTH / name
+    return parts if parts.is_dir() else parts.with_suffix(".parquet")
 
 
 def read_parameters(folder: Path) -> EngagementParameters:
@@ -221,8 +317,8 @@ def read_parameters(folder: Path) -> EngagementParameters:
     folder = Path(folder)
     constants = json.loads((folder / MODEL_FILE).read_text())
     return EngagementParameters.from_frames(
-        pq.read_table(folder / TRUTH / "engagement_users.parquet").to_pandas(),
-        pq.read_table(folder / TRUTH / "engagement_weights.parquet").to_pandas(),
+        pq.read_table(truth_path(folder, "engagement_users")).to_pandas(),
+        pq.read_table(truth_path(folder, "engagement_weights")).to_pandas(),
         constants,
     )
 
@@ -237,7 +333,7 @@ def read_dataset(folder: Path) -> Dataset:
         recipe=Recipe.from_dict(manifest["recipe"]),
         notifications_arrow=pa.Table.from_pandas(frames["notifications"], preserve_index=False),
         users_arrow=pa.Table.from_pandas(frames["users"], preserve_index=False),
-        truth_rows_arrow=pq.read_table(folder / TRUTH / "engagement_rows.parquet"),
+        truth_rows_arrow=pq.read_table(truth_path(folder, "engagement_rows")),
         parameters=read_parameters(folder),
         pushgen_version=manifest.get("pushgen_version", __version__),
     )

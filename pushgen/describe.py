@@ -105,13 +105,13 @@ def describe_path(path: Path) -> dict:
         notifications = next((p for p in (path / "notifications.parquet", path / "notifications.csv")
                               if p.is_file()), path / "notifications.parquet")
         users = notifications.with_stem("users")
-    if not notifications.is_file():
+    if not notifications.exists():
         raise DatasetError(f"{path} is not a pushgen dataset: no {notifications.name}")
     return describe(_read(notifications), _read(users) if users.is_file() else None)
 
 
 def _read(path: Path) -> pd.DataFrame:
-    if path.suffix not in (".parquet", ".csv"):
+    if path.suffix not in (".parquet", ".csv") and not path.is_dir():
         raise DatasetError(f"{path} is not a Parquet or CSV table")
     try:
         return read_table(path)

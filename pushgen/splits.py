@@ -6,12 +6,13 @@ Layout of a split folder::
     users.parquet              every user of the dataset
     task1/train.parquet        task 1 users: the training months, less the validation weeks
     task1/validation.parquet   task 1 users: the last validation weeks of the training months
-    task1/test.parquet         task 1 users: the test months (context_id keys a submission)
+    task1/test.parquet         task 1 users: the test months
     task2/test.parquet         cold-start users (held out entirely): their test months only
     ground_truth/              the simulated user, as in a dataset folder
 
-Every part holds the dataset's notification columns; test parts add ``context_id`` (equal to
-``notification_id``), the key of a submission's rows.
+Every part holds the dataset's notification columns after ``context_id`` (equal to
+``notification_id``), the key of a submission's rows; all parts share one schema, so tools that
+expect a dataset's splits to have the same columns (Hugging Face ``datasets``) read them as one.
 
 ``split.json`` also holds a content fingerprint of every table (``pushgen.dataset.fingerprint``,
 independent of the Parquet writer) and ``fingerprint``, the sha256 of them all together: two
@@ -108,13 +109,8 @@ def split_tables(notifications: pa.Table, start: dt.date, user_ids: np.ndarray,
         "task1/test": pc.and_(warm, in_test),
         "task2/test": pc.and_(is_cold, in_test),
     }
-    out = {}
-    for part, mask in parts.items():
-        table = notifications.filter(mask)
-        if part.endswith("test"):
-            table = table.add_column(0, "context_id", table.column("notification_id"))
-        out[part] = table
-    return out
+    keyed = notifications.add_column(0, "context_id", notifications.column("notification_id"))
+    return {part: keyed.filter(mask) for part, mask in parts.items()}
 
 
 def table_fingerprints(folder: Path) -> dict[str, str]:
@@ -172,11 +168,7 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
         for source in sorted((dataset / TRUTH).iterdir()):
             shutil.copyfile(source, work / TRUTH / source.name)
             files[f"{TRUTH}/{source.stem}"] = work / TRUTH / source.name
-        fingerprints = {part: fingerprint(table) for part, table in parts.items()}
-        fingerprints["users"] = fingerprint(users)
-        for path in sorted((work / TRUTH).glob("*.parquet")):
-            fingerprints[f"{TRUTH}/{path.stem}"] = fingerprint(pq.read_table(path))
-        fingerprints[MODEL_FILE] = json_fingerprint(work / MODEL_FILE)
+        fingerprints = table_fingerprints(work)
         description = {
             "name": name or Path(out).name,
             "version": version,
@@ -238,6 +230,8 @@ def resolve_split(source: str | Path) -> Path:
         if not (path / SPLIT_FILE).is_file():
             raise DatasetError(f"{path} is not a split folder: no {SPLIT_FILE}")
         return path
+    if path.exists() or len(path.parts) > 1:
+        raise DatasetError(f"{path} is not a split folder")
     from pushgen.download import fetch_split
 
     return fetch_split(str(source))

@@ -22,6 +22,7 @@ from pushgen.dataset import (
     fingerprint,
     sha256_file,
     table_path,
+    truth_path,
 )
 from pushgen.generate import GenerationError, Recipe
 
@@ -103,8 +104,12 @@ def _check_files(folder: Path, manifest: dict) -> list[str]:
     problems = []
     listed = manifest["files"]
     for name in ("notifications", "users"):
-        relative = table_path(folder, name, manifest).relative_to(folder).as_posix()
-        if relative not in listed:
+        path = table_path(folder, name, manifest)
+        relative = path.relative_to(folder).as_posix()
+        if path.is_dir():
+            if not any(entry.startswith(relative + "/") for entry in listed):
+                problems.append(f"{relative}/: no part listed in {MANIFEST}")
+        elif relative not in listed:
             problems.append(f"{relative}: not listed in {MANIFEST}")
     for relative, entry in listed.items():
         parts = PurePosixPath(relative)
@@ -132,11 +137,11 @@ def _read_tables(folder: Path, manifest: dict,
     paths = {
         "notifications": table_path(folder, "notifications", manifest),
         "users": table_path(folder, "users", manifest),
-        "engagement_rows": folder / TRUTH / "engagement_rows.parquet",
+        "engagement_rows": truth_path(folder, "engagement_rows"),
     }
     tables = {}
     for name, path in paths.items():
-        if not path.is_file():
+        if not path.exists():
             continue
         try:
             tables[name] = _read(path)
@@ -152,7 +157,7 @@ def _first_line(error: Exception) -> str:
 def _read(path: Path) -> tuple[pa.Table | None, pd.DataFrame]:
     """The table as written (Arrow; None if its values cannot take the schema types) and its
     values as stored (pandas; CSV text parsed only where it is exactly a value of its type)."""
-    if path.suffix == ".parquet":
+    if path.suffix == ".parquet" or path.is_dir():
         table = pq.read_table(path)
         return table, table.to_pandas()
     text = pd.read_csv(path, keep_default_na=False, na_values=[""],

@@ -86,8 +86,8 @@ def test_csv_card_loads_with_read_csv(dataset: pushgen.Dataset, tmp_path: Path) 
     assert "### notifications.csv" in card and "| format | csv |" in card
 
 
-def test_summary_paragraph(dataset: pushgen.Dataset, tmp_path: Path) -> None:
-    text = summary_paragraph(dataset, tmp_path / "out")
+def test_summary_paragraph(dataset: pushgen.Dataset, folder: Path, tmp_path: Path) -> None:
+    text = summary_paragraph(read_manifest(folder), tmp_path / "out")
     assert "\n" not in text
     assert f"{len(dataset.notifications):,} notifications of 3 users" in text
     assert "from 2026-01-05 to 2026-01-25" in text and str(tmp_path / "out") in text

@@ -1,0 +1,245 @@
+"""Fetch a standard split: from the copy shipped with the package, the cache, a download, or
+by regenerating it from its recipe. Every copy is checked before it is returned.
+
+Downloads come from ``$PUSHGEN_DATA_URL/<name>/<version>/<file>`` (default ``DEFAULT_DATA_URL``)
+into ``<cache>/<name>/<version>/``, where ``<cache>`` is ``$PUSHGEN_CACHE`` or the user cache
+folder. A split folder appears there only once every file passed its sha256 check (or, when
+regenerated, once its content fingerprint matched the published one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+from urllib.parse import urlparse
+
+import platformdirs
+import pooch
+import requests
+from tqdm.auto import tqdm
+
+from pushgen.dataset import DatasetError, atomic_folder, sha256_file
+from pushgen.registry import StandardSplit, environment, file_entries, lookup
+from pushgen.splits import SPLIT_FILE
+from pushgen.standard import build_split, write_metadata
+
+DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/main/generated"
+DATA_URL_ENV = "PUSHGEN_DATA_URL"
+CACHE_ENV = "PUSHGEN_CACHE"
+RECORD = ".pushgen-verified.json"
+TIMEOUT_SECONDS = 60
+
+
+class DownloadError(DatasetError):
+    """A file that could not be fetched, or that failed its checksum (nothing was kept)."""
+
+
+class FingerprintMismatch(DatasetError):
+    """A regenerated split whose content differs from the published one."""
+
+
+def cache_dir(cache: Path | None = None) -> Path:
+    """Where downloaded and regenerated splits are kept."""
+    if cache is not None:
+        return Path(cache)
+    return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("pushgen"))
+
+
+def data_url(url: str | None = None) -> str:
+    url = (url or os.environ.get(DATA_URL_ENV) or DEFAULT_DATA_URL).rstrip("/")
+    if urlparse(url).scheme not in ("http", "https"):
+        raise DownloadError(f"{DATA_URL_ENV} must be an http(s) URL; got {url!r}")
+    return url
+
+
+def shipped_folders(entry: StandardSplit) -> list[Path]:
+    """Where a copy may ship: inside the installed package, or the source tree's ``generated/``."""
+    packaged = resources.files("pushgen") / "_standard" / entry.name / entry.version
+    return [Path(str(packaged)),
+            Path(__file__).resolve().parents[1] / "generated" / entry.name / entry.version]
+
+
+def matches(folder: Path, files: dict[str, dict]) -> bool:
+    """Whether ``folder`` holds every file of ``files`` with its size and sha256."""
+    for relative, expected in files.items():
+        path = folder / relative
+        if not path.is_file() or path.stat().st_size != expected["bytes"]:
+            return False
+        if sha256_file(path) != expected["sha256"]:
+            return False
+    return True
+
+
+def shipped_copy(entry: StandardSplit) -> Path | None:
+    for folder in shipped_folders(entry):
+        if folder.is_dir() and matches(folder, entry.files):
+            return folder
+    return None
+
+
+def read_record(folder: Path) -> dict | None:
+    try:
+        return json.loads((folder / RECORD).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
+    """``folder`` if it holds a checked copy of ``entry`` whose files are unchanged since."""
+    record = read_record(folder)
+    if (record is None or record.get("fingerprint") != entry.fingerprint
+            or set(record.get("files", {})) != set(entry.files)):
+        return None
+    return folder if matches(folder, record["files"]) else None
+
+
+def write_record(folder: Path, entry: StandardSplit, how: str) -> None:
+    record = {"split": entry.label, "fingerprint": entry.fingerprint, "how": how,
+              "files": file_entries(folder)}
+    (folder / RECORD).write_text(json.dumps(record, indent=1) + "\n")
+
+
+def where(entry: StandardSplit, cache: Path | None = None) -> str:
+    """Where a split is at hand without a download (a quick look, no checksums):
+    'packaged', 'repository' (the source tree's ``generated/``), 'cached' or ''."""
+    for kind, folder in zip(("packaged", "repository"), shipped_folders(entry), strict=True):
+        if folder.is_dir():
+            return kind
+    if (cache_dir(cache) / entry.name / entry.version / RECORD).is_file():
+        return "cached"
+    return ""
+
+
+def fetch_split(
+    name: str,
+    version: str | None = None,
+    cache: Path | None = None,
+    regenerate: bool = False,
+    *,
+    url: str | None = None,
+    progress: bool | None = None,
+    prefer_packaged: bool = True,
+) -> Path:
+    """The folder of the standard split ``name`` (``pushgen-v1``, or ``pushgen`` and ``version``).
+
+    A copy shipped with the package comes first (unless ``prefer_packaged`` is false), then the
+    cache; otherwise the split is downloaded, or with ``regenerate`` rebuilt from its recipe.
+    ``progress`` (default: when stderr is a terminal) shows progress bars.
+    """
+    entry = lookup(name, version)
+    progress = sys.stderr.isatty() if progress is None else progress
+    if prefer_packaged and not regenerate and (shipped := shipped_copy(entry)) is not None:
+        return shipped
+    target = cache_dir(cache) / entry.name / entry.version
+    if not regenerate and cached_copy(entry, target) is not None:
+        return target
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise DatasetError(f"cannot use the cache folder {target.parent}: {error.strerror}") from None
+    if regenerate:
+        return regenerate_split(entry, target, progress)
+    base_url = data_url(url)
+    if target.is_dir():
+        shutil.rmtree(target)
+    return download_split(entry, target, base_url, progress)
+
+
+def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:
+    """Download every file of ``entry`` and check it; ``target`` appears only if all pass."""
+    with atomic_folder(target, force=True) as work, quiet_pooch():
+        for relative, expected in entry.files.items():
+            file_url = f"{base_url}/{entry.name}/{entry.version}/{relative}"
+            fetch_file(entry, file_url, relative, expected, work, progress)
+        write_record(work, entry, "download")
+    return target
+
+
+def fetch_file(entry: StandardSplit, url: str, relative: str, expected: dict, folder: Path,
+               progress: bool) -> None:
+    bar = tqdm(desc=f"{entry.label} {relative}", unit="B", unit_scale=True, leave=False,
+               disable=not progress)
+    path = folder / relative
+    try:
+        pooch.retrieve(url, known_hash=f"sha256:{expected['sha256']}", fname=relative, path=folder,
+                       downloader=pooch.HTTPDownloader(progressbar=bar if progress else False,
+                                                       timeout=TIMEOUT_SECONDS))
+    except ValueError as error:
+        path.unlink(missing_ok=True)
+        got = re.search(r"got ([0-9a-f]{64})", str(error))
+        raise DownloadError(
+            f"{entry.label}: {relative} from {url} failed its checksum: sha256 expected "
+            f"{expected['sha256']}, got {got.group(1) if got else 'another'}; the file was discarded"
+        ) from None
+    except requests.RequestException as error:
+        path.unlink(missing_ok=True)
+        raise DownloadError(f"{entry.label}: cannot download {relative} from {url}: "
+                            f"{reason(error)}; nothing was kept") from None
+    finally:
+        bar.close()
+    got = sha256_file(path)
+    if got != expected["sha256"]:
+        path.unlink()
+        raise DownloadError(f"{entry.label}: {relative} failed its checksum: sha256 expected "
+                            f"{expected['sha256']}, got {got}; the file was discarded")
+
+
+def reason(error: requests.RequestException) -> str:
+    """A one-line reason for a failed request."""
+    if isinstance(error, requests.HTTPError) and error.response is not None:
+        return f"HTTP {error.response.status_code} {error.response.reason}"
+    if isinstance(error, requests.exceptions.ChunkedEncodingError):
+        return "the connection broke off before the whole file arrived"
+    if isinstance(error, requests.Timeout):
+        return f"no answer within {TIMEOUT_SECONDS} s"
+    if isinstance(error, requests.ConnectionError):
+        return "cannot connect (no network, or a wrong PUSHGEN_DATA_URL?)"
+    return " ".join(str(error).split())
+
+
+@contextlib.contextmanager
+def quiet_pooch() -> Iterator[None]:
+    """Keep pooch's own log lines (about temporary paths) out of the output."""
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def regenerate_split(entry: StandardSplit, target: Path, progress: bool) -> Path:
+    """Rebuild ``entry`` from its recipe into ``target`` if its content fingerprint matches."""
+    return build_split(entry.make_recipe(), entry.make_spec(), target, entry.name, entry.version,
+                       force=True, progress=progress,
+                       describe=functools.partial(check_regenerated, entry))
+
+
+def check_regenerated(entry: StandardSplit, folder: Path) -> None:
+    got = json.loads((folder / SPLIT_FILE).read_text())["fingerprint"]
+    if got != entry.fingerprint:
+        here, there = environment(), entry.environment
+        differ = [f"{k} {there.get(k)} there, {v} here" for k, v in here.items()
+                  if there.get(k) not in (None, v)]
+        raise FingerprintMismatch(
+            f"{entry.label}: the regenerated split does not match the published one: expected "
+            f"fingerprint {entry.fingerprint}, got {got}"
+            + (f" ({'; '.join(differ)})" if differ else "")
+            + f"; nothing was kept. Download it instead: pushgen download {entry.label}")
+    write_metadata(folder, entry.title, entry.description, standard_url(entry.name, entry.version))
+    write_record(folder, entry, "regenerate")
+
+
+def standard_url(name: str, version: str) -> str:
+    """Where a standard split is published (the folder its files are downloaded from)."""
+    return f"{DEFAULT_DATA_URL}/{name}/{version}"

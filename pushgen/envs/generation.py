@@ -1,0 +1,146 @@
+"""``pushgen/NotificationGeneration-v0``: answer each context with a generated notification.
+
+An episode is one user's test period in time order (task 2's cold-start users by default;
+``task=1`` replays task 1's test part). Each step:
+
+- observation: the context, ``Dict`` of ``Discrete`` over the 11 context features;
+- action: a notification, ``Dict`` of ``Discrete`` over the 7 notification features
+  (code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``; see
+  ``pushgen.envs.spaces.encode``/``decode``);
+- reward: the challenge's table, comparing the simulated user's response to the generated
+  notification with the logged action in that context (``mode`` as in ``pushgen.envs.judge``);
+- info: ``context_id`` of the answered context, ``opened`` (the simulated response: the
+  row's own draw < P(open)), ``logged_opened``, ``p_open`` (of the generated notification),
+  ``history`` (a ``pushgen.envs.history.History``, filled in place, the same object for the
+  whole episode) and ``metrics`` (running ``steps``, ``total_reward``, ``mean_reward``,
+  ``generated_open_rate`` and ``logged_open_rate``; in ``expected`` mode the generated open
+  rate is the mean P(open)).
+
+With ``gym.make_vec(..., vectorization_mode="async")`` pass ``history_in_info=False``: the
+history would otherwise be pickled to the main process at every step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from scipy.special import expit
+
+from pushgen import schemas
+from pushgen.envs.base import ReplayEnv
+from pushgen.envs.history import History
+from pushgen.envs.judge import DEFAULT_MODE, REWARDS, check_mode
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
+
+ENV_ID = "pushgen/NotificationGeneration-v0"
+
+
+class NotificationGenerationEnv(ReplayEnv):
+    """Task 2 (online) and task 1's test contexts: generate one notification per context."""
+
+    env_id = ENV_ID
+
+    def __init__(self, split: str | Path, user: int | None = None, task: int = 2,
+                 part: str = "test", mode: str = DEFAULT_MODE, render_mode: str | None = None,
+                 history_in_info: bool = True) -> None:
+        self.mode = check_mode(mode)
+        self.observation_space = context_space()
+        self.action_space = notification_space()
+        self.history_in_info = history_in_info
+        self._keys = tuple(self.observation_space.keys())
+        self._ranges = [(f, len(schemas.values(f))) for f in NOTIFICATION_FEATURES]
+        self._last: tuple[tuple[int, ...], bool, float, float] | None = None
+        super().__init__(split, user, task, part, render_mode)
+        self._start_episode()
+
+    def _use_user(self, user: int | None) -> None:
+        super()._use_user(user)
+        self._scorer = self.episode.scorer
+        self._draw = self.episode.truth.draw.tolist()
+        self._contexts = self.episode.rows_in_order(self._keys)
+
+    def _start_episode(self) -> None:
+        self.history = History(self.user, self.episode.context_ids,
+                               {f: self.episode.codes[f] for f in CONTEXT_FEATURES})
+        self._total = 0.0
+        self._generated = 0.0
+        self._logged_opens = 0
+        self._last = None
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, int], dict[str, Any]]:
+        self._begin(seed, options)
+        self._start_episode()
+        info = {"user_id": self.user, "context_id": self._context_ids[0], **self._shared_info()}
+        self._ready = perf_counter()
+        return dict(zip(self._keys, self._contexts[0], strict=True)), info
+
+    def step(self, action: dict[str, Any]) -> tuple[dict[str, int], float, bool, bool, dict]:
+        started = perf_counter()
+        i = self._check_running()
+        codes = self._codes(action)
+        p = float(expit(self._scorer.logit(i, codes)))
+        opened = self._draw[i] < p
+        logged = self._logged[i]
+        if self.mode == "expected":
+            reward = 2.0 * p - 1.0 if logged else 2.0 * p
+            self._generated += p
+        else:
+            reward = REWARDS[logged][opened]
+            self._generated += opened
+        self._total += reward
+        self._logged_opens += logged
+        self.history.append(codes, opened, reward, p, started - self._ready)
+        self._last = (codes, opened, p, reward)
+        self._row = i + 1
+        terminated = self._row >= self._n
+        info = {"context_id": self._context_ids[i], "opened": opened, "logged_opened": logged,
+                "p_open": p, **self._shared_info()}
+        observation = dict(zip(self._keys, self._contexts[min(i + 1, self._n - 1)], strict=True))
+        self._ready = perf_counter()
+        return observation, reward, terminated, False, info
+
+    def _codes(self, action: dict[str, Any]) -> tuple[int, ...]:
+        try:
+            codes = tuple(int(action[f]) for f, _ in self._ranges)
+        except (KeyError, TypeError, ValueError, IndexError):
+            raise ValueError("an action is a dict of codes, one per notification feature: "
+                             f"{', '.join(NOTIFICATION_FEATURES)}; got {action!r}") from None
+        for (name, size), code in zip(self._ranges, codes, strict=True):
+            if not 0 <= code < size:
+                raise ValueError(f"action {name}: code {code} is outside 0..{size - 1}")
+        return codes
+
+    def _shared_info(self) -> dict[str, Any]:
+        k = self._row
+        metrics = {
+            "steps": k,
+            "total_reward": self._total,
+            "mean_reward": self._total / k if k else 0.0,
+            "generated_open_rate": self._generated / k if k else 0.0,
+            "logged_open_rate": self._logged_opens / k if k else 0.0,
+        }
+        if self.history_in_info:
+            return {"history": self.history, "metrics": metrics}
+        return {"metrics": metrics}
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        row = min(self._row, self._n - 1)
+        lines = [f"{self._header()}  mode {self.mode}",
+                 "context   " + self._describe(self._keys, self._contexts[row])]
+        if self._last is not None:
+            codes, opened, p, reward = self._last
+            logged = "opened" if self._logged[self._row - 1] else "dismissed"
+            lines.append("generated " + self._describe(NOTIFICATION_FEATURES, codes))
+            lines.append(f"response  {'opened' if opened else 'dismissed'} (P(open) {p:.3f}); "
+                         f"logged {logged}; reward {reward:+.3f}")
+        k = self._row
+        if k:
+            lines.append(f"total reward {self._total:.3f}  mean {self._total / k:.3f}  "
+                         f"open rate generated {self._generated / k:.3f} "
+                         f"logged {self._logged_opens / k:.3f}")
+        return "\n".join(lines) + "\n"

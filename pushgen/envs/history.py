@@ -1,0 +1,138 @@
+"""The engagement history of a generation episode: columnar buffers that grow by one row a step.
+
+``info["history"]`` of ``pushgen/NotificationGeneration-v0`` is one ``History`` per episode
+(a new one at each reset), filled in place: reading it copies nothing. Its columns, each
+with one entry per step taken so far:
+
+    context_ids          context_id of the step's context
+    context_codes        feature -> codes of the context
+    notification_codes   feature -> codes of the generated notification
+    opened               the simulated user's response to it (the row's own draw < P(open))
+    reward               the step's reward (per the environment's mode)
+    p_open               P(open) of the generated notification
+    decision_seconds     time the model took between receiving the context and answering
+
+``frame()`` decodes it into a pandas frame (the union of context and notification features
+plus ``action``), and ``save(path)`` writes it as Parquet: the recording format of a task 2
+run that ``pushgen evaluate --task 2`` reads (columns ``step, user_id, context_id``, the
+context and notification features as schema values, ``action, reward, p_open,
+decision_seconds``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pushgen.envs.spaces import ACTION_VALUES, DISMISSED, NOTIFICATION_FEATURES, OPENED, codes_frame
+
+COMPARED = ("_notification", "_opened", "_reward", "_p_open")
+
+
+class History:
+    """One episode's steps so far; equality compares the simulated content, not the timings."""
+
+    def __init__(self, user_id: int, context_ids: np.ndarray,
+                 context_codes: dict[str, np.ndarray]) -> None:
+        n = len(context_ids)
+        self.user_id = user_id
+        self.size = 0
+        self._context_ids = context_ids
+        self._context_codes = context_codes
+        self._notification = np.zeros((n, len(NOTIFICATION_FEATURES)), dtype=np.int16)
+        self._opened = np.zeros(n, dtype=bool)
+        self._reward = np.zeros(n, dtype=np.float64)
+        self._p_open = np.zeros(n, dtype=np.float64)
+        self._seconds = np.zeros(n, dtype=np.float64)
+
+    def append(self, codes: tuple[int, ...] | list[int], opened: bool, reward: float,
+               p_open: float, seconds: float) -> None:
+        k = self.size
+        self._notification[k] = codes
+        self._opened[k] = opened
+        self._reward[k] = reward
+        self._p_open[k] = p_open
+        self._seconds[k] = seconds
+        self.size = k + 1
+
+    def __len__(self) -> int:
+        return self.size
+
+    @property
+    def context_ids(self) -> np.ndarray:
+        return self._context_ids[: self.size]
+
+    @property
+    def context_codes(self) -> dict[str, np.ndarray]:
+        return {f: c[: self.size] for f, c in self._context_codes.items()}
+
+    @property
+    def notification_codes(self) -> dict[str, np.ndarray]:
+        return {f: self._notification[: self.size, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
+
+    @property
+    def opened(self) -> np.ndarray:
+        return self._opened[: self.size]
+
+    @property
+    def reward(self) -> np.ndarray:
+        return self._reward[: self.size]
+
+    @property
+    def p_open(self) -> np.ndarray:
+        return self._p_open[: self.size]
+
+    @property
+    def decision_seconds(self) -> np.ndarray:
+        return self._seconds[: self.size]
+
+    def frame(self) -> pd.DataFrame:
+        """The steps so far as a frame of schema values (the recording format's columns)."""
+        head = pd.DataFrame({
+            "step": np.arange(self.size, dtype=np.int32),
+            "user_id": np.full(self.size, self.user_id, dtype=np.int32),
+            "context_id": self.context_ids,
+        })
+        features = codes_frame({**self.context_codes, **self.notification_codes})
+        tail = pd.DataFrame({
+            "action": pd.Categorical.from_codes(np.where(self.opened, OPENED, DISMISSED),
+                                                categories=list(ACTION_VALUES)),
+            "reward": self.reward,
+            "p_open": self.p_open,
+            "decision_seconds": self.decision_seconds,
+        })
+        return pd.concat([head, features, tail], axis=1)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the recording (Parquet) to ``path``."""
+        path = Path(path)
+        pq.write_table(pa.Table.from_pandas(self.frame(), preserve_index=False), path)
+        return path
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, History):
+            return NotImplemented
+        k = self.size
+        return (self.user_id == other.user_id and k == other.size
+                and np.array_equal(self.context_ids, other.context_ids)
+                and all(np.array_equal(getattr(self, name)[:k], getattr(other, name)[:k])
+                        for name in COMPARED))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> dict:
+        """Pickle only the steps taken (a snapshot: it cannot grow after unpickling)."""
+        k = self.size
+        state = dict(self.__dict__)
+        state["_context_ids"] = self._context_ids[:k].copy()
+        state["_context_codes"] = {f: c[:k].copy() for f, c in self._context_codes.items()}
+        for name in (*COMPARED, "_seconds"):
+            state[name] = getattr(self, name)[:k].copy()
+        return state
+
+    def __repr__(self) -> str:
+        return f"History(user_id={self.user_id}, steps={self.size}, total_reward={self.reward.sum():g})"

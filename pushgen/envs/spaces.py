@@ -1,0 +1,101 @@
+"""Gymnasium spaces derived from the schemas, and conversions between codes and values.
+
+Every feature is a ``Discrete(n)`` space whose code ``i`` stands for
+``pushgen.schemas.values(feature)[i]``: the position of the value in the published list.
+For example ``values("ongoing") == (False, True)``, so code 1 means ``True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from gymnasium import spaces
+
+from pushgen import schemas
+
+NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
+CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
+ACTION_VALUES: tuple[str, ...] = schemas.values("action")
+OPENED = ACTION_VALUES.index("opened")
+DISMISSED = ACTION_VALUES.index("dismissed")
+
+
+def feature_space(features: Iterable[str]) -> spaces.Dict:
+    """A ``Dict`` of one ``Discrete`` space per feature, sized by its published value list."""
+    return spaces.Dict({name: spaces.Discrete(len(schemas.values(name))) for name in features})
+
+
+def notification_space() -> spaces.Dict:
+    return feature_space(NOTIFICATION_FEATURES)
+
+
+def context_space() -> spaces.Dict:
+    return feature_space(CONTEXT_FEATURES)
+
+
+def engagement_action_space() -> spaces.Discrete:
+    """Open or dismiss: code ``i`` stands for ``pushgen.schemas.values("action")[i]``."""
+    return spaces.Discrete(len(ACTION_VALUES))
+
+
+def encode(values: Mapping[str, Any]) -> dict[str, int]:
+    """Codes of feature values, e.g. ``{"priority": "high"}`` -> ``{"priority": 1}``.
+
+    Raises ``ValueError`` naming the feature and the allowed values when a value is not
+    published. Booleans may be given as ``True``/``False`` or ``"true"``/``"false"``.
+    """
+    out = {}
+    for name, value in values.items():
+        field = schemas.field(name)
+        if field.type == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+            value = value.lower() == "true"
+        elif isinstance(value, np.generic):
+            value = value.item()
+        if field.type == "string" and not isinstance(value, str):
+            raise ValueError(f"{name}: {value!r} is not one of {list(field.values)}")
+        out[name] = field.code(value)
+    return out
+
+
+def decode(codes: Mapping[str, Any]) -> dict[str, Any]:
+    """Feature values of codes, e.g. an observation or action -> ``{"priority": "high", ...}``."""
+    out = {}
+    for name, code in codes.items():
+        allowed = schemas.values(name)
+        index = int(code)
+        if not 0 <= index < len(allowed):
+            raise ValueError(f"{name}: code {index} is outside 0..{len(allowed) - 1}")
+        out[name] = allowed[index]
+    return out
+
+
+def frame_codes(frame: pd.DataFrame, features: Iterable[str]) -> dict[str, np.ndarray]:
+    """Codes of a frame's feature columns (schema dtypes or plain values) as int64 arrays."""
+    out = {}
+    for name in features:
+        column = frame[name]
+        field = schemas.field(name)
+        if (isinstance(column.dtype, pd.CategoricalDtype)
+                and tuple(column.cat.categories) == tuple(str(v) for v in field.values)):
+            codes = column.cat.codes.to_numpy()
+        else:
+            codes = field.codes(column.to_numpy(dtype=object))
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise ValueError(f"{name}: {column.iloc[row]!r} is not one of {list(field.values)}")
+        out[name] = codes.astype(np.int64)
+    return out
+
+
+def codes_frame(codes: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """A frame of feature values (schema dtypes) from arrays of codes."""
+    columns = {}
+    for name, c in codes.items():
+        field = schemas.field(name)
+        c = np.asarray(c)
+        columns[name] = schemas.column_from_codes(
+            name, c if field.is_categorical else np.asarray(field.values)[c])
+    return pd.DataFrame(columns)

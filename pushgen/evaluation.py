@@ -1,0 +1,155 @@
+"""Score a task 1 submission or a recorded task 2 run against a split's test part.
+
+Every submitted notification is judged by the split's simulated user (the generator's own
+engagement model; see ``pushgen.envs.judge`` for the reward table and the ``expected`` and
+``sampled`` modes), in the context it answers. Metrics (``pushgen.metrics``) are computed
+per user; the ``all`` row pools the performance and response times over every row and
+averages the diversity and learning scores over the users. Diversity is measured on the
+generated notifications the simulated user opens with the split's own draws, in both modes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from pushgen import metrics
+from pushgen.envs.judge import DEFAULT_MODE, check_mode, rewards
+from pushgen.envs.replay import load_part
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.submission import SubmissionError, check_submission, read_submission
+
+COLUMNS = {  # metric -> (table heading, format, scale)
+    "steps": ("steps", "{:.0f}", 1),
+    "total_reward": ("total reward", "{:.2f}", 1),
+    "mean_reward": ("mean reward", "{:.4f}", 1),
+    "generated_open_rate": ("open rate gen.", "{:.4f}", 1),
+    "logged_open_rate": ("open rate logged", "{:.4f}", 1),
+    "distinct_ratio": ("distinct ratio", "{:.4f}", 1),
+    "entropy": ("entropy", "{:.4f}", 1),
+    "response_p50_seconds": ("p50 ms", "{:.3f}", 1000),
+    "response_p95_seconds": ("p95 ms", "{:.3f}", 1000),
+    "learning_slope_per_1000_steps": ("slope/1000 steps", "{:+.4f}", 1),
+    "learning_quarter_gain": ("quarter gain", "{:+.4f}", 1),
+}
+LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain")
+
+
+@dataclass
+class Evaluation:
+    """Per-user and overall metrics of one submission."""
+
+    split: str
+    task: int
+    mode: str
+    per_user: pd.DataFrame  # index: user_id; columns: metric names
+    overall: dict[str, float]
+
+    def to_dict(self) -> dict:
+        def clean(value):
+            if isinstance(value, float) and not math.isfinite(value):
+                return None
+            return int(value) if isinstance(value, (np.integer,)) else value
+
+        return {
+            "split": self.split,
+            "task": self.task,
+            "mode": self.mode,
+            "overall": {k: clean(v) for k, v in self.overall.items()},
+            "users": [{"user_id": int(user), **{k: clean(float(v)) if k != "steps" else int(v)
+                                                for k, v in row.items()}}
+                      for user, row in self.per_user.iterrows()],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1)
+
+    def table(self) -> str:
+        keys = [k for k in COLUMNS if k in self.overall]
+        header = ["user", *(COLUMNS[k][0] for k in keys)]
+        rows = [[str(user), *(_format(k, row[k]) for k in keys)]
+                for user, row in self.per_user.iterrows()]
+        rows.append(["all", *(_format(k, self.overall[k]) for k in keys)])
+        widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
+        lines = [f"split {self.split}, task {self.task}, mode {self.mode}: "
+                 f"{len(self.per_user)} users, {self.overall['steps']} contexts"]
+        for line in [header, *rows]:
+            lines.append("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)))
+        return "\n".join(lines)
+
+
+def _format(key: str, value: float) -> str:
+    _, spec, scale = COLUMNS[key]
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    return spec.format(value * scale)
+
+
+def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataFrame | None = None,
+             mode: str = DEFAULT_MODE, users: Iterable[int] | int | None = None) -> Evaluation:
+    """Score ``submission`` (a file or frame) on task ``task``'s test part of ``split``.
+
+    Task 1: one generated notification per test context (``context_id`` and the 7
+    notification features). Task 2: a recorded run (``pushgen.envs.History.save``), which
+    adds ``decision_seconds``. ``users`` restricts the scoring to some users; rows of other
+    users' contexts are then ignored.
+    """
+    if submission is None:
+        raise SubmissionError("no submission given")
+    try:
+        mode = check_mode(mode)
+    except ValueError as error:
+        raise SubmissionError(str(error)) from None
+    part = load_part(split, task, "test")
+    if users is None:
+        selected = [int(u) for u in part.users]
+    else:
+        chosen = [users] if isinstance(users, (int, np.integer)) else list(users)
+        if not chosen:
+            raise SubmissionError("users is empty; give some users or None for every test user")
+        selected = sorted({part.check_user(u) for u in chosen})
+    rows = np.concatenate([np.arange(part.rows_of(u).start, part.rows_of(u).stop) for u in selected])
+    frame = submission if isinstance(submission, pd.DataFrame) else read_submission(submission)
+    codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
+                                      timed=task == 2)
+    p_generated = expit(part.logits(codes, rows))
+    draw = part.truth.draw[rows]
+    logged = part.logged_opened[rows]
+    reward = rewards(logged, p_generated, draw, mode)
+    opened = draw < p_generated
+    generated_open = p_generated if mode == "expected" else opened
+    reference = {f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}
+    per_user = {}
+    start = 0
+    for user in selected:
+        n = part.rows_of(user).stop - part.rows_of(user).start
+        own = slice(start, start + n)
+        start += n
+        scores = {
+            **metrics.performance(reward[own], generated_open[own], logged[own]),
+            "distinct_ratio": metrics.distinct_ratio(
+                {f: c[own] for f, c in codes.items()}, opened[own],
+                {f: c[own] for f, c in reference.items()}),
+            "entropy": metrics.entropy({f: c[own] for f, c in codes.items()}, opened[own]),
+        }
+        if seconds is not None:
+            scores.update(metrics.response_time(seconds[own]))
+            scores.update(metrics.learning(reward[own]))
+        per_user[user] = scores
+    table = pd.DataFrame.from_dict(per_user, orient="index")
+    table.index.name = "user_id"
+    overall = metrics.performance(reward, generated_open, logged)
+    overall["distinct_ratio"] = float(table["distinct_ratio"].mean())
+    overall["entropy"] = float(table["entropy"].mean())
+    if seconds is not None:
+        overall.update(metrics.response_time(seconds))
+        for key in LEARNING:
+            overall[key] = float(table[key].mean())
+    return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall)

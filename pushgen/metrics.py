@@ -1,0 +1,79 @@
+"""The challenge's metrics of generated notifications: performance, diversity, time, learning.
+
+- performance: total and mean reward, and the open rate of the generated notifications
+  against that of the logged ones;
+- diversity, over the generated notifications that were opened:
+  ``distinct_ratio`` (gym-push's measure): per notification feature, the number of distinct
+  values among them divided by the number of distinct values in the reference history (the
+  logged notifications of the same contexts), averaged over the 7 features; it can exceed 1.
+  ``entropy``: per feature, the Shannon entropy of their values divided by log(number of
+  published values), so 1 means uniform over every allowed value; averaged over features;
+- response time (task 2): median and 95th percentile of the seconds per decision;
+- learning rate (task 2): the slope of the rolling mean reward against the step (reward per
+  1000 steps), and the mean reward of the last quarter of the steps minus that of the first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pushgen import schemas
+
+ROLLING_WINDOW = 100
+
+
+def performance(reward: np.ndarray, generated_open: np.ndarray,
+                logged_opened: np.ndarray) -> dict[str, float]:
+    n = len(reward)
+    return {
+        "steps": n,
+        "total_reward": float(np.sum(reward)),
+        "mean_reward": float(np.mean(reward)) if n else float("nan"),
+        "generated_open_rate": float(np.mean(generated_open)) if n else float("nan"),
+        "logged_open_rate": float(np.mean(logged_opened)) if n else float("nan"),
+    }
+
+
+def distinct_ratio(generated: dict[str, np.ndarray], opened: np.ndarray,
+                   reference: dict[str, np.ndarray]) -> float:
+    """Mean over features of distinct opened generated values / distinct reference values."""
+    ratios = [len(np.unique(codes[opened])) / max(1, len(np.unique(reference[f])))
+              for f, codes in generated.items()]
+    return float(np.mean(ratios)) if ratios else float("nan")
+
+
+def entropy(generated: dict[str, np.ndarray], opened: np.ndarray) -> float:
+    """Mean over features of the normalised Shannon entropy of the opened generated values."""
+    scores = []
+    for f, codes in generated.items():
+        size = len(schemas.values(f))
+        counts = np.bincount(codes[opened], minlength=size).astype(np.float64)
+        total = counts.sum()
+        if total == 0:
+            scores.append(0.0)
+            continue
+        p = counts[counts > 0] / total
+        scores.append(float(-(p * np.log(p)).sum() / np.log(size)))
+    return float(np.mean(scores)) if scores else float("nan")
+
+
+def response_time(seconds: np.ndarray) -> dict[str, float]:
+    if not len(seconds):
+        return {"response_p50_seconds": float("nan"), "response_p95_seconds": float("nan")}
+    p50, p95 = np.percentile(seconds, [50, 95])
+    return {"response_p50_seconds": float(p50), "response_p95_seconds": float(p95)}
+
+
+def learning(reward: np.ndarray, window: int = ROLLING_WINDOW) -> dict[str, float]:
+    """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain."""
+    n = len(reward)
+    if n < 8:
+        return {"learning_slope_per_1000_steps": float("nan"), "learning_quarter_gain": float("nan")}
+    window = max(1, min(window, n // 4))
+    rolling = np.convolve(reward, np.full(window, 1.0 / window), mode="valid")
+    steps = np.arange(window - 1, n, dtype=np.float64)
+    slope = np.polyfit(steps, rolling, 1)[0] if len(rolling) > 1 else 0.0
+    quarter = n // 4
+    gain = np.mean(reward[-quarter:]) - np.mean(reward[:quarter])
+    return {"learning_slope_per_1000_steps": float(slope * 1000),
+            "learning_quarter_gain": float(gain)}

@@ -1,0 +1,182 @@
+"""The standard splits: what ``pushgen/registry.json`` says each published name and version holds.
+
+A standard split has a ``name`` (``pushgen``, ``pushgen-mini``) and a ``version`` (``v1``);
+users may type them together as ``pushgen-v1``, or the name alone for its latest version.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+
+from pushgen.dataset import DatasetError, sha256_file
+from pushgen.generate import Recipe
+from pushgen.splits import SPLIT_FILE, SplitSpec
+
+REGISTRY_FILE = Path(__file__).with_name("registry.json")
+VERSION = re.compile(r"v(\d+)")
+LABEL = re.compile(r"(?P<name>.+)-(?P<version>v\d+)")
+RECORDED_PACKAGES = ("numpy", "scipy", "pandas", "pyarrow", "faker")
+
+
+class UnknownSplit(DatasetError):
+    """A name or version that the registry does not hold (the message lists what it does)."""
+
+
+@dataclass(frozen=True)
+class StandardSplit:
+    """One published split: its recipe, content fingerprint and files."""
+
+    name: str
+    version: str
+    title: str
+    description: str
+    recipe: dict
+    split: dict
+    fingerprint: str
+    fingerprints: dict[str, str]
+    rows: dict[str, int]
+    files: dict[str, dict]  # relative path -> {"bytes": int, "sha256": str}
+    pushgen_version: str | None = None
+    environment: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}-{self.version}"
+
+    @property
+    def users(self) -> int:
+        return self.recipe["users"]
+
+    @property
+    def cold_start_users(self) -> int:
+        return self.split["cold_start_users"]
+
+    @property
+    def months(self) -> int | None:
+        return self.recipe.get("months")
+
+    @property
+    def bytes(self) -> int:
+        return sum(f["bytes"] for f in self.files.values())
+
+    def make_recipe(self) -> Recipe:
+        return Recipe.from_dict(self.recipe)
+
+    def make_spec(self) -> SplitSpec:
+        return SplitSpec(**self.split)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> StandardSplit:
+        return cls(**values)
+
+
+def version_number(version: str) -> int:
+    match = VERSION.fullmatch(version)
+    if match is None:
+        raise ValueError(f"a version is 'v' and a number, e.g. v1; got {version!r}")
+    return int(match.group(1))
+
+
+@cache
+def read_registry(path: Path = REGISTRY_FILE) -> tuple[StandardSplit, ...]:
+    if not Path(path).is_file():
+        return ()
+    document = json.loads(Path(path).read_text())
+    return tuple(StandardSplit.from_dict(entry) for entry in document["splits"])
+
+
+def load_registry() -> tuple[StandardSplit, ...]:
+    """Every standard split the installed package knows of."""
+    return read_registry(REGISTRY_FILE)
+
+
+def list_splits() -> list[StandardSplit]:
+    """The standard splits, by name and then version."""
+    return sorted(load_registry(), key=lambda s: (s.name, version_number(s.version)))
+
+
+def lookup(text: str, version: str | None = None) -> StandardSplit:
+    """The standard split named ``text`` (``pushgen-v1``, or ``pushgen`` with ``version``).
+
+    Without a version, the name alone means its latest version.
+    """
+    splits = list_splits()
+    by_name: dict[str, list[StandardSplit]] = {}
+    for entry in splits:
+        by_name.setdefault(entry.name, []).append(entry)
+    name = text
+    if text not in by_name and (match := LABEL.fullmatch(text)) and match["name"] in by_name:
+        name = match["name"]
+        if version is not None and version != match["version"]:
+            raise UnknownSplit(f"{text!r} names version {match['version']} but --version is {version}")
+        version = match["version"]
+    available = ", ".join(s.label for s in splits) or "none"
+    if name not in by_name:
+        raise UnknownSplit(f"no standard split named {text!r}; standard splits: {available}")
+    versions = by_name[name]
+    if version is None:
+        return versions[-1]
+    for entry in versions:
+        if entry.version == version:
+            return entry
+    raise UnknownSplit(f"{name} has no version {version!r}; versions: "
+                       f"{', '.join(s.version for s in versions)}")
+
+
+def file_entries(folder: Path) -> dict[str, dict]:
+    """Size and sha256 of every file of a split folder, by path relative to it."""
+    folder = Path(folder)
+    return {
+        path.relative_to(folder).as_posix(): {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.name.startswith(".")
+    }
+
+
+def environment() -> dict[str, str]:
+    """Versions of what a split's content depends on, recorded beside its fingerprint."""
+    versions = {"python": ".".join(map(str, sys.version_info[:3]))}
+    for package in RECORDED_PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = "not installed"
+    return versions
+
+
+def entry_for_folder(folder: Path, title: str, description: str) -> StandardSplit:
+    """The registry entry of a built standard split folder."""
+    folder = Path(folder)
+    split = json.loads((folder / SPLIT_FILE).read_text())
+    return StandardSplit(
+        name=split["name"],
+        version=split["version"],
+        title=title,
+        description=description,
+        recipe=split["recipe"],
+        split=split["split"],
+        fingerprint=split["fingerprint"],
+        fingerprints=split["fingerprints"],
+        rows={part: values["rows"] for part, values in split["parts"].items()},
+        files=file_entries(folder),
+        pushgen_version=split.get("pushgen_version"),
+        environment=environment(),
+    )
+
+
+def write_registry(entries: list[StandardSplit], path: Path = REGISTRY_FILE) -> Path:
+    """Write ``entries`` (sorted by name and version) as the registry file."""
+    ordered = sorted(entries, key=lambda s: (s.name, version_number(s.version)))
+    document = {"format": 1, "splits": [entry.to_dict() for entry in ordered]}
+    Path(path).write_text(json.dumps(document, indent=1) + "\n")
+    read_registry.cache_clear()
+    return Path(path)

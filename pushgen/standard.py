@@ -1,0 +1,49 @@
+"""Build a split from its recipe: generate, write the dataset, split it, describe it."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from pushgen.croissant import write_croissant
+from pushgen.dataset import DatasetError, write_dataset
+from pushgen.generate import Dataset, Recipe, simulate
+from pushgen.split_card import write_card
+from pushgen.splits import SplitSpec, make_split
+
+
+def write_metadata(folder: Path, title: str | None = None, summary: str | None = None,
+                   url: str | None = None) -> None:
+    """Add the dataset card and the Croissant description to a split folder."""
+    write_card(folder, title, summary)
+    write_croissant(folder, title, url)
+
+
+def build_split(
+    recipe: Recipe,
+    spec: SplitSpec,
+    out: Path,
+    name: str,
+    version: str | None = None,
+    force: bool = False,
+    progress: bool = False,
+    describe: Callable[[Path], None] | None = None,
+) -> Path:
+    """Generate ``recipe`` and write its split ``spec`` as the folder ``out``.
+
+    ``describe`` (default: ``write_metadata``) runs on the finished folder before it takes the
+    place of ``out``; if it raises, nothing is written.
+    """
+    out = Path(out)
+    if not out.parent.is_dir():
+        raise DatasetError(f"cannot write {out}: folder {out.parent} does not exist")
+    users = list(tqdm(simulate(recipe), total=recipe.users, unit="user", disable=not progress,
+                      desc=name))
+    dataset = Dataset.from_users(recipe, users)
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.dataset-", dir=out.parent) as scratch:
+        source = write_dataset(dataset, Path(scratch) / "dataset")
+        return make_split(source, out, spec, force=force, name=name, version=version,
+                          describe=describe or write_metadata)

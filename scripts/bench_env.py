@@ -1,0 +1,83 @@
+"""Steps per second of random actions on the replay environments.
+
+    python scripts/bench_env.py [--split pushgen-mini-v1] [--seconds 2]
+
+Prints, for both environments: a single environment made with ``gym.make`` (actions drawn
+beforehand, then drawn by ``action_space.sample()`` at every step), and ``gym.make_vec``
+with 8 copies in ``sync`` and ``async`` mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from functools import partial
+
+import gymnasium as gym
+
+import pushgen
+
+gym.register_envs(pushgen)
+
+ENVS = {
+    "generation": (pushgen.envs.GENERATION_ID, {"task": 1}),
+    "inbox": (pushgen.envs.INBOX_ID, {}),
+}
+COPIES = 8
+
+
+def single(env_id: str, kwargs: dict, seconds: float, sample_each_step: bool) -> float:
+    env = gym.make(env_id, **kwargs)
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(4096)]
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for k in range(1024):
+            action = env.action_space.sample() if sample_each_step else actions[k]
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+        steps += 1024
+    rate = steps / (time.perf_counter() - start)
+    env.close()
+    return rate
+
+
+def vector(env_id: str, kwargs: dict, seconds: float, mode: str) -> float:
+    envs = gym.make_vec(env_id, num_envs=COPIES, vectorization_mode=mode, **kwargs)
+    envs.reset(seed=0)
+    envs.action_space.seed(0)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(128):
+            envs.step(envs.action_space.sample())
+        steps += 128 * COPIES
+    rate = steps / (time.perf_counter() - start)
+    envs.close()
+    return rate
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="pushgen-mini-v1", help="split name or folder")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    args = parser.parse_args()
+    print(f"split {args.split}; random actions; steps per second (higher is better)")
+    for name, (env_id, extra) in ENVS.items():
+        kwargs = {"split": args.split, **extra}
+        # the history would be pickled to the main process at every step
+        quiet = {**kwargs, "history_in_info": False} if name == "generation" else kwargs
+        measurements = {
+            "single, actions drawn beforehand": partial(single, env_id, kwargs, args.seconds, False),
+            "single, action_space.sample()": partial(single, env_id, kwargs, args.seconds, True),
+            f"make_vec x{COPIES} sync": partial(vector, env_id, kwargs, args.seconds, "sync"),
+            f"make_vec x{COPIES} async": partial(vector, env_id, quiet, args.seconds, "async"),
+        }
+        for label, measure in measurements.items():
+            print(f"{name:<10} {label:<34} {measure():>10,.0f}")
+
+if __name__ == "__main__":
+    main()

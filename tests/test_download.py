@@ -1,0 +1,233 @@
+from __future__ import annotations
+
+import dataclasses
+import functools
+import http.server
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import pushgen
+from pushgen import registry
+from pushgen.cli import main
+from pushgen.dataset import sha256_file
+from pushgen.download import (
+    RECORD,
+    DownloadError,
+    FingerprintMismatch,
+    cache_dir,
+    fetch_split,
+)
+from pushgen.registry import lookup
+from pushgen.splits import SPLIT_FILE
+from pushgen.standard import build_split
+
+GENERATED = Path(__file__).resolve().parents[1] / "generated"
+MINI = lookup("pushgen-mini-v1")
+REMOTE = dataclasses.replace(MINI, name="pushgen-remote")  # same files, never shipped
+REBUILD = ("the generator no longer reproduces the published split. If the change is on purpose, "
+           "bump the split's version (a new entry in STANDARD in scripts/build_standard_splits.py, "
+           "see docs/versioning.md) and rebuild with `python scripts/build_standard_splits.py`; "
+           "a version not yet published may simply be rebuilt")
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves a folder; counts requests; breaks off the files named in ``cut``."""
+
+    requests: list[str]
+    cut: set[str]
+
+    def do_GET(self) -> None:
+        self.requests.append(self.path)
+        relative = self.path.lstrip("/")
+        if relative in self.cut:
+            data = (Path(self.directory) / relative).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data) + 1000))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.close_connection = True
+            return
+        super().do_GET()
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def serve(monkeypatch):
+    """Start a server of a folder on 127.0.0.1; PUSHGEN_DATA_URL points at it."""
+    servers = []
+
+    def start(root: Path, cut: tuple[str, ...] = ()) -> list[str]:
+        handler = type("Counting", (Handler,), {"requests": [], "cut": set(cut)})
+        server = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        monkeypatch.setenv("PUSHGEN_DATA_URL", f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        return handler.requests
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def remote(tmp_path, monkeypatch) -> Path:
+    """A served copy of the mini split under a name that no package ships."""
+    root = tmp_path / "served"
+    shutil.copytree(GENERATED / MINI.name / MINI.version, root / REMOTE.name / REMOTE.version)
+    monkeypatch.setattr(registry, "load_registry", lambda: (*registry.read_registry(), REMOTE))
+    return root
+
+
+def files_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file())
+
+
+def one_line_error(capsys) -> str:
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error, error
+    return error
+
+
+def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
+    requests = serve(GENERATED)
+    cache = tmp_path / "cache"
+    folder = fetch_split("pushgen-mini-v1", cache=cache, prefer_packaged=False)
+    assert folder == cache / "pushgen-mini" / "v1"
+    assert sorted(requests) == sorted(f"/pushgen-mini/v1/{name}" for name in MINI.files)
+    for name, expected in MINI.files.items():
+        assert sha256_file(folder / name) == expected["sha256"], name
+    assert json.loads((folder / RECORD).read_text())["fingerprint"] == MINI.fingerprint
+
+    assert fetch_split("pushgen-mini", "v1", cache=cache, prefer_packaged=False) == folder
+    assert len(requests) == len(MINI.files)
+    split = pushgen.load_split(folder, task=2)
+    assert len(split.test) == MINI.rows["task2/test"]
+
+
+def test_a_cached_copy_that_changed_is_downloaded_again(serve, tmp_path):
+    requests = serve(GENERATED)
+    folder = fetch_split("pushgen-mini-v1", cache=tmp_path, prefer_packaged=False)
+    (folder / "users.parquet").write_bytes(b"changed")
+    assert fetch_split("pushgen-mini-v1", cache=tmp_path, prefer_packaged=False) == folder
+    assert len(requests) == 2 * len(MINI.files)
+    assert sha256_file(folder / "users.parquet") == MINI.files["users.parquet"]["sha256"]
+
+
+def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp_path, capsys):
+    target = remote / REMOTE.name / REMOTE.version / "task1/test.parquet"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    serve(remote)
+    cache = tmp_path / "cache"
+    assert main(["download", "pushgen-remote-v1", "--cache", str(cache)]) == 2
+    error = one_line_error(capsys)
+    assert error.startswith("pushgen: error: pushgen-remote-v1: task1/test.parquet from http://127.0.0.1")
+    assert f"failed its checksum: sha256 expected {MINI.files['task1/test.parquet']['sha256']}" in error
+    assert f"got {sha256_file(target)}" in error
+    assert files_in(cache) == []
+
+
+def test_a_connection_cut_mid_file_is_refused(serve, remote, tmp_path, capsys):
+    requests = serve(remote, cut=(f"{REMOTE.name}/{REMOTE.version}/task1/train.parquet",))
+    cache = tmp_path / "cache"
+    assert main(["download", "pushgen-remote", "--version", "v1", "--cache", str(cache)]) == 2
+    error = one_line_error(capsys)
+    assert "pushgen-remote-v1: cannot download task1/train.parquet" in error
+    assert "the connection broke off before the whole file arrived; nothing was kept" in error
+    assert f"/{REMOTE.name}/{REMOTE.version}/task1/train.parquet" in requests
+    assert files_in(cache) == []
+
+
+def test_a_missing_file_or_server_says_so(serve, remote, tmp_path, capsys):
+    (remote / REMOTE.name / REMOTE.version / "split.json").unlink()
+    serve(remote)
+    cache = tmp_path / "cache"
+    with pytest.raises(DownloadError, match=r"cannot download split.json from .*: HTTP 404"):
+        fetch_split("pushgen-remote-v1", cache=cache)
+    assert files_in(cache) == []
+    with pytest.raises(DownloadError, match="PUSHGEN_DATA_URL must be an http"):
+        fetch_split("pushgen-remote-v1", cache=cache, url="file:///nowhere")
+
+
+def test_unknown_names_and_versions_list_what_exists(capsys):
+    assert main(["download", "pushgen-v9"]) == 2
+    assert "pushgen has no version 'v9'; versions: v1" in one_line_error(capsys)
+    assert main(["download", "cifar10"]) == 2
+    error = one_line_error(capsys)
+    assert "no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-mini-v1" in error
+
+
+def test_the_installed_command_prints_no_traceback(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "pushgen", "download", "nope", "--cache", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "pushgen: error: no standard split named 'nope'; standard splits: pushgen-v1, pushgen-mini-v1"]
+
+
+def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
+    rebuilt = build_split(MINI.make_recipe(), MINI.make_spec(), tmp_path / "rebuilt", MINI.name, MINI.version)
+    ours = json.loads((rebuilt / SPLIT_FILE).read_text())
+    committed = json.loads((GENERATED / "pushgen-mini" / "v1" / SPLIT_FILE).read_text())
+    changed = [t for t in committed["fingerprints"]
+               if ours["fingerprints"].get(t) != committed["fingerprints"][t]]
+    assert not changed, f"pushgen-mini-v1 changed in {', '.join(changed)}: {REBUILD}"
+    assert ours["fingerprint"] == committed["fingerprint"] == MINI.fingerprint, REBUILD
+
+    folder = fetch_split("pushgen-mini-v1", cache=tmp_path / "cache", regenerate=True, progress=False)
+    assert folder == tmp_path / "cache" / "pushgen-mini" / "v1"
+    assert json.loads((folder / RECORD).read_text())["how"] == "regenerate"
+    assert json.loads((folder / SPLIT_FILE).read_text())["fingerprint"] == MINI.fingerprint
+    assert fetch_split("pushgen-mini-v1", cache=tmp_path / "cache", prefer_packaged=False,
+                       url="http://127.0.0.1:9") == folder
+
+
+def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatch, capsys):
+    wrong = dataclasses.replace(REMOTE, fingerprint="0" * 64)
+    monkeypatch.setattr(registry, "load_registry", lambda: (wrong,))
+    assert main(["download", "pushgen-remote-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
+    error = one_line_error(capsys)
+    assert error.startswith("pushgen: error: pushgen-remote-v1: the regenerated split does not match")
+    assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}; nothing was kept", error)
+    assert "pushgen download pushgen-remote-v1" in error
+    assert files_in(tmp_path) == []
+    with pytest.raises(FingerprintMismatch):
+        fetch_split("pushgen-remote-v1", cache=tmp_path, regenerate=True)
+
+
+def test_download_command_prints_the_folder(capsys, tmp_path):
+    assert main(["download", "pushgen-mini-v1", "--cache", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    folder = Path(out.strip())
+    assert (folder / SPLIT_FILE).is_file() and folder.name == "v1"
+    assert f"pushgen-mini-v1: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
+
+
+def test_load_split_by_name_needs_no_network(tmp_path, monkeypatch):
+    monkeypatch.setenv("PUSHGEN_CACHE", str(tmp_path))
+    monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
+    split = pushgen.load_split("pushgen-mini-v1", task=1)
+    assert len(split.train) == MINI.rows["task1/train"] and len(split.test) == MINI.rows["task1/test"]
+    assert str(split.train["postingApp"].dtype) == "category"
+    assert files_in(tmp_path) == []
+
+
+def test_cache_folder_comes_from_the_argument_the_environment_or_the_platform(tmp_path, monkeypatch):
+    assert cache_dir(tmp_path) == tmp_path
+    monkeypatch.setenv("PUSHGEN_CACHE", str(tmp_path / "env"))
+    assert cache_dir() == tmp_path / "env"
+    monkeypatch.delenv("PUSHGEN_CACHE")
+    assert cache_dir().name == "pushgen"

@@ -1,0 +1,265 @@
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from envs_split import small_split
+from gymnasium.utils.env_checker import check_env
+from scipy.special import expit
+
+import pushgen
+from pushgen import schemas
+from pushgen.dataset import DatasetError
+from pushgen.envs import GENERATION_ID, INBOX_ID, decode, encode
+from pushgen.envs.judge import rewards
+from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
+from pushgen.model.engagement import open_logit
+from pushgen.splits import load_split
+
+gym.register_envs(pushgen)
+
+
+@pytest.fixture(scope="module")
+def split():
+    return small_split()
+
+
+def logged_actions(env) -> list[dict[str, int]]:
+    episode = env.unwrapped.episode
+    return [{f: int(episode.codes[f][i]) for f in NOTIFICATION_FEATURES} for i in range(len(episode))]
+
+
+def run(env, actions, seed=0):
+    observation, info = env.reset(seed=seed)
+    trajectory = [(observation, None, False, info["metrics"])]
+    for action in actions:
+        observation, reward, terminated, _, info = env.step(action)
+        trajectory.append((observation, reward, terminated, info["metrics"]))
+        if terminated:
+            break
+    return trajectory
+
+
+def test_registered_on_import():
+    assert GENERATION_ID in gym.registry and INBOX_ID in gym.registry
+    assert gym.registry[GENERATION_ID].entry_point == "pushgen.envs.generation:NotificationGenerationEnv"
+
+
+@pytest.mark.parametrize("env_id", [GENERATION_ID, INBOX_ID])
+def test_check_env_passes_without_warnings(split, env_id):
+    env = gym.make(env_id, split=str(split), render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped)
+
+
+def test_spaces_come_from_the_schemas(split):
+    env = gym.make(GENERATION_ID, split=split)
+    assert set(env.observation_space.keys()) == set(CONTEXT_FEATURES)
+    assert set(env.action_space.keys()) == set(NOTIFICATION_FEATURES)
+    assert env.action_space["postingApp"].n == len(schemas.values("postingApp"))
+    assert env.observation_space["day"].n == 7
+    inbox = gym.make(INBOX_ID, split=split)
+    assert set(inbox.observation_space.keys()) == set(NOTIFICATION_FEATURES + CONTEXT_FEATURES)
+    assert inbox.action_space.n == 2
+    assert schemas.values("action")[OPENED] == "opened"
+    assert schemas.values("action")[DISMISSED] == "dismissed"
+
+
+def test_observation_decodes_to_the_logged_context(split):
+    env = gym.make(GENERATION_ID, split=split, task=1)
+    observation, info = env.reset(seed=0)
+    test = load_split(split, 1).test.set_index("context_id")
+    row = test.loc[info["context_id"]]
+    assert decode(observation) == {f: row[f] for f in CONTEXT_FEATURES}
+
+
+def test_encode_and_decode_are_inverse():
+    values = {"postingApp": "com.whatsapp", "category": "msg", "numberOfUpdates": "none",
+              "subject": "news", "priority": "high", "ongoing": False, "visibility": "private"}
+    codes = encode(values)
+    assert codes["priority"] == schemas.values("priority").index("high")
+    assert decode(codes) == values
+    assert encode({"ongoing": "true"}) == {"ongoing": schemas.values("ongoing").index(True)}
+    with pytest.raises(ValueError, match="priority: 'urgent' is not one of"):
+        encode({"priority": "urgent"})
+    with pytest.raises(ValueError, match=r"code 99 is outside 0\.\.2"):
+        decode({"visibility": 99})
+
+
+def test_default_user_and_unknown_user(split):
+    assert gym.make(GENERATION_ID, split=split).unwrapped.user == 3  # task 2: cold-start users 3, 4
+    assert gym.make(GENERATION_ID, split=split, task=1).unwrapped.user == 0
+    assert gym.make(INBOX_ID, split=split).unwrapped.user == 0
+    with pytest.raises(DatasetError, match=r"user 0 is not in task 2's test part .*"
+                                           r"\(it is a user of task 1's test part: pass task=1\); "
+                                           r"available users: 3, 4$"):
+        gym.make(GENERATION_ID, split=split, user=0)
+    with pytest.raises(DatasetError, match=r"user 42 is not in task 1's test part of split \S+; "
+                                           r"available users: 0, 1, 2$"):
+        gym.make(INBOX_ID, split=split, user=42)
+    env = gym.make(GENERATION_ID, split=split)
+    _, info = env.reset(options={"user": 4})
+    assert env.unwrapped.user == 4 and info["user_id"] == 4
+
+
+def test_unknown_split_is_a_clear_error(tmp_path):
+    (tmp_path / "not-a-split").mkdir()
+    with pytest.raises(DatasetError, match="is not a split folder"):
+        gym.make(GENERATION_ID, split=tmp_path / "not-a-split")
+
+
+def test_same_seed_and_actions_give_identical_trajectories(split):
+    env_a = gym.make(GENERATION_ID, split=split, mode="sampled")
+    env_b = gym.make(GENERATION_ID, split=split, mode="sampled")
+    env_a.action_space.seed(5)
+    actions = [env_a.action_space.sample() for _ in range(300)]
+    first, second = run(env_a, actions, seed=1), run(env_b, actions, seed=1)
+    assert len(first) == 301
+    for (o1, r1, t1, m1), (o2, r2, t2, m2) in zip(first, second, strict=True):
+        assert o1 == o2 and r1 == r2 and t1 == t2 and m1 == m2
+    assert env_a.unwrapped.history == env_b.unwrapped.history
+
+
+@pytest.mark.parametrize("task", [1, 2])
+def test_logged_notifications_reproduce_the_logged_outcome_in_sampled_mode(split, task):
+    env = gym.make(GENERATION_ID, split=split, task=task, mode="sampled")
+    episode = env.unwrapped.episode
+    trajectory = run(env, logged_actions(env))
+    rewards_ = np.array([r for _, r, _, _ in trajectory[1:]])
+    assert len(rewards_) == len(episode) and trajectory[-1][2] is True
+    np.testing.assert_array_equal(rewards_, np.where(episode.logged_opened, 1.0, 0.0))
+    history = env.unwrapped.history
+    np.testing.assert_array_equal(history.opened, episode.logged_opened)
+    np.testing.assert_array_equal(history.p_open, episode.truth.p_open)
+    metrics = trajectory[-1][3]
+    assert metrics["total_reward"] == episode.logged_opened.sum()
+    assert metrics["generated_open_rate"] == metrics["logged_open_rate"] == episode.logged_opened.mean()
+
+
+def test_expected_mode_rewards_are_the_exact_expectation(split):
+    env = gym.make(GENERATION_ID, split=split, task=1)
+    assert env.unwrapped.mode == "expected"
+    episode = env.unwrapped.episode
+    trajectory = run(env, logged_actions(env)[:200])
+    p = episode.truth.p_open[:200]
+    want = np.where(episode.logged_opened[:200], p * 1 + (1 - p) * -1, p * 2 + (1 - p) * 0)
+    got = np.array([r for _, r, _, _ in trajectory[1:]])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(got, rewards(episode.logged_opened[:200], p, None, "expected"))
+
+
+def test_step_logit_equals_open_logit_exactly(split):
+    env = gym.make(GENERATION_ID, split=split, task=1, mode="sampled")
+    unwrapped = env.unwrapped
+    episode = unwrapped.episode
+    rng = np.random.default_rng(3)
+    generated = {f: rng.integers(0, len(schemas.values(f)), len(episode)) for f in NOTIFICATION_FEATURES}
+    msg = schemas.field("category").code("msg")
+    generated["category"][::3] = msg  # exercise the audio-chat term
+    codes = {**{f: episode.codes[f] for f in CONTEXT_FEATURES}, **generated}
+    rows = episode.parameters.rows(np.full(len(episode), episode.user_id))
+    want = open_logit(episode.parameters, rows, codes, episode.truth.state)
+    scorer = episode.scorer
+    got = np.array([scorer.logit(i, tuple(int(generated[f][i]) for f in NOTIFICATION_FEATURES))
+                    for i in range(len(episode))])
+    np.testing.assert_array_equal(got, want)
+    env.reset(seed=0)
+    for i in range(50):
+        *_, info = env.step({f: generated[f][i] for f in NOTIFICATION_FEATURES})
+        assert info["p_open"] == expit(want[i])
+        assert info["opened"] == (episode.truth.draw[i] < expit(want[i]))
+
+
+def test_info_history_grows_in_place(split):
+    env = gym.make(GENERATION_ID, split=split)
+    _, info = env.reset(seed=0)
+    history = info["history"]
+    assert len(history) == 0
+    env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(5)]
+    for k, action in enumerate(actions, start=1):
+        _, reward, _, _, info = env.step(action)
+        assert info["history"] is history and len(history) == k
+        assert history.reward[-1] == reward
+    assert [int(c) for c in history.notification_codes["subject"]] == [int(a["subject"]) for a in actions]
+    frame = history.frame()
+    assert list(frame["step"]) == [0, 1, 2, 3, 4]
+    assert {*CONTEXT_FEATURES, *NOTIFICATION_FEATURES, "action", "reward", "decision_seconds"} <= set(frame)
+    assert frame["subject"].iloc[0] == schemas.values("subject")[int(actions[0]["subject"])]
+    assert (frame["decision_seconds"] >= 0).all()
+    snapshot = pickle.loads(pickle.dumps(history))
+    assert snapshot == history and len(snapshot) == 5
+    _, info = env.reset()
+    assert info["history"] is not history and len(history) == 5
+
+
+def test_episode_end_and_bad_actions(split):
+    env = gym.make(GENERATION_ID, split=split)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"action priority: code 6 is outside 0\.\.5"):
+        env.step({**env.action_space.sample(), "priority": 6})
+    with pytest.raises(ValueError, match="an action is a dict of codes"):
+        env.step(3)
+    unwrapped = env.unwrapped
+    unwrapped._row = unwrapped._n - 1
+    *_, terminated, truncated, _ = env.step(env.action_space.sample())
+    assert terminated and not truncated
+    with pytest.raises(gym.error.ResetNeeded):
+        unwrapped.step(env.action_space.sample())
+
+
+def test_inbox_rewards_match_the_logged_action(split):
+    env = gym.make(INBOX_ID, split=split)
+    episode = env.unwrapped.episode
+    env.reset(seed=0)
+    logged = np.where(episode.logged_opened, OPENED, DISMISSED)
+    got = [env.step(int(logged[i]))[1] for i in range(20)]
+    assert got == [1.0] * 20
+    _, reward, _, _, info = env.step(int(1 - logged[20]))
+    assert reward == -1.0 and info["action"] == logged[20]
+    assert info["metrics"] == {"steps": 21, "total_reward": 19.0, "accuracy": 20 / 21}
+    with pytest.raises(ValueError, match=r"an action is 0 \(opened\) or 1 \(dismissed\)"):
+        env.step(2)
+
+
+def test_render_is_ansi_text(split):
+    env = gym.make(GENERATION_ID, split=split, render_mode="ansi", mode="sampled")
+    env.reset(seed=0)
+    action = env.action_space.sample()
+    _, reward, *_ = env.step(action)
+    text = env.render()
+    assert "user 3" in text and "step 1/" in text
+    assert f"postingApp={schemas.values('postingApp')[int(action['postingApp'])]}" in text
+    assert f"reward {reward:+.3f}" in text
+    inbox = gym.make(INBOX_ID, split=split, render_mode="ansi")
+    inbox.reset(seed=0)
+    inbox.step(OPENED)
+    assert "predicted opened" in inbox.render()
+    assert gym.make(INBOX_ID, split=split).unwrapped.render() is None
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_environments(split, mode):
+    for env_id, kwargs in [(GENERATION_ID, {"history_in_info": False}), (INBOX_ID, {})]:
+        envs = gym.make_vec(env_id, num_envs=3, vectorization_mode=mode, split=str(split), **kwargs)
+        observations, _ = envs.reset(seed=0)
+        assert observations["day"].shape == (3,)
+        for _ in range(5):
+            observations, rewards_, terminated, _, infos = envs.step(envs.action_space.sample())
+        assert rewards_.shape == (3,) and not terminated.any()
+        assert list(infos["metrics"]["steps"]) == [5, 5, 5]
+        envs.close()
+
+
+def test_standard_split_by_name_reproduces_its_logged_actions():
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v1", mode="sampled")
+    replay = env.unwrapped.replay
+    assert replay.name == "pushgen-mini-v1" and env.unwrapped.user == replay.users[0]
+    episode = env.unwrapped.episode
+    trajectory = run(env, logged_actions(env)[:500])
+    got = np.array([r for _, r, _, _ in trajectory[1:]])
+    np.testing.assert_array_equal(got, np.where(episode.logged_opened[:500], 1.0, 0.0))

@@ -1,0 +1,241 @@
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+from envs_split import small_split
+
+import pushgen
+from pushgen import metrics, schemas
+from pushgen.cli import main
+from pushgen.dataset import DatasetError
+from pushgen.envs import GENERATION_ID, record_run
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.splits import load_split
+from pushgen.submission import SubmissionError
+
+COLUMNS = ["context_id", *NOTIFICATION_FEATURES]
+
+
+@pytest.fixture(scope="module")
+def split():
+    return small_split()
+
+
+@pytest.fixture(scope="module")
+def test_part(split) -> pd.DataFrame:
+    return load_split(split, 1).test
+
+
+@pytest.fixture
+def logged(test_part) -> pd.DataFrame:
+    """The logged notifications as a submission, booleans as true/false strings."""
+    frame = test_part[COLUMNS].astype({f: object for f in NOTIFICATION_FEATURES})
+    frame["ongoing"] = frame["ongoing"].map({True: "true", False: "false"})
+    return frame.reset_index(drop=True)
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "csv"])
+def test_logged_submission_scores_the_logged_outcome_in_sampled_mode(split, test_part, logged, tmp_path,
+                                                                    suffix):
+    path = tmp_path / f"logged.{suffix}"
+    getattr(logged, f"to_{suffix}")(path, index=False)
+    result = pushgen.evaluate(split, task=1, submission=path, mode="sampled")
+    opened = (test_part["action"] == "opened").to_numpy()
+    assert result.overall["steps"] == len(test_part)
+    assert result.overall["total_reward"] == opened.sum()
+    assert result.overall["generated_open_rate"] == result.overall["logged_open_rate"] == opened.mean()
+    by_user = test_part.assign(opened=opened).groupby("user_id")["opened"].sum()
+    assert result.per_user["total_reward"].to_dict() == by_user.astype(float).to_dict()
+
+
+def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
+    truth = load_split(split, 1).truth_rows.set_index("notification_id").loc[test_part["context_id"]]
+    p = truth["p_open"].to_numpy()
+    opened = (test_part["action"] == "opened").to_numpy()
+    result = pushgen.evaluate(split, submission=logged)
+    assert result.mode == "expected"
+    want = np.where(opened, 2 * p - 1, 2 * p).sum()
+    assert result.overall["total_reward"] == pytest.approx(want, rel=1e-12)
+    assert result.overall["generated_open_rate"] == pytest.approx(p.mean(), rel=1e-12)
+
+
+def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
+    path = tmp_path / "logged.csv"
+    logged.to_csv(path, index=False)
+    code, out, _ = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path),
+                       "--mode", "sampled")
+    assert code == 0
+    lines = out.splitlines()
+    assert "task 1, mode sampled: 3 users" in lines[0]
+    assert lines[1].split()[:3] == ["user", "steps", "total"] and lines[-1].split()[0] == "all"
+    code, out, _ = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path),
+                       "--user", "1", "--json")
+    document = json.loads(out)
+    assert code == 0 and [u["user_id"] for u in document["users"]] == [1]
+    assert document["overall"]["steps"] == int((logged["context_id"] // 10_000_000 == 1).sum())
+    assert document["mode"] == "expected" and document["task"] == 1
+
+
+def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
+    frames = []
+    for user in (3, 4):
+        env = gym.make(GENERATION_ID, split=split, user=user, mode="sampled")
+        env.action_space.seed(user)
+        history = record_run(env, lambda observation, info, env=env: env.action_space.sample(),
+                             tmp_path / f"run{user}.parquet", seed=0)
+        frames.append(pd.read_parquet(tmp_path / f"run{user}.parquet"))
+        assert len(history) == len(env.unwrapped.episode)
+    run = pd.concat(frames, ignore_index=True)
+    run.to_parquet(tmp_path / "run.parquet")
+    result = pushgen.evaluate(split, task=2, submission=tmp_path / "run.parquet", mode="sampled")
+    assert result.overall["total_reward"] == run["reward"].sum()
+    assert result.per_user["total_reward"].to_dict() == run.groupby("user_id")["reward"].sum().to_dict()
+    assert result.overall["response_p95_seconds"] >= result.overall["response_p50_seconds"] > 0
+    assert np.isfinite(result.overall["learning_slope_per_1000_steps"])
+    assert "p95 ms" in result.table() and "quarter gain" in result.table()
+    expected = pushgen.evaluate(split, task=2, submission=run.drop(columns="reward"))
+    actions = load_split(split, 2).test.set_index("context_id").loc[run["context_id"], "action"]
+    logged_opened = (actions == "opened").to_numpy()
+    p = run["p_open"].to_numpy()
+    want = np.where(logged_opened, 2 * p - 1, 2 * p).sum()
+    assert expected.overall["total_reward"] == pytest.approx(want, rel=1e-12)
+
+
+def mutate(frame: pd.DataFrame, how: str) -> pd.DataFrame:
+    frame = frame.copy()
+    if how == "missing column":
+        return frame.drop(columns="subject")
+    if how == "renamed column":
+        return frame.rename(columns={"priority": "Priority"})
+    if how == "value outside the schema":
+        frame.loc[3, "category"] = "Email"
+        return frame
+    if how == "boolean outside the schema":
+        frame.loc[0, "ongoing"] = "yes"
+        return frame
+    if how == "missing value":
+        frame.loc[4, "subject"] = None
+        return frame
+    if how == "missing context":
+        return frame.drop(index=5)
+    if how == "duplicated context":
+        frame.loc[7, "context_id"] = frame.loc[6, "context_id"]
+        return frame
+    if how == "unknown context":
+        frame.loc[2, "context_id"] = 999_999_999
+        return frame
+    if how == "not an integer id":
+        frame["context_id"] = frame["context_id"].astype(object)
+        frame.loc[1, "context_id"] = "abc"
+        return frame
+    if how == "wrong row count":
+        return frame.iloc[:10]
+    raise AssertionError(how)
+
+
+CASES = {
+    "missing column": "missing column 'subject'; required: context_id, postingApp",
+    "renamed column": "missing column 'priority'; found unexpected column 'Priority'",
+    "value outside the schema": "column 'category' row 3: 'Email' is not one of 'email', 'unknown'",
+    "boolean outside the schema": "column 'ongoing' row 0: 'yes' is not true or false",
+    "missing value": "column 'subject' row 4: missing value",
+    "missing context": "no row for context_id {id5}: expected {n} rows",
+    "duplicated context": "column 'context_id' row 7: context_id {id6} appears again (first at row 6)",
+    "unknown context": "column 'context_id' row 2: 999999999 is not a context of task 1's test part",
+    "not an integer id": "column 'context_id' row 1: 'abc' is not an integer",
+    "wrong row count": "expected {n} rows, one per context of task 1's test part",
+}
+
+
+@pytest.mark.parametrize("how", list(CASES))
+def test_malformed_submission_is_one_line_exit_2(split, logged, tmp_path, capsys, how):
+    path = tmp_path / "bad.csv"
+    mutate(logged, how).to_csv(path, index=False)
+    code, out, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path))
+    want = CASES[how].format(id5=logged.loc[5, "context_id"], id6=logged.loc[6, "context_id"],
+                             n=len(logged))
+    assert code == 2 and out == ""
+    assert want in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("name", "content", "want"), [
+    ("empty.csv", b"", "is empty"),
+    ("header.csv", ",".join(COLUMNS).encode() + b"\n", "has no rows; expected"),
+    ("garbage.parquet", b"this is not parquet at all", "is not a Parquet table"),
+    ("binary.csv", bytes(range(256)) * 4, "is not a CSV table"),
+    ("ragged.csv", b"context_id,postingApp\n1,a\n2,b,c,d\n", "is not a CSV table"),
+    ("notes.txt", b"hello", "expected a .parquet or .csv file"),
+])
+def test_unreadable_submission_is_one_line_exit_2(split, tmp_path, capsys, name, content, want):
+    path = tmp_path / name
+    path.write_bytes(content)
+    code, _, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path))
+    assert code == 2 and want in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_parquet_with_codes_instead_of_values_is_rejected(split, logged, tmp_path, capsys):
+    path = tmp_path / "codes.parquet"
+    logged.assign(category=np.arange(len(logged)) % 3).to_parquet(path)
+    code, _, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path))
+    assert code == 2 and "column 'category' row 0: 0 is not one of 'email'" in err, err
+
+
+def test_other_user_errors_are_one_line(split, logged, tmp_path, capsys):
+    path = tmp_path / "logged.csv"
+    logged.to_csv(path, index=False)
+    code, _, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path),
+                       "--user", "9")
+    assert code == 2 and "user 9 is not in task 1's test part" in err and "available users: 0, 1, 2" in err
+    code, _, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(tmp_path / "no.csv"))
+    assert code == 2 and "does not exist" in err
+    code, _, err = cli(capsys, "evaluate", "--split", str(split), "--task", "2", "--submission", str(path))
+    assert code == 2 and "missing column 'decision_seconds'" in err
+
+
+def test_python_api_errors(split, logged):
+    with pytest.raises(SubmissionError, match="mode must be one of expected, sampled"):
+        pushgen.evaluate(split, submission=logged, mode="mean")
+    with pytest.raises(DatasetError, match="task must be 1 or 2"):
+        pushgen.evaluate(split, task=3, submission=logged)
+    subset = pushgen.evaluate(split, submission=logged[logged["context_id"] // 10_000_000 == 2], users=2)
+    assert list(subset.per_user.index) == [2]
+
+
+def test_boolean_columns_may_be_real_booleans(split, test_part, logged):
+    as_bool = logged.assign(ongoing=test_part["ongoing"].to_numpy())
+    a = pushgen.evaluate(split, submission=as_bool).overall
+    b = pushgen.evaluate(split, submission=logged).overall
+    assert a == b
+
+
+def test_diversity_metrics():
+    opened = np.array([True, True, True, False])
+    generated = {"priority": np.array([0, 1, 1, 2]), "visibility": np.array([0, 0, 0, 1])}
+    reference = {"priority": np.array([0, 1, 2, 3]), "visibility": np.array([0, 1, 1, 1])}
+    assert metrics.distinct_ratio(generated, opened, reference) == pytest.approx((2 / 4 + 1 / 2) / 2)
+    p = np.array([1 / 3, 2 / 3])
+    priority = -(p * np.log(p)).sum() / np.log(len(schemas.values("priority")))
+    assert metrics.entropy(generated, opened) == pytest.approx((priority + 0.0) / 2)
+    assert metrics.entropy(generated, np.zeros(4, dtype=bool)) == 0.0
+
+
+def test_time_and_learning_metrics():
+    times = metrics.response_time(np.arange(1, 101, dtype=float))
+    assert times == {"response_p50_seconds": 50.5, "response_p95_seconds": pytest.approx(95.05)}
+    rising = metrics.learning(np.linspace(0, 1, 400))
+    assert rising["learning_slope_per_1000_steps"] == pytest.approx(1000 / 399)
+    assert rising["learning_quarter_gain"] == pytest.approx(0.75, abs=0.01)
+    flat = metrics.learning(np.ones(400))
+    assert flat["learning_slope_per_1000_steps"] == pytest.approx(0, abs=1e-9)
+    assert flat["learning_quarter_gain"] == 0

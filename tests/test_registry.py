@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import dataclasses
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pushgen
+from pushgen import registry
+from pushgen.cli import main
+from pushgen.download import shipped_copy
+from pushgen.registry import UnknownSplit, file_entries, list_splits, lookup
+from pushgen.splits import SPLIT_FILE, combine_fingerprints, table_fingerprints
+
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED = ROOT / "generated"
+MINI_ENTRY = lookup("pushgen-mini-v1")
+MINI_LIMIT = 1_750_000
+GENERATED_LIMIT = 100_000_000
+
+
+def test_the_standard_splits_are_registered():
+    labels = [entry.label for entry in list_splits()]
+    assert "pushgen-v1" in labels and "pushgen-mini-v1" in labels
+    assert pushgen.list_splits() == list_splits()
+    full = lookup("pushgen-v1")
+    assert (full.users, full.cold_start_users, full.months) == (60, 10, 6)
+    assert full.split == {"train_months": 3, "test_months": 3, "validation_weeks": 2,
+                          "cold_start_users": 10}
+
+
+@pytest.mark.parametrize("entry", list_splits(), ids=lambda e: e.label)
+def test_registry_matches_the_committed_folder(entry):
+    folder = GENERATED / entry.name / entry.version
+    assert file_entries(folder) == entry.files, "rebuild with python scripts/build_standard_splits.py"
+    description = json.loads((folder / SPLIT_FILE).read_text())
+    assert description["fingerprint"] == entry.fingerprint
+    assert (description["name"], description["version"]) == (entry.name, entry.version)
+    assert description["recipe"] == entry.recipe and description["split"] == entry.split
+    assert {p: v["rows"] for p, v in description["parts"].items()} == entry.rows
+
+
+def test_fingerprints_recomputed_from_the_committed_mini_files():
+    entry = lookup("pushgen-mini-v1")
+    fingerprints = table_fingerprints(GENERATED / "pushgen-mini" / "v1")
+    assert fingerprints == entry.fingerprints
+    assert combine_fingerprints(fingerprints) == entry.fingerprint
+
+
+def test_registry_records_the_recipe_and_environment():
+    entry = lookup("pushgen-mini-v1")
+    assert entry.make_recipe().to_dict() == entry.recipe
+    assert entry.recipe["seed"] == 2019 and "priors" in entry.recipe
+    assert entry.pushgen_version
+    assert set(entry.environment) >= {"python", "numpy", "pyarrow", "faker"}
+    assert "not installed" not in entry.environment.values()
+
+
+def test_generated_stays_small():
+    assert lookup("pushgen-mini-v1").bytes < MINI_LIMIT
+    total = sum(p.stat().st_size for p in GENERATED.rglob("*") if p.is_file())
+    assert total < GENERATED_LIMIT
+
+
+def test_mini_ships_inside_the_package():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]
+    assert config["wheel"]["force-include"]["generated/pushgen-mini/v1"] == \
+        "pushgen/_standard/pushgen-mini/v1"
+    assert "generated/pushgen-mini" in config["sdist"]["include"]
+    assert shipped_copy(lookup("pushgen-mini-v1")) is not None
+
+
+@pytest.mark.parametrize(("text", "version", "label"), [
+    ("pushgen-v1", None, "pushgen-v1"),
+    ("pushgen", "v1", "pushgen-v1"),
+    ("pushgen", None, "pushgen-v1"),
+    ("pushgen-mini-v1", None, "pushgen-mini-v1"),
+    ("pushgen-mini", None, "pushgen-mini-v1"),
+    ("pushgen-mini-v1", "v1", "pushgen-mini-v1"),
+])
+def test_a_split_can_be_named_in_either_spelling(text, version, label):
+    assert lookup(text, version).label == label
+
+
+def test_unknown_names_and_versions_list_what_exists():
+    with pytest.raises(UnknownSplit, match="no standard split named 'nope'; standard splits: "
+                                           "pushgen-v1, pushgen-mini-v1"):
+        lookup("nope")
+    with pytest.raises(UnknownSplit, match=r"pushgen has no version 'v9'; versions: v1"):
+        lookup("pushgen-v9")
+    with pytest.raises(UnknownSplit, match="pushgen-mini has no version 'v2'; versions: v1"):
+        lookup("pushgen-mini", "v2")
+    with pytest.raises(UnknownSplit, match="names version v1 but --version is v2"):
+        lookup("pushgen-v1", "v2")
+
+
+@given(st.text(min_size=1, max_size=30))
+def test_any_other_text_is_refused_with_the_list(text):
+    known = {e.label for e in list_splits()} | {e.name for e in list_splits()}
+    if text in known:
+        return
+    with pytest.raises(UnknownSplit) as error:
+        lookup(text)
+    assert "pushgen-v1" in str(error.value) or "versions: v1" in str(error.value)
+
+
+names = st.from_regex(r"[a-z][a-z0-9]{0,6}(-[a-z][a-z0-9]{0,6}){0,2}", fullmatch=True)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=names, versions=st.sets(st.integers(1, 30), min_size=1, max_size=5))
+def test_latest_version_and_combined_spelling(monkeypatch_registry, name, versions):
+    entries = tuple(dataclasses.replace(MINI_ENTRY, name=name, version=f"v{n}") for n in versions)
+    monkeypatch_registry(entries)
+    assert lookup(name).version == f"v{max(versions)}"
+    for n in versions:
+        assert lookup(f"{name}-v{n}") == lookup(name, f"v{n}")
+        assert lookup(f"{name}-v{n}").version == f"v{n}"
+
+
+@pytest.fixture
+def monkeypatch_registry():
+    original = registry.load_registry
+
+    def install(entries):
+        registry.load_registry = lambda: entries
+
+    yield install
+    registry.load_registry = original
+
+
+def test_list_command_shows_every_split(capsys, tmp_path):
+    assert main(["list", "--cache", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT", "HAND"]
+    rows = {line.split()[0]: line.split() for line in lines[1:]}
+    for entry in list_splits():
+        assert rows[entry.label][:5] == [entry.label, entry.version, str(entry.users),
+                                         str(entry.cold_start_users), str(entry.months)]
+        assert rows[entry.label][5] == f"{entry.bytes / 1e6:.1f}"
+    assert rows["pushgen-mini-v1"][-1] in ("packaged", "repository")

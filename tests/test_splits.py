@@ -1,0 +1,250 @@
+from __future__ import annotations
+
+import datetime as dt
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pushgen
+from pushgen import schemas
+from pushgen.cli import main
+from pushgen.dataset import DatasetError, sha256_file, write_dataset
+from pushgen.model.timegrid import add_months
+from pushgen.splits import (
+    PARTS,
+    SPLIT_FILE,
+    SplitSpec,
+    combine_fingerprints,
+    load_split,
+    make_split,
+    table_fingerprints,
+)
+
+MINI = Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v1"
+USERS = 5
+START = dt.date(2026, 1, 5)
+DATASHEET_SECTIONS = ("## Motivation", "## Composition", "## Collection process",
+                      "## Preprocessing, cleaning, labelling", "## Uses", "## Distribution",
+                      "## Maintenance")
+
+
+@pytest.fixture(scope="module")
+def dataset_folder(tmp_path_factory) -> Path:
+    dataset = pushgen.generate(users=USERS, months=3, seed=11, start=START)
+    return write_dataset(dataset, tmp_path_factory.mktemp("data") / "dataset")
+
+
+def read(folder: Path, part: str) -> pd.DataFrame:
+    return pq.read_table(folder / f"{part}.parquet").to_pandas()
+
+
+def ms(day: dt.date) -> pd.Timestamp:
+    return pd.Timestamp(day)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(train=st.integers(1, 2), validation=st.integers(0, 3), cold=st.integers(0, USERS - 1))
+def test_parts_cut_by_calendar_and_by_user(dataset_folder, train, validation, cold):
+    spec = SplitSpec(train_months=train, test_months=1, validation_weeks=validation,
+                     cold_start_users=cold)
+    train_end = add_months(START, train)
+    validation_start = ms(train_end - dt.timedelta(weeks=validation))
+    train_end, test_end = ms(train_end), ms(add_months(add_months(START, train), 1))
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = make_split(dataset_folder, Path(scratch) / "split", spec)
+        parts = {part: read(folder, part) for part in PARTS}
+        description = json.loads((folder / SPLIT_FILE).read_text())
+        fingerprints = table_fingerprints(folder)
+    everything = pq.read_table(dataset_folder / "notifications.parquet").to_pandas()
+    cold_users = set(range(USERS - cold, USERS))
+
+    assert parts["task1/train"]["posted_at"].lt(validation_start).all()
+    assert parts["task1/validation"]["posted_at"].between(validation_start, train_end,
+                                                          inclusive="left").all()
+    for part in ("task1/test", "task2/test"):
+        assert parts[part]["posted_at"].between(train_end, test_end, inclusive="left").all()
+        assert (parts[part]["context_id"] == parts[part]["notification_id"]).all()
+    for part in ("task1/train", "task1/validation", "task1/test"):
+        assert not set(parts[part]["user_id"]) & cold_users
+    assert set(parts["task2/test"]["user_id"]) == cold_users
+    warm_history = everything[~everything["user_id"].isin(cold_users)
+                              & (everything["posted_at"] < train_end)]
+    assert len(parts["task1/train"]) + len(parts["task1/validation"]) == len(warm_history)
+    in_test = everything["posted_at"].between(train_end, test_end, inclusive="left")
+    assert len(parts["task1/test"]) + len(parts["task2/test"]) == in_test.sum()
+    assert validation > 0 or parts["task1/validation"].empty
+
+    assert description["split"] == spec.to_dict()
+    assert {p: v["rows"] for p, v in description["parts"].items()} == {
+        p: len(frame) for p, frame in parts.items()}
+    assert description["fingerprints"] == fingerprints
+    assert description["fingerprint"] == combine_fingerprints(fingerprints)
+    assert set(fingerprints) >= {*PARTS, "users", "ground_truth/engagement_rows",
+                                 "ground_truth/engagement_model.json"}
+
+
+def test_same_split_twice_has_the_same_fingerprint_and_files(dataset_folder, tmp_path):
+    spec = SplitSpec(train_months=2, test_months=1, validation_weeks=1, cold_start_users=1)
+    a = json.loads((make_split(dataset_folder, tmp_path / "a", spec) / SPLIT_FILE).read_text())
+    b = json.loads((make_split(dataset_folder, tmp_path / "b", spec) / SPLIT_FILE).read_text())
+    assert a["fingerprint"] == b["fingerprint"] and a["files"] == b["files"]
+    other = make_split(dataset_folder, tmp_path / "c", SplitSpec(2, 1, 2, 1))
+    assert json.loads((other / SPLIT_FILE).read_text())["fingerprint"] != a["fingerprint"]
+
+
+def test_load_split_gives_schema_dtypes_and_the_ground_truth(dataset_folder, tmp_path):
+    folder = make_split(dataset_folder, tmp_path / "split", SplitSpec(2, 1, 1, 2))
+    one, two = load_split(folder, task=1), load_split(folder, task=2)
+    for frame in (one.train, one.validation, one.test, two.test):
+        for name in (*schemas.NOTIFICATION_FEATURES, "place", "action"):
+            assert frame[name].dtype == schemas.field(name).pandas_dtype(), name
+    assert set(one.test["user_id"]) == {0, 1, 2} and set(two.test["user_id"]) == {3, 4}
+    assert two.train.empty and two.validation.empty and list(two.train.columns) == list(one.train.columns)
+    assert len(one.users) == USERS
+    assert set(one.truth_rows["notification_id"]) >= set(one.test["notification_id"])
+    assert one.parameters is not None
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    (dict(train_months=3, test_months=1), "do not fit"),
+    (dict(train_months=1, test_months=1, validation_weeks=5), "--validation-weeks must be shorter"),
+    (dict(train_months=1, test_months=1, cold_start_users=USERS), "below the dataset's 5 users"),
+])
+def test_impossible_splits_are_refused_and_write_nothing(dataset_folder, tmp_path, spec, message):
+    with pytest.raises(DatasetError, match=message):
+        make_split(dataset_folder, tmp_path / "split", SplitSpec(**spec))
+    assert list(tmp_path.iterdir()) == []
+
+
+@given(field=st.sampled_from(["train_months", "test_months", "validation_weeks", "cold_start_users"]),
+       value=st.one_of(st.integers(-5, -1), st.just(True), st.just(1.5)))
+def test_split_spec_checks_its_values(field, value):
+    if field in ("train_months", "test_months") and value is True:
+        value = 0
+    with pytest.raises(DatasetError, match=f"--{field.replace('_', '-')} must be a whole number"):
+        SplitSpec(**{field: value})
+
+
+def test_load_split_refuses_other_tasks_and_folders(tmp_path):
+    with pytest.raises(DatasetError, match="task must be 1 or 2; got 3"):
+        load_split(MINI, task=3)
+    with pytest.raises(DatasetError, match=r"is not a split folder: no split\.json"):
+        load_split(tmp_path)
+
+
+def test_split_command_writes_a_described_split(dataset_folder, tmp_path, capsys):
+    out = tmp_path / "s"
+    args = ["split", str(dataset_folder), "--out", str(out), "--train-months", "2", "--test-months",
+            "1", "--validation-weeks", "1", "--cold-start-users", "1"]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert f"Wrote {out}" in printed and "task2/test" in printed
+    assert {p.name for p in out.iterdir()} >= {"split.json", "README.md", "croissant.json", "task1",
+                                              "task2", "ground_truth", "users.parquet"}
+    assert json.loads((out / "split.json").read_text())["split"]["cold_start_users"] == 1
+
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "already exists" in error and "--force" in error
+    assert main([*args, "--force"]) == 0
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--train-months", "3", "--test-months", "3"], "do not fit"),
+    (["--cold-start-users", "9"], "below the dataset's 5 users; got 9"),
+    (["--train-months", "0"], "0 is not in the range"),
+])
+def test_split_command_errors_are_one_line(dataset_folder, tmp_path, capsys, extra, message):
+    code = main(["split", str(dataset_folder), "--out", str(tmp_path / "s"), "--train-months", "2",
+                 "--test-months", "1", *extra])
+    error = capsys.readouterr().err
+    assert code == 2
+    assert error.startswith("pushgen") and error.count("\n") == 1 and message in error
+    assert not (tmp_path / "s").exists()
+
+
+def test_split_command_on_a_folder_that_is_no_dataset(tmp_path, capsys):
+    assert main(["split", str(tmp_path), "--out", str(tmp_path / "s")]) == 2
+    assert "is not a pushgen dataset: no manifest.json" in capsys.readouterr().err
+
+
+def front_matter(card: str) -> dict:
+    yaml = pytest.importorskip("yaml")
+    head, _, _ = card.removeprefix("---\n").partition("\n---\n")
+    return yaml.safe_load(head)
+
+
+def test_mini_card_is_a_hugging_face_card_and_a_datasheet():
+    card = (MINI / "README.md").read_text()
+    meta = front_matter(card)
+    assert meta["license"] == "cc-by-4.0"
+    assert meta["annotations_creators"] == ["machine-generated"]
+    assert meta["size_categories"] == ["10K<n<100K"]
+    assert "tabular-classification" in meta["task_categories"] and "synthetic" in meta["tags"]
+    configs = {c["config_name"]: c for c in meta["configs"]}
+    assert [d["split"] for d in configs["task1"]["data_files"]] == ["train", "validation", "test"]
+    assert configs["task1"]["default"] is True
+    for config in configs.values():
+        for data in config["data_files"]:
+            assert (MINI / data["path"]).is_file(), data["path"]
+    for section in DATASHEET_SECTIONS:
+        assert section in card
+    description = json.loads((MINI / SPLIT_FILE).read_text())
+    assert description["fingerprint"] in card and f"{description['parts']['task1/test']['rows']:,}" in card
+
+
+def test_mini_croissant_describes_every_file_and_part():
+    document = json.loads((MINI / "croissant.json").read_text())
+    assert document["@type"] == "sc:Dataset"
+    assert document["conformsTo"] == "http://mlcommons.org/croissant/1.0"
+    assert document["license"] == "https://creativecommons.org/licenses/by/4.0/"
+    files = {f["@id"]: f for f in document["distribution"]}
+    on_disk = {p.relative_to(MINI).as_posix() for p in MINI.rglob("*")
+               if p.is_file() and p.name != "croissant.json"}
+    assert set(files) == on_disk
+    for name, entry in files.items():
+        assert entry["sha256"] == sha256_file(MINI / name), name
+        assert entry["contentSize"] == f"{(MINI / name).stat().st_size} B"
+    record_sets = {r["@id"]: r for r in document["recordSet"]}
+    assert set(record_sets) >= set(PARTS) | {"users", "ground_truth/engagement_rows"}
+    types = {f["name"]: f["dataType"] for f in record_sets["task1/test"]["field"]}
+    assert types["postingApp"] == "sc:Text" and types["day"] == "sc:Integer"
+    assert types["charging"] == "sc:Boolean" and types["seenTime"] == "sc:Float"
+    assert types["posted_at"] == "sc:DateTime" and types["context_id"] == "sc:Integer"
+    columns = pq.read_schema(MINI / "task1/test.parquet").names
+    assert [f["name"] for f in record_sets["task1/test"]["field"]] == columns
+    for field in record_sets["task1/test"]["field"]:
+        assert field["source"] == {"fileObject": {"@id": "task1/test.parquet"},
+                                   "extract": {"column": field["name"]}}
+
+
+def test_hugging_face_datasets_loads_the_mini_split_offline(tmp_path, monkeypatch):
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    description = json.loads((MINI / SPLIT_FILE).read_text())
+    files = {split: str(MINI / "task1" / f"{split}.parquet") for split in ("train", "validation", "test")}
+    loaded = datasets.load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "hf"))
+    for split in files:
+        assert loaded[split].num_rows == description["parts"][f"task1/{split}"]["rows"]
+    assert loaded["test"].features["postingApp"].dtype == "string"
+    by_card = datasets.load_dataset(str(MINI), "task2", cache_dir=str(tmp_path / "hf2"))
+    assert list(by_card) == ["test"]
+    assert by_card["test"].num_rows == description["parts"]["task2/test"]["rows"]
+    assert np.array_equal(by_card["test"]["context_id"][:5],
+                          pq.read_table(MINI / "task2/test.parquet").column("context_id")[:5].to_pylist())
+
+
+def test_split_command_writes_beside_the_dataset_by_default(tmp_path, capsys):
+    dataset = write_dataset(pushgen.generate(users=2, months=2, seed=1), tmp_path / "d")
+    assert main(["split", str(dataset), "--train-months", "1", "--test-months", "1",
+                 "--validation-weeks", "1", "--cold-start-users", "1"]) == 0
+    assert (tmp_path / "d-split" / SPLIT_FILE).is_file()
+    assert f"Wrote {tmp_path / 'd-split'}: " in capsys.readouterr().out
