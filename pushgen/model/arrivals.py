@@ -64,7 +64,10 @@ def routine_arrivals(
     day_factor = np.where(~plan.workday[None, :], catalog.weekend[apps, None] * folio.weekend_factor,
                           1.0)  # (A, D)
     asleep_factor = catalog.asleep[apps]
-    mass = day_factor * (per_day @ (1.0 - sleeping).T + asleep_factor[:, None] * (per_day @ sleeping.T))
+    # einsum, not BLAS: the same sums in the same order on every machine
+    awake_mass = np.einsum("ak,dk->ad", per_day, 1.0 - sleeping)
+    asleep_mass = np.einsum("ak,dk->ad", per_day, sleeping)
+    mass = day_factor * (awake_mass + asleep_factor[:, None] * asleep_mass)
     scale = folio.daily_rate * grid.days / mass.sum(axis=1)
     proposals = rng.poisson(scale * per_day.sum(axis=1) * day_factor.sum(axis=1))
     row = np.repeat(np.arange(len(apps)), proposals)

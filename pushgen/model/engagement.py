@@ -159,7 +159,8 @@ def open_logit(
     s = params.scalars
     logit = s["intercept"][rows].copy()
     for f in FEATURES:
-        logit += params.weights[f][rows, codes[f]]
+        table = params.weights[f]
+        logit += table.ravel().take(rows * table.shape[1] + codes[f])
     msg = schemas.field("category").code("msg")
     headphones_in = schemas.field("headphonesIn").code(True)
     music_on = schemas.field("musicActive").code(True)

@@ -58,16 +58,14 @@ def timings(
     asleep = state == State.SLEEP
     median = seen_median * RINGER_BY_CODE[ringer] * PRIORITY_BY_CODE[priority] * STATE_FACTOR[state]
     median = np.where(hour >= 20, median * EVENING_FACTOR, median)
-    seen = np.where(
-        asleep,
-        seconds_to_wake + rng.lognormal(np.log(40.0), 0.8, n),
-        median * rng.lognormal(0.0, 1.1, n),
-    )
+    # one standard normal per row and quantity; each branch scales it to its own LogNormal
+    z_seen, z_decision = rng.standard_normal(n), rng.standard_normal(n)
+    seen = np.where(asleep, seconds_to_wake + 40.0 * np.exp(0.8 * z_seen),
+                    median * np.exp(1.1 * z_seen))
     swiped = rng.random(n) < swipe_share
     decision = np.where(
         opened,
-        rng.lognormal(np.log(4.0), 0.8, n),
-        np.where(swiped, rng.lognormal(np.log(3.0), 0.7, n),
-                 rng.lognormal(np.log(2400.0), 1.0, n)),
+        4.0 * np.exp(0.8 * z_decision),
+        np.where(swiped, 3.0 * np.exp(0.7 * z_decision), 2400.0 * np.exp(1.0 * z_decision)),
     )
     return Timings(seen=seen, decision=decision)

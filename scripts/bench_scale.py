@@ -1,0 +1,318 @@
+"""How does `pushgen make` scale with worker processes, and how much memory does it take?
+
+    (a) ``pushgen make --users U --months M`` with --jobs 1, --jobs 2 and --engine dask --jobs 2
+        (a local Dask cluster): wall time, rows per second, CPU seconds, peak memory
+    (b) the speed-up of 2 processes over 1 (aim: near-linear)
+    (c) the three outputs' manifest fingerprints, which must be identical
+    (d) ``--users BIG_USERS --months BIG_MONTHS --jobs 2``: rows, wall time, folder size and
+        peak memory (aim: under 1 GB); the folder is deleted afterwards
+
+Peak memory is measured two ways. ``os.wait4`` gives the child's ru_maxrss, which Linux
+folds together with the ru_maxrss of every descendant reaped by its own parent: the
+largest single process, never a sum. Worker processes are grandchildren (forkserver pool,
+Dask nanny), so the process tree is also sampled with psutil every 0.2 s: the main
+process's peak RSS, the largest worker's, and the peak sum of RSS (and of PSS, which
+shares common pages out fairly) across the whole tree at one instant. Descendants that
+outlive their parent are orphaned, are reaped elsewhere and escape ru_maxrss; the
+report counts them.
+
+Needs the dask extra (pip install "pushgen[dask]"), which brings psutil.
+
+Usage: python scripts/bench_scale.py [--users 200] [--months 6] [--big-users 5000]
+       [--big-months 12] [--skip-big] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+import pushgen
+
+SAMPLE_SECONDS = 0.2
+AIM_BIG_BYTES = 1 << 30
+AIM_EFFICIENCY = 0.9
+MIB = 1 << 20
+
+
+def pushgen_command() -> list[str]:
+    """The installed ``pushgen`` entry point beside this interpreter (no shell shims)."""
+    beside = Path(sys.executable).parent / "pushgen"
+    if beside.is_file():
+        return [str(beside)]
+    found = shutil.which("pushgen")
+    return [found] if found else [sys.executable, "-m", "pushgen.cli"]
+
+
+@dataclass
+class TreeSampler:
+    """Samples the RSS of a process and all its descendants until ``stop``."""
+
+    pid: int
+    interval: float = SAMPLE_SECONDS
+    main_peak: int = 0
+    rss_sum_peak: int = 0
+    pss_sum_peak: int = 0
+    peaks: dict[int, int] = field(default_factory=dict)
+    samples: int = 0
+    orphaned: set[int] = field(default_factory=set)
+    _seen: dict[int, psutil.Process] = field(default_factory=dict)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> TreeSampler:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._check_orphans(set())
+
+    @property
+    def worker_peak(self) -> int:
+        return max((rss for pid, rss in self.peaks.items() if pid != self.pid), default=0)
+
+    @property
+    def processes(self) -> int:
+        return len(self.peaks)
+
+    def _run(self) -> None:
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.NoSuchProcess:
+            return
+        while not self._stop.is_set():
+            try:
+                tree = [root, *root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                tree = []
+            rss_sum = pss_sum = 0
+            for process in tree:
+                try:
+                    memory = process.memory_full_info()
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
+                    continue
+                self._seen.setdefault(process.pid, process)
+                rss_sum += memory.rss
+                pss_sum += getattr(memory, "pss", memory.rss)
+                self.peaks[process.pid] = max(self.peaks.get(process.pid, 0), memory.rss)
+                if process.pid == self.pid:
+                    self.main_peak = max(self.main_peak, memory.rss)
+            self.rss_sum_peak = max(self.rss_sum_peak, rss_sum)
+            self.pss_sum_peak = max(self.pss_sum_peak, pss_sum)
+            self.samples += 1
+            self._check_orphans({p.pid for p in tree})
+            self._stop.wait(self.interval)
+
+    def _check_orphans(self, in_tree: set[int]) -> None:
+        """Remember seen descendants alive outside the tree: they were not reaped by their parent."""
+        for pid, process in self._seen.items():
+            if pid == self.pid or pid in in_tree or pid in self.orphaned:
+                continue
+            try:
+                if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                    self.orphaned.add(pid)
+            except psutil.NoSuchProcess:
+                pass
+
+
+@dataclass
+class Run:
+    label: str
+    seconds: float
+    cpu: float
+    wait4_maxrss: int
+    sampler: TreeSampler
+    manifest: dict
+    folder_bytes: int
+
+    @property
+    def rows(self) -> int:
+        return self.manifest["rows"]["notifications"]
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.seconds
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def make(label: str, users: int, months: int, extra: list[str], work: Path) -> Run:
+    """Run ``pushgen make`` once in a child process, sampling its process tree."""
+    out = work / label.replace(" ", "_")
+    command = [*pushgen_command(), "make", "--users", str(users), "--months", str(months),
+               "--out", str(out), "--force", *extra]
+    env = {**os.environ, "TMPDIR": str(work)}  # Dask's scratch space lands in work too
+    log = work / f"{out.name}.stderr"
+    with open(log, "wb") as stderr:
+        began = time.perf_counter()
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, cwd=work, env=env)
+        sampler = TreeSampler(child.pid).start()
+        try:
+            _, status, usage = os.wait4(child.pid, 0)
+        except BaseException:
+            child.kill()
+            child.wait()
+            raise
+        finally:
+            seconds = time.perf_counter() - began
+            sampler.stop()
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        error = log.read_text(errors="replace").strip()[-2000:]
+        raise RuntimeError(f"{' '.join(command)} failed ({child.returncode}): {error}")
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    manifest = json.loads((out / "manifest.json").read_text())
+    return Run(label, seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * scale,
+               sampler, manifest, folder_bytes(out))
+
+
+def best(runs: list[Run]) -> Run:
+    """The fastest run, with the highest memory peaks seen over all of them."""
+    fastest = min(runs, key=lambda r: r.seconds)
+    peaks = max(runs, key=lambda r: r.sampler.rss_sum_peak)
+    return Run(fastest.label, fastest.seconds, fastest.cpu,
+               max(r.wait4_maxrss for r in runs), peaks.sampler, fastest.manifest,
+               fastest.folder_bytes)
+
+
+def mib(value: int) -> str:
+    return f"{value / MIB:,.0f}"
+
+
+def memory_table(runs: list[Run]) -> list[str]:
+    header = ("run", "wall s", "rows/s", "CPU s", "main MiB", "worker MiB", "tree RSS MiB",
+              "tree PSS MiB", "wait4 MiB", "procs", "orphans")
+    rows = [header]
+    for run in runs:
+        s = run.sampler
+        rows.append((run.label, f"{run.seconds:.2f}", f"{run.rows_per_second:,.0f}",
+                     f"{run.cpu:.1f}", mib(s.main_peak), mib(s.worker_peak), mib(s.rss_sum_peak),
+                     mib(s.pss_sum_peak), mib(run.wait4_maxrss), str(s.processes),
+                     str(len(s.orphaned))))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    return ["  " + "  ".join(value.ljust(w) if i == 0 else value.rjust(w)
+                             for i, (value, w) in enumerate(zip(row, widths, strict=True)))
+            for row in rows]
+
+
+def coverage(run: Run) -> str:
+    """Whether wait4's ru_maxrss saw the workers, judged from the sampled per-process peaks."""
+    s = run.sampler
+    if s.orphaned:
+        return f"no: {len(s.orphaned)} descendant(s) outlived their parent and escaped it"
+    if s.worker_peak > run.wait4_maxrss:
+        return (f"no: a worker was sampled at {mib(s.worker_peak)} MiB, "
+                f"above wait4's {mib(run.wait4_maxrss)} MiB")
+    if s.worker_peak > s.main_peak:
+        return "yes: wait4's max matches the largest worker (all descendants were reaped)"
+    return "yes, as far as can be told: every descendant was reaped (the main process is largest)"
+
+
+def line(label: str, value: str, note: str = "") -> str:
+    return f"  {label:<40}{value:>16}  {note}".rstrip()
+
+
+def verdict(ok: bool) -> str:
+    return "meets the aim" if ok else "misses the aim"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, default=200)
+    parser.add_argument("--months", type=int, default=6)
+    parser.add_argument("--big-users", type=int, default=5000)
+    parser.add_argument("--big-months", type=int, default=12)
+    parser.add_argument("--skip-big", action="store_true", help="skip the big --jobs 2 run")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per setting (fastest counts)")
+    args = parser.parse_args(argv)
+    if min(args.users, args.months, args.big_users, args.big_months, args.repeat) < 1:
+        parser.error("--users, --months, --big-users, --big-months and --repeat must be at least 1")
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"pushgen {pushgen.__version__} scale bench: {args.users} users x {args.months} months"
+          + (f", best of {args.repeat}" if args.repeat > 1 else ""))
+    print(f"python {platform.python_version()}, {cpus} usable cpus, {platform.machine()}, "
+          f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB RAM; "
+          f"tree sampled every {SAMPLE_SECONDS} s")
+    print(flush=True)
+
+    settings = [("jobs 1", ["--jobs", "1"]), ("jobs 2", ["--jobs", "2"]),
+                ("dask jobs 2", ["--engine", "dask", "--jobs", "2"])]
+    with tempfile.TemporaryDirectory(prefix="pushgen-scale-") as tmp:
+        work = Path(tmp)
+        runs = [best([make(label, args.users, args.months, extra, work)
+                      for _ in range(args.repeat)]) for label, extra in settings]
+    one, two, dask = runs
+
+    print(f"(a) pushgen make --users {args.users} --months {args.months} --out TMP  "
+          f"({one.rows:,} rows, {one.folder_bytes / MIB:.1f} MiB on disk)")
+    for text in memory_table(runs):
+        print(text)
+    print("  main/worker: peak RSS of the make process / of its largest descendant; tree: peak sum")
+    print("  at one instant; wait4: ru_maxrss of the child with its reaped descendants (a max)")
+    for run in runs[1:]:
+        print(line(f"wait4 covers the workers ({run.label})", "", coverage(run)))
+    print()
+
+    speedup = one.seconds / two.seconds
+    efficiency = speedup / 2
+    print("(b) speed-up of 2 processes over 1")
+    print(line("jobs 2 over jobs 1", f"{speedup:.2f}x",
+               f"{efficiency:.0%} of linear; aim >= {AIM_EFFICIENCY:.0%}: "
+               f"{verdict(efficiency >= AIM_EFFICIENCY)}"))
+    print(line("dask jobs 2 over jobs 1", f"{one.seconds / dask.seconds:.2f}x"))
+    if cpus is not None and cpus < 3:
+        print(f"  note: {cpus} cpus; with --jobs 2 the main process (writing, fingerprints) "
+              "competes with 2 workers")
+    print()
+
+    print("(c) manifest fingerprints")
+    reference = one.manifest["fingerprints"]
+    same = all(run.manifest["fingerprints"] == reference for run in runs)
+    for name, digest in reference.items():
+        print(line(name, digest[:16]))
+    print(line("identical across the three runs", "yes" if same else "NO",
+               "" if same else "; ".join(f"{r.label}: {r.manifest['fingerprints']}" for r in runs)))
+    print(flush=True)
+
+    if not args.skip_big:
+        with tempfile.TemporaryDirectory(prefix="pushgen-scale-big-") as tmp:
+            big = make("big jobs 2", args.big_users, args.big_months, ["--jobs", "2"], Path(tmp))
+        s = big.sampler
+        print(f"(d) pushgen make --users {args.big_users} --months {args.big_months} --jobs 2 "
+              "--out TMP (deleted afterwards)")
+        print(line("rows", f"{big.rows:,}"))
+        print(line("wall seconds", f"{big.seconds:.1f}", f"CPU {big.cpu:.1f} s"))
+        print(line("rows per second", f"{big.rows_per_second:,.0f}"))
+        print(line("folder size (MiB)", mib(big.folder_bytes),
+                   f"{len(big.manifest['files'])} files"))
+        print(line("main process peak RSS (MiB)", mib(s.main_peak)))
+        print(line("largest worker peak RSS (MiB)", mib(s.worker_peak)))
+        print(line("tree peak RSS sum (MiB)", mib(s.rss_sum_peak),
+                   f"aim < {mib(AIM_BIG_BYTES)}: {verdict(s.rss_sum_peak < AIM_BIG_BYTES)}"))
+        print(line("tree peak PSS sum (MiB)", mib(s.pss_sum_peak),
+                   f"aim < {mib(AIM_BIG_BYTES)}: {verdict(s.pss_sum_peak < AIM_BIG_BYTES)}"))
+        print(line("wait4 ru_maxrss (MiB)", mib(big.wait4_maxrss), coverage(big)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
