@@ -8,4 +8,14 @@ from pushgen.model.priors import Priors
 from pushgen.registry import list_splits
 from pushgen.splits import load_split
 
-__all__ = ["Dataset", "GenerationError", "Priors", "__version__", "generate", "list_splits", "load_split"]
+__all__ = [
+    "Dataset",
+    "GenerationError",
+    "Priors",
+    "__version__",
+    "envs",
+    "evaluate",
+    "generate",
+    "list_splits",
+    "load_split",
+]

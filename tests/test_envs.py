@@ -94,10 +94,12 @@ def test_default_user_and_unknown_user(split):
     assert gym.make(GENERATION_ID, split=split).unwrapped.user == 3  # task 2: cold-start users 3, 4
     assert gym.make(GENERATION_ID, split=split, task=1).unwrapped.user == 0
     assert gym.make(INBOX_ID, split=split).unwrapped.user == 0
+    assert gym.make(GENERATION_ID, split=split, user=0).unwrapped.replay.task == 1
+    assert gym.make(GENERATION_ID, split=split, user=4).unwrapped.replay.task == 2
     with pytest.raises(DatasetError, match=r"user 0 is not in task 2's test part .*"
                                            r"\(it is a user of task 1's test part: pass task=1\); "
                                            r"available users: 3, 4$"):
-        gym.make(GENERATION_ID, split=split, user=0)
+        gym.make(GENERATION_ID, split=split, user=0, task=2)
     with pytest.raises(DatasetError, match=r"user 42 is not in task 1's test part of split \S+; "
                                            r"available users: 0, 1, 2$"):
         gym.make(INBOX_ID, split=split, user=42)

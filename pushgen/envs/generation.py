@@ -1,7 +1,7 @@
 """``pushgen/NotificationGeneration-v0``: answer each context with a generated notification.
 
-An episode is one user's test period in time order (task 2's cold-start users by default;
-``task=1`` replays task 1's test part). Each step:
+An episode is one user's test period in time order: a cold-start user's (task 2) by default;
+for a task 1 user (``user=`` one of them, or ``task=1``) that user's test part. Each step:
 
 - observation: the context, ``Dict`` of ``Discrete`` over the 11 context features;
 - action: a notification, ``Dict`` of ``Discrete`` over the 7 notification features
@@ -22,6 +22,7 @@ history would otherwise be pickled to the main process at every step.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -32,7 +33,9 @@ from pushgen import schemas
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
 from pushgen.envs.judge import DEFAULT_MODE, REWARDS, check_mode
+from pushgen.envs.replay import open_split
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
+from pushgen.splits import SPLIT_FILE
 
 ENV_ID = "pushgen/NotificationGeneration-v0"
 
@@ -42,9 +45,11 @@ class NotificationGenerationEnv(ReplayEnv):
 
     env_id = ENV_ID
 
-    def __init__(self, split: str | Path, user: int | None = None, task: int = 2,
+    def __init__(self, split: str | Path, user: int | None = None, task: int | None = None,
                  part: str = "test", mode: str = DEFAULT_MODE, render_mode: str | None = None,
                  history_in_info: bool = True) -> None:
+        if task is None:
+            task = task_of_user(split, user)
         self.mode = check_mode(mode)
         self.observation_space = context_space()
         self.action_space = notification_space()
@@ -144,3 +149,13 @@ class NotificationGenerationEnv(ReplayEnv):
                          f"open rate generated {self._generated / k:.3f} "
                          f"logged {self._logged_opens / k:.3f}")
         return "\n".join(lines) + "\n"
+
+
+def task_of_user(split: str | Path, user: int | None) -> int:
+    """The task whose test part holds ``user``: 2 (cold start) unless it is a task 1 user."""
+    if user is None:
+        return 2
+    parts = json.loads((open_split(split) / SPLIT_FILE).read_text())["parts"]
+    in_task1 = user in parts.get("task1/test", {}).get("users", [])
+    in_task2 = user in parts.get("task2/test", {}).get("users", [])
+    return 1 if in_task1 and not in_task2 else 2
