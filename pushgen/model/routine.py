@@ -169,19 +169,24 @@ ACTIVITY_ON_WORKOUT = {
 }
 
 
-def activity_table(sched: Schedule, life: Lifestyle) -> np.ndarray:
-    """(N_STATES, n_activity) P(activity | state) for this user's commute and workout."""
-    field = schemas.field("activity")
-    rows = dict(ACTIVITY_GIVEN_STATE)
-    rows[State.COMMUTE] = ACTIVITY_ON_COMMUTE[sched.commute]
-    rows[State.EXERCISE] = ACTIVITY_ON_WORKOUT[life.exercise_running]
+def cdf_given_state(name: str, rows: dict[State, dict]) -> np.ndarray:
+    """(N_STATES, n_values) cumulative P(feature value | routine state) from sparse rows."""
+    field = schemas.field(name)
     table = np.zeros((N_STATES, len(field.values)))
     for state, probabilities in rows.items():
         for value, p in probabilities.items():
             table[state, field.code(value)] = p
-    return table
+    return np.cumsum(table, axis=1)
+
+
+def activity_table(sched: Schedule, life: Lifestyle) -> np.ndarray:
+    """(N_STATES, n_activity) cumulative P(activity | state) for this user's commute and workout."""
+    rows = dict(ACTIVITY_GIVEN_STATE)
+    rows[State.COMMUTE] = ACTIVITY_ON_COMMUTE[sched.commute]
+    rows[State.EXERCISE] = ACTIVITY_ON_WORKOUT[life.exercise_running]
+    return cdf_given_state("activity", rows)
 
 
 def activity(state: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Parents: routine state (and the user's commute and workout). activity ~ Categorical."""
-    return categorical_rows(np.cumsum(table, axis=1), state, rng)
+    return categorical_rows(table, state, rng)

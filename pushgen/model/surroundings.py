@@ -4,19 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen import schemas
-from pushgen.model.routine import N_STATES, State
+from pushgen.model.routine import State, cdf_given_state
 from pushgen.model.sampling import categorical_rows
-
-
-def _table(name: str, rows: dict[State, dict[str, float]]) -> np.ndarray:
-    field = schemas.field(name)
-    table = np.zeros((N_STATES, len(field.values)))
-    for state, probabilities in rows.items():
-        for value, p in probabilities.items():
-            table[state, field.code(value)] = p
-    return np.cumsum(table, axis=1)
-
 
 NOISE_GIVEN_STATE = {
     State.SLEEP: {"low": 0.95, "medium": 0.05},
@@ -39,8 +28,8 @@ PROXIMITY_GIVEN_STATE = {
     State.EXERCISE: {"near": 0.85, "med": 0.1, "far": 0.05},
     State.TRAVEL: {"near": 0.4, "med": 0.3, "far": 0.3},
 }
-NOISE_CDF = _table("noise", NOISE_GIVEN_STATE)
-PROXIMITY_CDF = _table("proximity", PROXIMITY_GIVEN_STATE)
+NOISE_CDF = cdf_given_state("noise", NOISE_GIVEN_STATE)
+PROXIMITY_CDF = cdf_given_state("proximity", PROXIMITY_GIVEN_STATE)
 
 
 def noise(state: np.ndarray, rng: np.random.Generator) -> np.ndarray:
