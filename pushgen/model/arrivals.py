@@ -6,8 +6,9 @@ Routine intensity of app a in slot t (expected count):
     shape[a, t] = rhythm[a](hour) * (asleep[a] if sleeping) * (weekend[a] * user factor if day off)
     rhythm[a](h) = 0.25 + sum_k height[a, k] * exp(-0.5 * (circular distance(h, peak[a, k]) / 1.5)^2)
 
-plus a triggered intensity ``trigger_rate[a] * slot hours`` while the app's trigger lasts
-(music playing, commuting or travelling, a workout). Messaging apps post conversations: each
+plus a triggered intensity ``trigger_rate[a] / n * slot hours`` while the app's trigger lasts
+(music playing, commuting or travelling, a workout), where n is the number of the user's apps
+with that trigger (they share its time). Messaging apps post conversations: each
 arrival opens a thread of 1 + Geometric follow-ups (mean = the user's chattiness) spaced by
 Exponential gaps. The clock posts an alarm at wake-up on days the user sets one.
 """

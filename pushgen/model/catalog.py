@@ -20,8 +20,8 @@ from pushgen import schemas
 VENDORS = ("samsung", "huawei", "oneplus", "motorola", "custom-rom", "none")
 VENDOR_SHARES = (0.34, 0.14, 0.10, 0.05, 0.03, 0.34)
 
-# Routine states that can trigger an app (see routine.py); None: no trigger.
-TRIGGERS = ("music", "commute", "exercise", "alarm")
+# Contexts that make an app post (see arrivals.py); alarms are posted at wake-up instead.
+TRIGGERS = ("music", "commute", "exercise")
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ KINDS: dict[str, KindProfile] = {
         subjects=("email & messaging", "business & industrial", "jobs & education", "finance",
                   "shopping", "e-commerce services", "coupons & discount offers", "travel",
                   "software", "corporate events", "unknown"),
-        ongoing={}, open_logit=-0.8,
+        ongoing={}, open_logit=-0.9,
     ),
     "social": KindProfile(
         adoption=0.3, daily_rate=1.6, peaks=((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)),
@@ -78,7 +78,7 @@ KINDS: dict[str, KindProfile] = {
         subjects=("social networks", "online communities", "people & society", "humor",
                   "funny pictures & videos", "arts & entertainment", "sports", "news",
                   "online image galleries", "events & listings"),
-        ongoing={}, open_logit=-0.4,
+        ongoing={}, open_logit=-0.5,
     ),
     "news": KindProfile(
         adoption=0.15, daily_rate=1.8, peaks=((7.5, 0.8), (12.0, 0.5), (17.5, 0.7)),
@@ -143,7 +143,7 @@ KINDS: dict[str, KindProfile] = {
         priority={"max": 0.8, "high": 0.2},
         visibility=PUBLIC, updates={"none": 0.9, "low": 0.1},
         subjects=("unknown",),
-        ongoing={"alarm": 0.5}, open_logit=-1.0, trigger="alarm",
+        ongoing={"alarm": 0.5}, open_logit=-1.0,
     ),
     "travel": KindProfile(
         adoption=0.12, daily_rate=0.4, peaks=((8.0, 1.0), (18.0, 1.0)), asleep=0.02, weekend=1.0,

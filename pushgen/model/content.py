@@ -42,16 +42,16 @@ def content(
         "priority": categorical_rows(catalog.priority_cdf, app, rng),
         "visibility": categorical_rows(catalog.visibility_cdf, app, rng),
     }
+    ongoing = rng.random(len(app)) < catalog.ongoing_prob[app, codes["category"]]
+    codes["ongoing"] = np.where(ongoing, schemas.field("ongoing").code(True),
+                                schemas.field("ongoing").code(False)).astype(np.int16)
     follow_up = arrivals.thread_position > 0
     source = arrivals.thread[follow_up]
-    for name in ("category", "subject", "priority", "visibility"):
+    for name in ("category", "subject", "priority", "visibility", "ongoing"):
         codes[name][follow_up] = codes[name][source]
     in_thread = arrivals.thread >= 0
     updates_field = schemas.field("numberOfUpdates")
     levels = np.array([updates_field.code(v) for v in ("none", "low", "medium", "high")])
     codes["numberOfUpdates"][in_thread] = levels[
         np.searchsorted(UPDATE_STEPS, arrivals.thread_position[in_thread], side="right")]
-    ongoing = rng.random(len(app)) < catalog.ongoing_prob[app, codes["category"]]
-    codes["ongoing"] = np.where(ongoing, schemas.field("ongoing").code(True),
-                                schemas.field("ongoing").code(False)).astype(np.int16)
     return codes

@@ -64,8 +64,8 @@ def battery(
 
     level[t+1] = level[t] - drain[t] while unplugged, + CHARGE_PERCENT_PER_HOUR while
     plugged (capped at 100, floored at 1). Plugged: overnight (~ Bernoulli(night_charge)
-    per night), and a top-up of 1-2.5 h at the first slot at home or work after the level
-    falls below the user's threshold.
+    per night), and a top-up of 1-2.5 h at the first slot at home, at work or in bed after
+    the level falls below the user's threshold.
     """
     n = grid.slots
     drain = habits.drain_per_hour * SLOT_HOURS * (DRAIN_BY_STATE[state] + MUSIC_DRAIN * music)

@@ -180,19 +180,20 @@ def open_probability(params, rows, codes, state) -> np.ndarray:
     return expit(open_logit(params, rows, codes, state))
 
 
-def mood(days: int, segment_of_day: np.ndarray, n_segments: int, day_sd: float,
-         segment_sd: float, rng: np.random.Generator, persistence: float = 0.5) -> tuple[
-             np.ndarray, np.ndarray]:
+def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
+         rng: np.random.Generator, persistence: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """Hidden availability: a daily AR(1) level plus an independent shift per routine segment.
 
-    day[d] = persistence * day[d-1] + N(0, day_sd^2 (1 - persistence^2)), day[0] ~ N(0, day_sd^2);
-    segment[s] ~ N(0, segment_sd^2). Returns (per day, per segment).
+    The user's day sd ~ Gamma(4, mean_day_sd / 4); day[0] ~ N(0, sd^2),
+    day[d] = persistence * day[d-1] + N(0, sd^2 (1 - persistence^2)); segment[s] ~ N(0, segment_sd^2).
+    Returns (per day, per segment).
     """
+    day_sd = rng.gamma(4.0, mean_day_sd / 4.0)
     shocks = rng.normal(0.0, day_sd, days)
     shocks[1:] *= np.sqrt(1 - persistence**2)
     level = np.empty(days)
     previous = 0.0
-    for d in range(days):
+    for d in range(days):  # a few hundred days: a plain loop is cheapest
         previous = persistence * previous + shocks[d]
         level[d] = previous
     return level, rng.normal(0.0, segment_sd, n_segments)

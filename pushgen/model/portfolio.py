@@ -46,8 +46,10 @@ def portfolio(
     has = (rng.random(len(catalog.apps)) < catalog.adoption) & vendor_ok
     for members in catalog.one_per_phone.values():
         has[members] = False
-        own = members[catalog.vendor_of_app[members] == device.vendor]
-        generic = members[catalog.vendor_of_app[members] == VENDORS.index("none")]
+        vendor_free = VENDORS.index("none")
+        own = members[(catalog.vendor_of_app[members] == device.vendor)
+                      & (device.vendor != vendor_free)]
+        generic = members[catalog.vendor_of_app[members] == vendor_free]
         has[own[0] if len(own) else rng.choice(generic)] = True
     apps = np.flatnonzero(has)
     volume = rng.lognormal(0.0, priors.volume_sd)

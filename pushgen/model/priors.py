@@ -53,7 +53,7 @@ class Priors:
     mood_day_sd: float = 0.7  # mean sd of a user's day-to-day availability (log-odds)
     mood_segment_sd: float = 0.65  # sd of the shift per stretch of the routine
     asleep_penalty_mean: float = -0.9  # notifications that arrive in the night
-    seen_seconds_median: float = 90.0  # median seconds until seen, awake, normal ringer
+    seen_seconds_median: float = 90.0  # seconds until seen, before ringer/routine/priority factors
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}

@@ -71,7 +71,7 @@ def day_plan(
     late_night = np.isin(weekday, (4, 5))
     bedtime = wake + 24 - chrono.sleep_hours + rng.normal(0, 0.4, days) + late_night * 0.8
     shift = rng.normal(0, 0.2, days)
-    arrive = sched.work_start + shift
+    arrive = np.maximum(sched.work_start + shift, wake + sched.commute_hours + 0.3)
     leave = arrive - sched.commute_hours
     work_end = arrive + sched.work_hours + rng.normal(0, 0.3, days)
     home_again = work_end + sched.commute_hours * rng.uniform(0.9, 1.3, days)
@@ -84,7 +84,7 @@ def day_plan(
         np.where(workday, 12.3 + rng.uniform(0, 0.6, days), rng.uniform(10, 17, days)),
     )
     outing_rate = life.outings_per_week / 7 * np.where(late_night, 2.2, 0.7)
-    weekend_outing = day_off & (rng.random(days) < 0.3)
+    weekend_outing = day_off & (rng.random(days) < min(0.2 * life.outings_per_week, 0.6))
     outing_start = maybe(np.minimum(outing_rate, 0.9), rng.uniform(19.0, 21.0, days))
     outing_start = np.where(weekend_outing, rng.uniform(12.5, 15.0, days), outing_start)
     outing_end = np.minimum(outing_start + rng.uniform(1.5, 3.5, days), bedtime - 0.25)
@@ -92,7 +92,8 @@ def day_plan(
         life.exercise_morning, wake + 0.3, np.where(workday, home_again + 0.7, wake + 3.0)
     )
     exercise_start = maybe(life.exercise_per_week / 7, exercise_hour)
-    vacation_edge = on_vacation & ~np.roll(on_vacation, 1) | on_vacation & ~np.roll(on_vacation, -1)
+    before, after = np.r_[False, on_vacation[:-1]], np.r_[on_vacation[1:], False]
+    vacation_edge = on_vacation & (~before | ~after)
     trip_start = maybe(vacation_edge * 0.5, rng.uniform(7, 16, days))
     return DayPlan(
         wake=wake,
@@ -112,11 +113,12 @@ def day_plan(
 
 
 def routine_state(grid: TimeGrid, plan: DayPlan, sched: Schedule) -> np.ndarray:
-    """Parents: the day plan. Deterministic: the highest-priority plan item covering each slot."""
+    """Parents: the day plan and the schedule's commute length. Deterministic: the
+    highest-priority plan item covering each slot."""
     d = grid.day_of_slot
     h = grid.hour_of_slot
     previous_bedtime = np.concatenate(([plan.bedtime[0] - 24], plan.bedtime[:-1]))[d] - 24
-    previous_outing_end = np.concatenate(([np.nan], plan.outing_end[:-1]))[d] - 24
+    previous_outing_end = _outing_after_midnight(grid, plan)
     asleep = (h >= plan.bedtime[d]) | ((h < plan.wake[d]) & (h >= previous_bedtime))
     workday = plan.workday[d]
     commuting = workday & (
@@ -136,14 +138,22 @@ def routine_state(grid: TimeGrid, plan: DayPlan, sched: Schedule) -> np.ndarray:
     ).astype(np.int8)
 
 
+def _outing_after_midnight(grid: TimeGrid, plan: DayPlan) -> np.ndarray:
+    """Per slot: the hour (after midnight) at which the previous evening's outing ends."""
+    return np.concatenate(([np.nan], plan.outing_end[:-1]))[grid.day_of_slot] - 24
+
+
 def place(grid: TimeGrid, state: np.ndarray, plan: DayPlan, places: Places) -> np.ndarray:
     """Parents: routine state, the day's errand and outing places. Deterministic given those."""
     codes = schemas.field("place")
     d = grid.day_of_slot
+    outing_day = np.where(grid.hour_of_slot < _outing_after_midnight(grid, plan),
+                          np.maximum(d - 1, 0), d)
     return np.select(
         [state == State.WORK, state == State.ERRAND, state == State.LEISURE,
          state == State.TRAVEL],
-        [places.work, plan.errand_place[d], plan.outing_place[d], codes.code("TYPE_AIRPORT")],
+        [places.work, plan.errand_place[d], plan.outing_place[outing_day],
+         codes.code("TYPE_AIRPORT")],
         default=places.home,
     ).astype(np.int16)
 

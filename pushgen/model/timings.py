@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
+from pushgen.model.priors import Priors
 from pushgen.model.routine import State
 
 RINGER_FACTOR = {"vibrate": 0.7, "normal": 1.0, "silent": 3.0}
@@ -33,6 +34,18 @@ PRIORITY_BY_CODE = _by_code("priority", PRIORITY_FACTOR)
 
 
 @dataclass(frozen=True)
+class AttentionHabits:
+    seen_median: float  # seconds until seen, before the ringer/routine/priority/evening factors
+    swipe_share: float  # P(a dismissed notification is swiped away rather than left)
+
+
+def attention_habits(priors: Priors, rng: np.random.Generator) -> AttentionHabits:
+    """Static node, parents: none. median ~ prior x LogNormal(0, 0.5); swipe share ~ Beta(3, 3)."""
+    return AttentionHabits(seen_median=priors.seen_seconds_median * rng.lognormal(0.0, 0.5),
+                           swipe_share=float(rng.beta(3, 3)))
+
+
+@dataclass(frozen=True)
 class Timings:
     seen: np.ndarray
     decision: np.ndarray
@@ -49,20 +62,20 @@ def timings(
     state: np.ndarray,
     seconds_to_wake: np.ndarray,
     hour: np.ndarray,
-    seen_median: float,
-    swipe_share: float,
+    habits: AttentionHabits,
     rng: np.random.Generator,
 ) -> Timings:
-    """Parents: action, ringer mode, priority, routine state, clock hour, the user's habits."""
+    """Parents: action, ringer mode, priority, routine state, clock hour, time until wake-up,
+    attention habits."""
     n = len(opened)
     asleep = state == State.SLEEP
-    median = seen_median * RINGER_BY_CODE[ringer] * PRIORITY_BY_CODE[priority] * STATE_FACTOR[state]
+    median = habits.seen_median * RINGER_BY_CODE[ringer] * PRIORITY_BY_CODE[priority] * STATE_FACTOR[state]
     median = np.where(hour >= 20, median * EVENING_FACTOR, median)
     # one standard normal per row and quantity; each branch scales it to its own LogNormal
     z_seen, z_decision = rng.standard_normal(n), rng.standard_normal(n)
     seen = np.where(asleep, seconds_to_wake + 40.0 * np.exp(0.8 * z_seen),
                     median * np.exp(1.1 * z_seen))
-    swiped = rng.random(n) < swipe_share
+    swiped = rng.random(n) < habits.swipe_share
     decision = np.where(
         opened,
         4.0 * np.exp(0.8 * z_decision),

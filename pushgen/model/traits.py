@@ -63,7 +63,13 @@ def engagement_traits(
     log_interest: np.ndarray,
     rng: np.random.Generator,
 ) -> EngagementParameters:
-    """Parents: subject interests. All draws Normal/LogNormal/Gamma as documented per line."""
+    """Parents: subject interests.
+
+    Weights: population effect (x context sensitivity ~ LogNormal(0, sd) for context
+    features) + N(0, personal sd). Scalars: intercept ~ N, audio_chat_bonus ~ N,
+    attention_amplitude ~ Uniform(0.15, 0.6), attention_peak ~ N(19 h, 2.5 h),
+    asleep_penalty ~ N, fatigue_weight ~ Gamma(2), novelty ~ Gamma(2).
+    """
     weights: dict[str, np.ndarray] = {}
     sensitivity = rng.lognormal(0.0, priors.context_sensitivity_sd)
     for name in FEATURES:

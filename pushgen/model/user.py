@@ -3,7 +3,7 @@
     static:  chronotype -> schedule -> places;  lifestyle;  device habits;
              portfolio (chronotype, vendor);  interests;  engagement traits (interests)
     per day: day plan (chronotype, schedule, places, lifestyle, weekday)
-    per slot: routine state (plan) -> place, activity, noise, proximity;
+    per slot: routine state (plan, schedule) -> place, activity, noise, proximity;
               headphones, music (state) ;  ringer mode (state) ;  battery, charging (state, music, plan)
     per day and segment: mood (hidden availability)
     per notification: arrivals (state, music, plan, portfolio) -> features (app, interests)
@@ -102,11 +102,9 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     }))
 
     # engagement
-    mood_rng = rng(NodeFamily.MOOD)
-    day_sd = mood_rng.gamma(4.0, priors.mood_day_sd / 4.0)
     segment, _ = segment_states(state)
-    day_mood, segment_mood = engagement.mood(grid.days, segment, int(segment[-1]) + 1, day_sd,
-                                             priors.mood_segment_sd, mood_rng)
+    day_mood, segment_mood = engagement.mood(grid.days, int(segment[-1]) + 1, priors.mood_day_sd,
+                                             priors.mood_segment_sd, rng(NodeFamily.MOOD))
     dynamic = engagement.DynamicState(
         mood=_stored(day_mood[day] + segment_mood[segment[slot]]),
         hour=_stored(hour),
@@ -121,13 +119,12 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     opened = draw < p_open
 
     timing_rng = rng(NodeFamily.TIMINGS)
-    seen_median = priors.seen_seconds_median * timing_rng.lognormal(0.0, 0.5)
-    swipe_share = timing_rng.beta(3, 3)
+    attention = timings.attention_habits(priors, timing_rng)
     wake_seconds = ((day + (hour >= plan.wake[day])) * 24.0
                     + plan.wake[np.minimum(day + (hour >= plan.wake[day]), grid.days - 1)]) * 3600
     times = timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
-                            np.maximum(wake_seconds - posts.seconds, 0.0), hour, seen_median,
-                            swipe_share, timing_rng)
+                            np.maximum(wake_seconds - posts.seconds, 0.0), hour, attention,
+                            timing_rng)
     summary = {
         "occupation": sched.occupation.name.lower().replace("_", " "),
         "wake_time": _clock(chrono.wake_hour),
