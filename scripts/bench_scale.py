@@ -68,6 +68,8 @@ class TreeSampler:
     peaks: dict[int, int] = field(default_factory=dict)
     samples: int = 0
     orphaned: set[int] = field(default_factory=set)
+    parents: dict[int, int] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
     _seen: dict[int, psutil.Process] = field(default_factory=dict)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
@@ -91,6 +93,18 @@ class TreeSampler:
     def processes(self) -> int:
         return len(self.peaks)
 
+    def escaped(self) -> dict[int, int]:
+        """Descendants below an orphaned process, with that orphan: their ru_maxrss went elsewhere."""
+        below = {}
+        for pid in self.peaks:
+            parent = self.parents.get(pid)
+            while parent is not None and parent != self.pid:
+                if parent in self.orphaned:
+                    below[pid] = parent
+                    break
+                parent = self.parents.get(parent)
+        return below
+
     def _run(self) -> None:
         try:
             root = psutil.Process(self.pid)
@@ -107,7 +121,10 @@ class TreeSampler:
                     memory = process.memory_full_info()
                 except (psutil.NoSuchProcess, psutil.AccessDenied):
                     continue
-                self._seen.setdefault(process.pid, process)
+                if process.pid not in self._seen:
+                    self._seen[process.pid] = process
+                    self.parents[process.pid] = process.ppid()
+                    self.names[process.pid] = describe(process)
                 rss_sum += memory.rss
                 pss_sum += getattr(memory, "pss", memory.rss)
                 self.peaks[process.pid] = max(self.peaks.get(process.pid, 0), memory.rss)
@@ -129,6 +146,19 @@ class TreeSampler:
                     self.orphaned.add(pid)
             except psutil.NoSuchProcess:
                 pass
+
+
+def describe(process: psutil.Process) -> str:
+    """A short name for a process: its multiprocessing role, or its program."""
+    try:
+        words = process.cmdline()
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return "?"
+    text = " ".join(words)
+    for role in ("forkserver", "resource_tracker", "spawn_main", "semaphore_tracker"):
+        if role in text:
+            return role
+    return Path(words[0]).name if words else "?"
 
 
 @dataclass
@@ -214,16 +244,26 @@ def memory_table(runs: list[Run]) -> list[str]:
 
 
 def coverage(run: Run) -> str:
-    """Whether wait4's ru_maxrss saw the workers, judged from the sampled per-process peaks."""
+    """Whether wait4's ru_maxrss saw the workers, judged from the sampled process tree."""
     s = run.sampler
-    if s.orphaned:
-        return f"no: {len(s.orphaned)} descendant(s) outlived their parent and escaped it"
+    escaped = s.escaped()
+    orphans = ", ".join(sorted({s.names[pid] for pid in s.orphaned}))
+    if escaped:
+        reapers = ", ".join(sorted({s.names[pid] for pid in escaped.values()}))
+        return (f"no: {len(escaped)} worker(s) (largest {mib(max(s.peaks[p] for p in escaped))} MiB) "
+                f"were reaped by {reapers}, which outlived the make process")
     if s.worker_peak > run.wait4_maxrss:
         return (f"no: a worker was sampled at {mib(s.worker_peak)} MiB, "
                 f"above wait4's {mib(run.wait4_maxrss)} MiB")
-    if s.worker_peak > s.main_peak:
-        return "yes: wait4's max matches the largest worker (all descendants were reaped)"
-    return "yes, as far as can be told: every descendant was reaped (the main process is largest)"
+    if s.orphaned:
+        return (f"yes: the workers were reaped by their parent; only {orphans} "
+                f"({mib(max(s.peaks[p] for p in s.orphaned))} MiB) outlived the make process")
+    return "yes: every descendant was reaped by its parent"
+
+
+def load() -> str:
+    """The 1-minute load average: other work on the machine skews the timings."""
+    return f"load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "load unknown"
 
 
 def line(label: str, value: str, note: str = "") -> str:
@@ -251,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
           + (f", best of {args.repeat}" if args.repeat > 1 else ""))
     print(f"python {platform.python_version()}, {cpus} usable cpus, {platform.machine()}, "
           f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB RAM; "
-          f"tree sampled every {SAMPLE_SECONDS} s")
+          f"tree sampled every {SAMPLE_SECONDS} s; {load()}")
     print(flush=True)
 
     settings = [("jobs 1", ["--jobs", "1"]), ("jobs 2", ["--jobs", "2"]),
@@ -267,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     for text in memory_table(runs):
         print(text)
     print("  main/worker: peak RSS of the make process / of its largest descendant; tree: peak sum")
-    print("  at one instant; wait4: ru_maxrss of the child with its reaped descendants (a max)")
+    print("  at one instant; wait4 and CPU: ru_maxrss (a max) and user+sys of the child with the")
+    print("  descendants reaped by their parents")
     for run in runs[1:]:
         print(line(f"wait4 covers the workers ({run.label})", "", coverage(run)))
     print()
@@ -298,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             big = make("big jobs 2", args.big_users, args.big_months, ["--jobs", "2"], Path(tmp))
         s = big.sampler
         print(f"(d) pushgen make --users {args.big_users} --months {args.big_months} --jobs 2 "
-              "--out TMP (deleted afterwards)")
+              f"--out TMP (deleted afterwards; {load()} at the end)")
         print(line("rows", f"{big.rows:,}"))
         print(line("wall seconds", f"{big.seconds:.1f}", f"CPU {big.cpu:.1f} s"))
         print(line("rows per second", f"{big.rows_per_second:,.0f}"))
