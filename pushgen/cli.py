@@ -213,23 +213,23 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
+    args = sys.argv[1:] if argv is None else argv
     try:
-        cli.main(args=argv, prog_name="pushgen", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 130
-    except KeyboardInterrupt:
+        result = cli.main(args=args, prog_name="pushgen", standalone_mode=False)
+    except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Interrupted; nothing was written.", err=True)
         return 130
     except click.ClickException as error:
-        command = f"pushgen {error.ctx.command.name}" if getattr(error, "ctx", None) else "pushgen"
-        if getattr(error, "ctx", None) is not None and error.ctx.parent is None:
-            command = "pushgen"
-        click.echo(f"{command}: error: {error.format_message()}", err=True)
-        return 2
+        click.echo(f"{_command_name(args)}: error: {error.format_message()}", err=True)
+        return error.exit_code
     except click.exceptions.Exit as done:
         return done.exit_code
-    return 0
+    return result if isinstance(result, int) else 0
+
+
+def _command_name(args: list[str]) -> str:
+    command = next((a for a in args if not a.startswith("-")), None)
+    return f"pushgen {command}" if command in cli.commands else "pushgen"
 
 
 if __name__ == "__main__":

@@ -134,7 +134,7 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
     cache = tmp_path / "cache"
     assert main(["download", "pushgen-remote-v1", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert error.startswith("pushgen: error: pushgen-remote-v1: task1/test.parquet from http://127.0.0.1")
+    assert error.startswith("pushgen download: error: pushgen-remote-v1: task1/test.parquet from http://127.0.0.1")
     assert f"failed its checksum: sha256 expected {MINI.files['task1/test.parquet']['sha256']}" in error
     assert f"got {sha256_file(target)}" in error
     assert files_in(cache) == []
@@ -175,7 +175,8 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        "pushgen: error: no standard split named 'nope'; standard splits: pushgen-v1, pushgen-mini-v1"]
+        "pushgen download: error: no standard split named 'nope'; "
+        "standard splits: pushgen-v1, pushgen-mini-v1"]
 
 
 def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
@@ -200,7 +201,8 @@ def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatc
     monkeypatch.setattr(registry, "load_registry", lambda: (wrong,))
     assert main(["download", "pushgen-remote-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
-    assert error.startswith("pushgen: error: pushgen-remote-v1: the regenerated split does not match")
+    assert error.startswith(
+        "pushgen download: error: pushgen-remote-v1: the regenerated split does not match")
     assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}; nothing was kept", error)
     assert "pushgen download pushgen-remote-v1" in error
     assert files_in(tmp_path) == []
