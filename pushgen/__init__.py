@@ -2,6 +2,7 @@
 
 from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__
+from pushgen.benchmark import run_benchmark as run_benchmark
 from pushgen.evaluation import evaluate as evaluate
 from pushgen.generate import Dataset, GenerationError, generate
 from pushgen.model.priors import Priors

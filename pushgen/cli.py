@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from pushgen._version import __version__
+from pushgen.baselines import BASELINES
 from pushgen.dataset import FORMATS, DatasetError
 from pushgen.engines import ENGINES, EngineError
 from pushgen.envs.judge import DEFAULT_MODE, MODES
@@ -209,6 +210,45 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
     with user_errors():
         result = evaluate(split, task=task, submission=submission, mode=mode, users=users or None)
     click.echo(result.to_json() if as_json else result.table())
+
+
+@cli.command("benchmark")
+@click.option("--split", "split", required=True,
+              help="A standard split's name (e.g. pushgen-v1) or a split folder.")
+@click.option("--task", "tasks", type=click.IntRange(1, 2), multiple=True,
+              help="1 (offline) or 2 (online, cold start); repeat for both "
+                   "[default: each task with test users].")
+@click.option("--baselines", default=None, metavar="NAMES",
+              help=f"Comma-separated baselines [default: all]: {', '.join(BASELINES)}.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Results folder [default: benchmark-SPLIT].")
+@click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
+              help="Expected reward, or the split's own draws.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, out: Path | None,
+                      mode: str, seed: int, no_plots: bool, force: bool) -> None:
+    """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
+    from pushgen.benchmark import run_benchmark, select_baselines, write_results
+    from pushgen.benchmark.requirements import check_requirements
+
+    if out is None:
+        out = Path(f"benchmark-{Path(split).name}")
+    with user_errors():
+        names = [b.name for b in select_baselines(baselines.split(",") if baselines is not None
+                                                   else None)]
+        if out.exists() and not force:
+            raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
+        try:
+            check_requirements(names, plots=not no_plots)
+        except ImportError as error:
+            raise UserFacingError(str(error)) from None
+        results = run_benchmark(split, tasks=tasks or None, baselines=names, mode=mode, seed=seed,
+                                progress=sys.stderr.isatty())
+        write_results(results, out, force=force, plots=not no_plots)
+    click.echo((out / "leaderboard.md").read_text(), nl=False)
+    click.echo(f"Wrote {out} in {results.timings['total_seconds']:.1f} s", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -226,7 +226,7 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
         raise DatasetError(f"{folder}: no ground truth for notification {missing}")
     user_ids = frame["user_id"].to_numpy(dtype=np.int64)
     users, starts = np.unique(user_ids, return_index=True)
-    stops = np.r_[starts[1:], len(user_ids)]
+    stops = np.r_[starts[1:], len(user_ids)] if len(starts) else starts
     action = frame_codes(frame, ("action",))["action"]
     description = split_description(folder)
     return ReplayPart(

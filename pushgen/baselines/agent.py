@@ -1,0 +1,33 @@
+"""Run a ``Policy`` step by step in ``pushgen/NotificationGeneration-v0``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pushgen.baselines.base import Codes, Policy
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+
+
+class PolicyAgent:
+    """``agent(observation, info) -> action``, as ``pushgen.envs.record_run`` expects.
+
+    Each call first passes the response to the previous action (``info["opened"]``) to
+    ``policy.update``, then asks ``policy.act`` for a batch of one context.
+    """
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self._pending: tuple[Codes, Codes] | None = None
+
+    def __call__(self, observation: dict[str, int], info: dict[str, Any]) -> dict[str, int]:
+        if "opened" not in info:  # the first step of an episode
+            self._pending = None
+        elif self._pending is not None:
+            contexts, action = self._pending
+            self.policy.update(contexts, action, np.array([bool(info["opened"])]))
+        contexts = {f: np.array([int(observation[f])]) for f in CONTEXT_FEATURES}
+        action = self.policy.act(contexts)
+        self._pending = (contexts, action)
+        return {f: int(action[f][0]) for f in NOTIFICATION_FEATURES}

@@ -1,0 +1,100 @@
+"""The interface every notification model implements, and what the benchmark tells it about a user.
+
+A model is a ``Policy``: ``fit`` on the user's history once, then ``act`` on batches of
+contexts and (task 2) ``update`` with the simulated user's response to what it generated.
+Contexts and notifications are dicts of arrays of schema codes, one entry per feature
+(``pushgen.envs.spaces``: code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``).
+
+The benchmark makes one policy per user with a factory ``make(setting) -> Policy``; the
+``Setting`` carries the task, the user, a seed and the public data. Only the oracle reads
+``setting.truth``. The settings of one run share ``shared``, where a policy may keep what is
+the same for every user (a population model fitted once).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, TypeVar, runtime_checkable
+
+import numpy as np
+import pandas as pd
+
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.model.engagement import EngagementParameters
+
+Codes = dict[str, np.ndarray]
+T = TypeVar("T")
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """A notification model: history in, one generated notification per context out."""
+
+    def fit(self, history: pd.DataFrame) -> None:
+        """Learn from the user's logged rows (task 1: train + validation; task 2: empty).
+
+        ``history`` holds the context and notification features (schema dtypes) and ``action``.
+        """
+
+    def act(self, contexts: Codes) -> Codes:
+        """One notification per context: context feature -> codes (n,) in, notification feature
+        -> codes (n,) out."""
+
+    def update(self, contexts: Codes, notifications: Codes, opened: np.ndarray) -> None:
+        """Feedback (task 2): whether the simulated user opened each generated notification."""
+
+
+@dataclass(frozen=True)
+class Truth:
+    """The simulated user: for the oracle (the upper bound) only."""
+
+    parameters: EngagementParameters
+    own: np.ndarray  # (n, 7) distinct notifications of the user's own test rows
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What a policy is told about its episode."""
+
+    task: int
+    user_id: int
+    seed: np.random.SeedSequence
+    pool: np.ndarray  # (n, 7) plausible notifications from the public task 1 training rows
+    public: pd.DataFrame  # the task 1 training rows of every task 1 user
+    truth: Truth
+    shared: dict = field(default_factory=dict)  # scratch space of one run, shared by its users
+
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.seed)
+
+
+def fitted(history: pd.DataFrame, setting: Setting, key: str, fit: Callable[[pd.DataFrame], T]) -> T:
+    """``fit(history)``; without history (task 2), ``fit(setting.public)``, once per run."""
+    if len(history):
+        return fit(history)
+    if key not in setting.shared:
+        setting.shared[key] = fit(setting.public)
+    return setting.shared[key]
+
+
+class StaticPolicy:
+    """A policy that does not learn online: ``update`` does nothing."""
+
+    def update(self, contexts: Codes, notifications: Codes, opened: np.ndarray) -> None:
+        return None
+
+
+def as_matrix(notifications: Codes) -> np.ndarray:
+    """Notification codes as an (n, 7) int64 matrix, columns in ``NOTIFICATION_FEATURES`` order."""
+    return np.column_stack([np.asarray(notifications[f], dtype=np.int64)
+                            for f in NOTIFICATION_FEATURES])
+
+
+def as_codes(matrix: np.ndarray) -> Codes:
+    """The inverse of ``as_matrix``."""
+    return {f: np.ascontiguousarray(matrix[:, j]) for j, f in enumerate(NOTIFICATION_FEATURES)}
+
+
+def batch_size(contexts: Codes) -> int:
+    return len(contexts[CONTEXT_FEATURES[0]])

@@ -1,0 +1,35 @@
+"""Benchmark notification models on a split's tasks: baselines, leaderboard, plots.
+
+``run_benchmark(split)`` runs the baselines of ``pushgen.baselines`` on tasks 1 and 2;
+``write_results`` writes the leaderboard folder; ``run_policy`` runs any ``Policy``.
+"""
+
+from pushgen.benchmark.report import write_results
+from pushgen.benchmark.run import (
+    BenchmarkError,
+    Results,
+    TaskData,
+    make_setting,
+    run_benchmark,
+    run_policy,
+    select_baselines,
+    task_data,
+)
+from pushgen.benchmark.runner import PolicyError, Run, run_episode
+from pushgen.benchmark.summary import leaderboard
+
+__all__ = [
+    "BenchmarkError",
+    "PolicyError",
+    "Results",
+    "Run",
+    "TaskData",
+    "leaderboard",
+    "make_setting",
+    "run_benchmark",
+    "run_episode",
+    "run_policy",
+    "select_baselines",
+    "task_data",
+    "write_results",
+]

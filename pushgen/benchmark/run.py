@@ -1,0 +1,204 @@
+"""Run policies on every test user of a split's tasks and collect their per-user metrics."""
+
+from __future__ import annotations
+
+import contextlib
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
+from pushgen.baselines.base import as_matrix
+from pushgen.baselines.candidates import distinct, public_pool
+from pushgen.benchmark.runner import Run, run_episode
+from pushgen.benchmark.summary import curve, user_metrics
+from pushgen.dataset import DatasetError
+from pushgen.envs.judge import DEFAULT_MODE, check_mode
+from pushgen.envs.replay import ReplayPart, load_part
+from pushgen.splits import TASKS, load_split
+
+
+class BenchmarkError(DatasetError):
+    """A benchmark that cannot run as asked (the message says why)."""
+
+
+@dataclass
+class Results:
+    """Everything a benchmark measured; ``pushgen.benchmark.report`` writes it out."""
+
+    split: str
+    fingerprint: str
+    mode: str
+    seed: int
+    tasks: list[int]
+    baselines: dict[str, str]  # name -> label
+    per_user: pd.DataFrame  # task, baseline, user_id, metrics
+    curves: pd.DataFrame  # task 2: task, baseline, step, mean_reward, users
+    timings: dict = field(default_factory=dict)
+
+
+def select_baselines(names: Iterable[str] | None) -> list[Baseline]:
+    """Baselines by name, in ``BASELINES`` order; ``BenchmarkError`` lists the valid names."""
+    if names is None:
+        return list(BASELINES.values())
+    wanted = [n.strip() for n in names if n.strip()]
+    unknown = [n for n in wanted if n not in BASELINES]
+    if unknown or not wanted:
+        what = f"unknown baseline {unknown[0]!r}" if unknown else "no baseline given"
+        raise BenchmarkError(f"{what}; choose from {', '.join(BASELINES)}")
+    return [b for name, b in BASELINES.items() if name in wanted]
+
+
+def seed_for(seed: int, name: str, task: int, user: int) -> np.random.SeedSequence:
+    """The seed of one policy for one user: independent of the other users and policies."""
+    return np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()), task, user))
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """One BLAS thread: the models' many small matrix operations run faster without threads."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+@dataclass
+class TaskData:
+    """What the runs of one task read: the test part, histories and the public rows."""
+
+    part: ReplayPart
+    public: pd.DataFrame  # task 1 training rows of every task 1 user
+    pool: np.ndarray
+    histories: dict[int, pd.DataFrame]
+
+    @property
+    def users(self) -> list[int]:
+        return [int(u) for u in self.part.users]
+
+    def history(self, user: int) -> pd.DataFrame:
+        return self.histories.get(user, self.public.iloc[0:0])
+
+
+def task_data(split: str | Path, task: int) -> TaskData:
+    if task not in TASKS:
+        raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
+    offline = load_split(split, 1)
+    histories: dict[int, pd.DataFrame] = {}
+    if task == 1:
+        rows = pd.concat([offline.train, offline.validation], ignore_index=True)
+        rows = rows.sort_values(["user_id", "posted_at", "notification_id"], kind="stable")
+        histories = {int(u): g.reset_index(drop=True)
+                     for u, g in rows.groupby("user_id", sort=True, observed=True)}
+    return TaskData(part=load_part(split, task, "test"), public=offline.train,
+                    pool=public_pool(offline.train), histories=histories)
+
+
+def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
+                 shared: dict | None = None) -> Setting:
+    """What the policy ``name`` is told about ``user``'s episode of task ``task``."""
+    episode = data.part.episode(user)
+    return Setting(task=task, user_id=user, seed=seed_for(seed, name, task, user), pool=data.pool,
+                   public=data.public,
+                   truth=Truth(data.part.parameters, distinct(as_matrix(episode.codes))[0]),
+                   shared={} if shared is None else shared)
+
+
+def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory,
+               mode: str = DEFAULT_MODE, seed: int = 0, users: Iterable[int] | None = None,
+               on_user: Callable[[], None] | None = None, shared: dict | None = None) -> list[Run]:
+    """Run the policy ``make(setting)`` makes, one per user, on each test user of task ``task``.
+
+    ``name`` seeds the policy's random numbers; ``on_user`` is called after each user;
+    ``shared`` is the settings' scratch space (default: a new one).
+    """
+    check_mode(mode)
+    data = split if isinstance(split, TaskData) else task_data(split, task)
+    shared = {} if shared is None else shared
+    runs = []
+    with single_threaded_blas():
+        for user in data.users if users is None else [int(u) for u in users]:
+            setting = make_setting(data, task, name, user, seed, shared)
+            runs.append(run_episode(make(setting), data.part.episode(user), data.history(user),
+                                    task, mode))
+            if on_user is not None:
+                on_user()
+    return runs
+
+
+def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
+                  baselines: Iterable[str] | None = None, mode: str = DEFAULT_MODE, seed: int = 0,
+                  progress: bool = False) -> Results:
+    """Run the named baselines (default: all) on the tasks (default: those with test users)."""
+    try:
+        mode = check_mode(mode)
+    except ValueError as error:
+        raise BenchmarkError(str(error)) from None
+    chosen = select_baselines(baselines)
+    description = load_split(split, 1).description
+    tasks = _tasks(description, tasks)
+    rows, curves, timings = [], [], {}
+    started = perf_counter()
+    for task in tasks:
+        data = task_data(split, task)
+        shared: dict = {}
+        with tqdm(total=len(data.users) * len(chosen), desc=f"task {task}", unit="user",
+                  disable=not progress, leave=False) as bar:
+            for baseline in chosen:
+                bar.set_postfix_str(baseline.name)
+                began = perf_counter()
+                runs = run_policy(data, task, baseline.name, baseline.make, mode, seed,
+                                  on_user=bar.update, shared=shared)
+                timings[f"task{task}/{baseline.name}"] = _timing(runs, perf_counter() - began)
+                rows += [{"task": task, "baseline": baseline.name, "user_id": run.user_id,
+                          **user_metrics(run, mode, task)} for run in runs]
+                if task == 2:
+                    curves.append(curve(runs).assign(task=task, baseline=baseline.name))
+    timings["total_seconds"] = round(perf_counter() - started, 3)
+    columns = ["task", "baseline", "step", "mean_reward", "users"]
+    return Results(
+        split="-".join(str(v) for v in (description.get("name"), description.get("version")) if v),
+        fingerprint=description.get("fingerprint", ""),
+        mode=mode,
+        seed=seed,
+        tasks=tasks,
+        baselines={b.name: b.label for b in chosen},
+        per_user=pd.DataFrame(rows),
+        curves=pd.concat(curves, ignore_index=True)[columns] if curves else pd.DataFrame(columns=columns),
+        timings=timings,
+    )
+
+
+def _tasks(description: dict, tasks: Iterable[int] | None) -> list[int]:
+    """The tasks to run: those asked for, each of which must have test users."""
+    parts = description.get("parts", {})
+    has_users = {task: bool(parts.get(f"task{task}/test", {}).get("users", [True])) for task in TASKS}
+    if tasks is None:
+        return [task for task in TASKS if has_users[task]]
+    chosen = sorted(set(tasks))
+    for task in chosen:
+        if task not in TASKS:
+            raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
+        if not has_users[task]:
+            raise BenchmarkError(f"split {description.get('name')} has no task {task} test users"
+                                 + (" (it holds no cold-start users)" if task == 2 else ""))
+    return chosen
+
+
+def _timing(runs: list[Run], seconds: float) -> dict[str, float]:
+    decisions = np.concatenate([r.decision_seconds for r in runs]) if runs else np.zeros(1)
+    return {
+        "wall_seconds": round(seconds, 3),
+        "fit_seconds": round(sum(r.fit_seconds for r in runs), 3),
+        "decision_ms_p50": round(float(np.median(decisions)) * 1000, 4),
+        "decision_ms_p95": round(float(np.percentile(decisions, 95)) * 1000, 4),
+    }

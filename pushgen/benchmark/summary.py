@@ -1,0 +1,75 @@
+"""Per-user metrics of a run, the leaderboard with 95% intervals across users, learning curves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pushgen import metrics
+from pushgen.baselines.base import as_codes
+from pushgen.benchmark.runner import Run
+
+CURVE_BIN = 100  # steps per point of a learning curve
+CONFIDENCE = 0.95
+AVERAGED = ("generated_open_rate", "logged_open_rate", "distinct_ratio", "entropy",
+            "learning_quarter_gain", "learning_slope_per_1000_steps")
+
+
+def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
+    """The challenge's metrics of one user's run (as ``pushgen.evaluate`` computes them)."""
+    generated_open = run.p_open if mode == "expected" else run.opened
+    generated = as_codes(run.generated)
+    scores = {
+        **metrics.performance(run.reward, generated_open, run.logged_opened),
+        "distinct_ratio": metrics.distinct_ratio(generated, run.opened, as_codes(run.logged)),
+        "entropy": metrics.entropy(generated, run.opened),
+    }
+    if task == 2:
+        scores.update(metrics.learning(run.reward))
+    return scores
+
+
+def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Student-t interval of the mean of ``values`` (NaN with fewer than 2 values)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    sem = stats.sem(values)
+    if sem == 0:
+        return float(values.mean()), float(values.mean())
+    low, high = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=sem)
+    return float(low), float(high)
+
+
+def leaderboard(per_user: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
+    """One row per (task, baseline), best mean reward first: the mean over users of each user's
+    mean reward with its 95% t-interval across users, and the other metrics averaged over users."""
+    rows = []
+    for (task, name), group in per_user.groupby(["task", "baseline"], sort=False):
+        low, high = interval(group["mean_reward"].to_numpy())
+        row = {"task": int(task), "baseline": name, "label": labels.get(name, name),
+               "users": len(group), "mean_reward": float(group["mean_reward"].mean()),
+               "ci_low": low, "ci_high": high}
+        row.update({k: float(group[k].mean()) for k in AVERAGED if k in group})
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    if table.empty:
+        return table
+    table = table.sort_values(["task", "mean_reward", "baseline"], ascending=[True, False, True],
+                              kind="stable").reset_index(drop=True)
+    table.insert(1, "rank", table.groupby("task").cumcount() + 1)
+    return table
+
+
+def curve(runs: list[Run], bin_steps: int = CURVE_BIN) -> pd.DataFrame:
+    """Mean reward per bin of ``bin_steps`` steps, averaged over the users; up to the shortest
+    episode, so every point averages the same users."""
+    shortest = min((len(r.reward) for r in runs), default=0)
+    bins = shortest // bin_steps
+    per_user = np.stack([r.reward[: bins * bin_steps].reshape(bins, bin_steps).mean(axis=1)
+                         for r in runs]) if bins else np.zeros((len(runs), 0))
+    return pd.DataFrame({"step": (np.arange(bins) + 1) * bin_steps,
+                         "mean_reward": per_user.mean(axis=0) if len(runs) else [],
+                         "users": len(runs)})

@@ -1,0 +1,141 @@
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import pushgen
+from pushgen.baselines import BASELINES
+from pushgen.benchmark.summary import interval, leaderboard
+from pushgen.cli import main
+from pushgen.dataset import write_dataset
+from pushgen.splits import SplitSpec, make_split
+
+SPLIT = "pushgen-mini-v1"
+TEXT_FILES = ("leaderboard.md", "leaderboard.csv", "per_user.csv", "curves.csv", "benchmark.json")
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench") / "results"
+    assert main(["benchmark", "--split", SPLIT, "--out", str(out)]) == 0
+    return out
+
+
+def test_cli_writes_the_results_folder(folder):
+    names = {p.name for p in folder.iterdir()}
+    assert names == {*TEXT_FILES, "timings.json", "learning_curves.png", "open_rate.png",
+                     "diversity.png"}
+    board = pd.read_csv(folder / "leaderboard.csv")
+    assert sorted(board["task"].unique()) == [1, 2]
+    assert set(board["baseline"]) == set(BASELINES)
+    oracle = board[board["baseline"] == "oracle"]
+    assert (oracle["rank"] == 1).all()
+    assert "oracle (upper bound; uses the true model)" in (folder / "leaderboard.md").read_text()
+    curves = pd.read_csv(folder / "curves.csv")
+    assert set(curves["baseline"]) == set(BASELINES) and (curves["task"] == 2).all()
+    per_user = pd.read_csv(folder / "per_user.csv")
+    assert len(per_user) == len(BASELINES) * (3 + 1)
+    timings = json.loads((folder / "timings.json").read_text())
+    assert timings["total_seconds"] > 0 and "task2/bandit" in timings
+    for png in folder.glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_refuses_to_overwrite_without_force(folder, capsys):
+    before = (folder / "leaderboard.md").read_text()
+    code, _, err = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(folder),
+                       "--baselines", "random")
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "already exists" in err and "--force" in err
+    assert (folder / "leaderboard.md").read_text() == before
+
+
+def test_results_are_the_same_bytes_on_a_second_run(folder, tmp_path, capsys):
+    again = tmp_path / "again"
+    code, out, _ = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(again))
+    assert code == 0 and out == (folder / "leaderboard.md").read_text()
+    for name in TEXT_FILES:
+        assert (again / name).read_bytes() == (folder / name).read_bytes(), name
+
+
+def test_force_replaces_the_folder(tmp_path, capsys):
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "stale.txt").write_text("old")
+    code, _, _ = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(out), "--force", "--task", "1",
+                     "--baselines", "random,oracle", "--no-plots", "--mode", "sampled")
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*TEXT_FILES, "timings.json"])
+    board = pd.read_csv(out / "leaderboard.csv")
+    assert list(board["baseline"]) == ["oracle", "random"] and (board["task"] == 1).all()
+    assert json.loads((out / "benchmark.json").read_text())["mode"] == "sampled"
+
+
+@pytest.mark.parametrize("names", ["random,foo", "", "oracle, Random"])
+def test_bad_baseline_names_are_one_line_errors_listing_the_valid_ones(names, tmp_path, capsys):
+    out = tmp_path / "results"
+    code, _, err = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(out), "--baselines", names)
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "Traceback" not in err
+    assert "choose from " + ", ".join(BASELINES) in err
+    assert not out.exists()
+
+
+def test_unknown_split_is_a_one_line_error(tmp_path, capsys):
+    code, _, err = cli(capsys, "benchmark", "--split", "no-such-split", "--out", str(tmp_path / "x"))
+    assert code == 2 and err.strip().count("\n") == 0 and "Traceback" not in err
+
+
+def test_interval_is_the_student_t_interval_of_the_mean():
+    low, high = interval(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert (low + high) / 2 == pytest.approx(2.5)
+    assert high - low == pytest.approx(2 * 3.182446305284263 * np.std([1, 2, 3, 4], ddof=1) / 2)
+    assert np.isnan(interval(np.array([1.0]))[0])
+
+
+def test_leaderboard_ranks_by_mean_reward_per_task():
+    per_user = pd.DataFrame({
+        "task": [1, 1, 1, 1, 2, 2],
+        "baseline": ["a", "a", "b", "b", "a", "b"],
+        "user_id": [0, 1, 0, 1, 9, 9],
+        "mean_reward": [0.0, 0.2, 1.0, 1.2, 0.5, 0.4],
+    })
+    board = leaderboard(per_user, {"a": "A", "b": "B"})
+    assert list(zip(board["task"], board["rank"], board["baseline"], strict=True)) == [
+        (1, 1, "b"), (1, 2, "a"), (2, 1, "a"), (2, 2, "b")]
+    assert board.loc[0, "mean_reward"] == pytest.approx(1.1) and board.loc[0, "label"] == "B"
+
+
+def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):
+    dataset = write_dataset(pushgen.generate(users=2, days=70, seed=3), tmp_path / "dataset")
+    split = make_split(dataset, tmp_path / "split", SplitSpec(train_months=1, test_months=1,
+                                                              validation_weeks=1))
+    code, _, err = cli(capsys, "benchmark", "--split", str(split), "--out", str(tmp_path / "b2"),
+                       "--task", "2", "--baselines", "random")
+    assert code == 2 and "no task 2 test users" in err and err.strip().count("\n") == 0
+    code, out, _ = cli(capsys, "benchmark", "--split", str(split), "--out", str(tmp_path / "b"),
+                       "--baselines", "random,oracle", "--no-plots")
+    assert code == 0 and "Task 1" in out and "Task 2" not in out
+
+
+@pytest.mark.parametrize(("modules", "extra", "names"), [
+    (("sklearn", "sklearn.linear_model"), "pushgen[ml]", "learned,random"),
+    (("matplotlib", "matplotlib.pyplot"), "pushgen[plot]", "random"),
+])
+def test_a_missing_extra_is_named_in_one_line(modules, extra, names, monkeypatch, tmp_path, capsys):
+    for module in modules:
+        monkeypatch.setitem(sys.modules, module, None)
+    code, _, err = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(tmp_path / "b"),
+                       "--baselines", names)
+    assert code == 2 and extra in err and err.strip().count("\n") == 0
+    assert not (tmp_path / "b").exists()
