@@ -8,7 +8,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from pushgen.dataset import CARD, DatasetWriter, atomic_folder
-from pushgen.engines import BUCKET_USERS, Bucket, bucket_ids, buckets
+from pushgen.engines import buckets, is_partitioned
 from pushgen.generate import Dataset, Recipe
 
 
@@ -22,30 +22,30 @@ def make_dataset(
     scheduler: str | None = None,
     card: Callable[[Dataset, dict], str] | None = None,
     progress: bool = False,
-    bucket_users: int = BUCKET_USERS,
+    bucket_users: int | None = None,
+    partitioned: bool | None = None,
 ) -> dict:
     """Simulate ``recipe`` and write it at ``out``; returns the manifest.
 
-    Memory stays bounded: buckets of users are written as they arrive (a dataset of more
-    than one bucket is partitioned, one Parquet part per bucket). The card's statistics
-    cover the first bucket's users.
+    Memory stays bounded: buckets of users are written as they arrive, and a large dataset
+    is partitioned (``partitioned=None``: decided by its size), its workers encoding one
+    Parquet part per bucket. The card's statistics cover the first bucket's users.
     """
-    partitioned = len(bucket_ids(recipe, bucket_users)) > 1
+    if partitioned is None:
+        partitioned = is_partitioned(recipe)
+    partitioned = partitioned and fmt == "parquet"
     with atomic_folder(Path(out), force) as work:
         writer = DatasetWriter(work, fmt, partitioned)
         sample: Dataset | None = None
         with tqdm(total=recipe.users, unit="user", disable=not progress, desc="pushgen") as bar:
-            for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users):
-                writer.add(bucket.notifications, bucket.users, bucket.truth_rows, bucket.parameters)
-                sample = sample or _as_dataset(recipe, bucket)
+            for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
+                                  encode=partitioned, fmt=fmt):
+                writer.add(bucket)
+                if sample is None and bucket.tables is not None:
+                    t = bucket.tables
+                    sample = Dataset(recipe, t.notifications, t.users, t.truth_rows, t.parameters)
                 bar.update(len(bucket.user_ids))
         manifest = writer.close(recipe)
         if card is not None and sample is not None:
             (work / CARD).write_text(card(sample, manifest))
     return manifest
-
-
-def _as_dataset(recipe: Recipe, bucket: Bucket) -> Dataset:
-    return Dataset(recipe=recipe, notifications_arrow=bucket.notifications,
-                   users_arrow=bucket.users, truth_rows_arrow=bucket.truth_rows,
-                   parameters=bucket.parameters)

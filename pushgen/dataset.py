@@ -22,9 +22,9 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,6 +33,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen._version import __version__
+from pushgen.fingerprint import Fingerprint, user_digests
 from pushgen.generate import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
 
@@ -55,51 +56,6 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-class Fingerprint:
-    """sha256 of tables' content (names, types, values), fed in row order, chunk by chunk.
-
-    Independent of file format and of how the rows are chunked: dictionary columns count by
-    their values, each column is hashed as one stream, and the streams are combined last.
-    """
-
-    def __init__(self) -> None:
-        # per column: its type, and digests of its value stream (strings: lengths, then bytes)
-        self._columns: dict[str, tuple[str, list]] = {}
-
-    def update(self, table: pa.Table) -> Fingerprint:
-        for name in table.column_names:
-            column = table.column(name).combine_chunks()
-            if pa.types.is_dictionary(column.type) or pa.types.is_large_string(column.type):
-                column = column.cast(pa.string())
-            kind, digests = self._columns.setdefault(
-                name, (str(column.type), [hashlib.sha256(), hashlib.sha256()]))
-            if kind != str(column.type):
-                raise ValueError(f"column {name!r} changed type from {kind} to {column.type}")
-            if pa.types.is_string(column.type):
-                _, offsets, data = column.buffers()
-                ends = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
-                digests[0].update(np.diff(ends).tobytes())
-                if data is not None:
-                    digests[1].update(memoryview(data)[ends[0] : ends[-1]])
-            else:
-                values = column.to_numpy(zero_copy_only=False)
-                digests[0].update(np.ascontiguousarray(values).view(np.uint8).tobytes())
-        return self
-
-    def hexdigest(self) -> str:
-        combined = hashlib.sha256()
-        for name, (kind, digests) in self._columns.items():
-            combined.update(name.encode() + b"\0" + kind.encode() + b"\0")
-            for digest in digests:
-                combined.update(digest.digest())
-        return combined.hexdigest()
-
-
-def fingerprint(table: pa.Table) -> str:
-    """The content fingerprint of one table (see ``Fingerprint``)."""
-    return Fingerprint().update(table).hexdigest()
 
 
 def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
@@ -158,13 +114,85 @@ def atomic_folder(out: Path, force: bool = False) -> Iterator[Path]:
 
 
 FINGERPRINTED = ("notifications", "users", "engagement_rows")
+PARTS = {  # the big tables: one file, or a folder of one part per bucket
+    "notifications": "notifications",
+    "engagement_rows": f"{TRUTH}/engagement_rows",
+    "engagement_weights": f"{TRUTH}/engagement_weights",
+}
+
+
+@dataclass
+class Tables:
+    """The tables of some users, as Arrow."""
+
+    notifications: pa.Table
+    users: pa.Table
+    truth_rows: pa.Table
+    parameters: EngagementParameters
+
+    def big(self) -> dict[str, pa.Table]:
+        weights = pa.Table.from_pandas(self.parameters.weight_frame(), preserve_index=False)
+        return {"notifications": self.notifications, "engagement_rows": self.truth_rows,
+                "engagement_weights": weights}
+
+
+@dataclass
+class Bucket:
+    """What the writer needs of a run of consecutive users: small tables, digests, counts,
+    and the big tables either as Arrow or already encoded as Parquet parts."""
+
+    index: int
+    user_ids: list[int]
+    users: pa.Table
+    engagement_users: pa.Table
+    constants: dict
+    digests: dict[str, list[tuple[int, bytes]]]
+    rows: dict[str, int]
+    opened: int
+    posted: list
+    tables: Tables | None = None
+    encoded: dict[str, bytes] | None = None
+
+    @classmethod
+    def of(cls, index: int, user_ids: list[int], tables: Tables, encode: bool = False,
+           fmt: str = "parquet", keep_tables: bool = True) -> Bucket:
+        notifications = tables.notifications
+        opened, posted = 0, []
+        if notifications.num_rows:
+            action = notifications.column("action").combine_chunks()
+            opened = pc.sum(pc.equal(action.cast(pa.string()), "opened")).as_py() or 0
+            posted = [pc.min(notifications.column("posted_at")).as_py(),
+                      pc.max(notifications.column("posted_at")).as_py()]
+        named = {"notifications": notifications, "users": tables.users,
+                 "engagement_rows": tables.truth_rows}
+        return cls(
+            index=index,
+            user_ids=user_ids,
+            users=tables.users,
+            engagement_users=pa.Table.from_pandas(tables.parameters.user_frame(),
+                                                  preserve_index=False),
+            constants=tables.parameters.constants(),
+            digests={name: user_digests(named[name]) for name in FINGERPRINTED},
+            rows={name: named[name].num_rows for name in FINGERPRINTED},
+            opened=opened,
+            posted=posted,
+            tables=tables if keep_tables else None,
+            encoded={name: parquet_bytes(table) for name, table in tables.big().items()}
+            if encode else None,
+        )
+
+
+def parquet_bytes(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    return sink.getvalue().to_pybytes()
 
 
 class DatasetWriter:
-    """Streams buckets of users into a dataset folder, one table file (or part) at a time.
+    """Streams buckets of users into a dataset folder, in user order.
 
     Unpartitioned, each table is one file; partitioned, the big tables are folders of
-    ``part-NNNNN.parquet`` files, one per bucket of users.
+    ``part-NNNNN.parquet`` files, one per bucket, written as the workers encoded them.
     """
 
     def __init__(self, folder: Path, fmt: str = "parquet", partitioned: bool = False) -> None:
@@ -175,39 +203,32 @@ class DatasetWriter:
         self.fingerprints = {name: Fingerprint() for name in FINGERPRINTED}
         self.rows = dict.fromkeys(FINGERPRINTED, 0)
         self.opened = 0
-        self.posted: list[np.datetime64] = []
+        self.posted: list = []
+        self.constants: dict | None = None
         self._streams: dict[str, pq.ParquetWriter | pacsv.CSVWriter] = {}
-        self._parts = 0
-        self._users: list[pa.Table] = []
-        self._parameters: list[EngagementParameters] = []
         (self.folder / TRUTH).mkdir(parents=True, exist_ok=True)
 
-    def add(self, notifications: pa.Table, users: pa.Table, truth_rows: pa.Table,
-            parameters: EngagementParameters) -> None:
-        """Append the tables of the next users (in user order)."""
-        self._write("notifications", notifications, self.fmt)
-        self._write(f"{TRUTH}/engagement_rows", truth_rows, "parquet")
-        weights = pa.Table.from_pandas(parameters.weight_frame(), preserve_index=False)
-        self._write(f"{TRUTH}/engagement_weights", weights, "parquet")
-        self._parts += 1
-        self._users.append(users)
-        self._parameters.append(parameters)
-        for name, table in (("notifications", notifications), ("users", users),
-                            ("engagement_rows", truth_rows)):
-            self.fingerprints[name].update(table)
-            self.rows[name] += table.num_rows
-        if notifications.num_rows:
-            action = notifications.column("action").combine_chunks()
-            self.opened += pc.sum(pc.equal(action.cast(pa.string()), "opened")).as_py() or 0
-            self.posted += [pc.min(notifications.column("posted_at")).as_py(),
-                            pc.max(notifications.column("posted_at")).as_py()]
-
-    def _write(self, name: str, table: pa.Table, fmt: str) -> None:
+    def add(self, bucket: Bucket) -> None:
+        """Append the next bucket of users."""
         if self.partitioned:
-            (self.folder / name).mkdir(exist_ok=True)
-            pq.write_table(table, self.folder / name / f"part-{self._parts:05d}.parquet",
-                           **PARQUET_OPTIONS)
-            return
+            encoded = bucket.encoded or {name: parquet_bytes(table)
+                                         for name, table in bucket.tables.big().items()}
+            for name, data in encoded.items():
+                (self.folder / PARTS[name]).mkdir(exist_ok=True)
+                (self.folder / PARTS[name] / f"part-{bucket.index:05d}.parquet").write_bytes(data)
+        else:
+            for name, table in bucket.tables.big().items():
+                self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")
+        self._stream("users", bucket.users, self.fmt)
+        self._stream(f"{TRUTH}/engagement_users", bucket.engagement_users, "parquet")
+        for name in FINGERPRINTED:
+            self.fingerprints[name].add_digests(bucket.digests[name])
+            self.rows[name] += bucket.rows[name]
+        self.opened += bucket.opened
+        self.posted += bucket.posted
+        self.constants = self.constants or bucket.constants
+
+    def _stream(self, name: str, table: pa.Table, fmt: str) -> None:
         stream = self._streams.get(name)
         if stream is None:
             if fmt == "parquet":
@@ -219,15 +240,10 @@ class DatasetWriter:
         stream.write_table(table if fmt == "parquet" else _plain(table))
 
     def close(self, recipe: Recipe, pushgen_version: str = __version__) -> dict:
-        """Write the small tables and the manifest; returns the manifest."""
+        """Finish the files and write the manifest; returns the manifest."""
         for stream in self._streams.values():
             stream.close()
-        users = pa.concat_tables(self._users)
-        write_table(users, self.folder / "users", self.fmt)
-        parameters = EngagementParameters.concat(self._parameters)
-        write_table(pa.Table.from_pandas(parameters.user_frame(), preserve_index=False),
-                    self.folder / TRUTH / "engagement_users", "parquet")
-        (self.folder / MODEL_FILE).write_text(json.dumps(parameters.constants(), indent=1) + "\n")
+        (self.folder / MODEL_FILE).write_text(json.dumps(self.constants, indent=1) + "\n")
         files = {}
         for path in sorted(p for p in self.folder.rglob("*") if p.is_file()):
             relative = path.relative_to(self.folder).as_posix()
@@ -271,8 +287,9 @@ def write_dataset(
     out = Path(out)
     with atomic_folder(out, force) as work:
         writer = DatasetWriter(work, fmt)
-        writer.add(dataset.notifications_arrow, dataset.users_arrow, dataset.truth_rows_arrow,
-                   dataset.parameters)
+        tables = Tables(dataset.notifications_arrow, dataset.users_arrow,
+                        dataset.truth_rows_arrow, dataset.parameters)
+        writer.add(Bucket.of(0, list(dataset.recipe.user_ids), tables, fmt=fmt))
         manifest = writer.close(dataset.recipe, dataset.pushgen_version)
         if card is not None:
             (work / CARD).write_text(card(dataset, manifest))

@@ -2,8 +2,11 @@
 
 Users are simulated in buckets of consecutive user ids. Every engine yields the buckets in
 user order, and each user's rows depend only on the seed and the user's id, so the data is
-the same whatever the engine or the number of workers. At most ``2 x workers`` buckets are
-in flight, so memory stays bounded however many users are made.
+the same whatever the engine or the number of workers. Buckets hold about the same number
+of rows whatever the number of days, and at most ``workers + 1`` are in flight, so memory
+stays bounded however many users are made. For a large (partitioned) dataset the workers
+also encode their bucket's Parquet parts and fingerprint their users, so the writer only
+stores bytes and chains digests.
 """
 
 from __future__ import annotations
@@ -12,52 +15,55 @@ import concurrent.futures as cf
 import multiprocessing
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from itertools import islice
 
-import pyarrow as pa
-
-from pushgen import tables
+from pushgen import tables as tables_of
+from pushgen.dataset import Bucket, Tables
 from pushgen.generate import Recipe, pseudonyms, simulate
-from pushgen.model.engagement import EngagementParameters
 
 ENGINES = ("local", "dask")
-BUCKET_USERS = 32
+TARGET_BUCKET_ROWS = 200_000
+ROWS_PER_USER_DAY = 75  # a generous estimate of notifications per user and day
+SINGLE_FILE_ROWS = 1_500_000
 
 
 class EngineError(ValueError):
     """An engine that cannot be used (missing extra, unreachable scheduler)."""
 
 
-@dataclass
-class Bucket:
-    """Tables of a run of consecutive users."""
-
-    user_ids: list[int]
-    notifications: pa.Table
-    users: pa.Table
-    truth_rows: pa.Table
-    parameters: EngagementParameters
+def bucket_size(recipe: Recipe) -> int:
+    """Users per bucket: about TARGET_BUCKET_ROWS rows, whatever the number of days."""
+    return max(1, min(256, TARGET_BUCKET_ROWS // (recipe.days * ROWS_PER_USER_DAY)))
 
 
-def simulate_bucket(recipe: Recipe, user_ids: list[int], start_seconds: int) -> Bucket:
-    simulated = list(simulate(recipe, user_ids))
-    return Bucket(
-        user_ids=user_ids,
-        notifications=tables.notifications_table(simulated, start_seconds),
-        users=tables.users_table(simulated, pseudonyms(recipe.seed, user_ids)),
-        truth_rows=tables.truth_rows_table(simulated),
-        parameters=tables.parameters_of(simulated),
-    )
+def is_partitioned(recipe: Recipe) -> bool:
+    """Large datasets are written as one Parquet part per bucket, by the workers."""
+    return recipe.users * recipe.days * ROWS_PER_USER_DAY > SINGLE_FILE_ROWS
 
 
-def bucket_ids(recipe: Recipe, size: int = BUCKET_USERS) -> list[list[int]]:
+def bucket_ids(recipe: Recipe, size: int | None = None) -> list[list[int]]:
     ids = list(recipe.user_ids)
+    size = size or bucket_size(recipe)
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
-def _windowed(submit: Callable[[list[int]], object], result: Callable[[object], Bucket],
-              work: list[list[int]], window: int) -> Iterator[Bucket]:
+def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: bool,
+                    fmt: str = "parquet") -> Bucket:
+    """Simulate a bucket of users into its tables; ``encode``: as finished Parquet parts."""
+    simulated = list(simulate(recipe, user_ids))
+    tables = Tables(
+        notifications=tables_of.notifications_table(simulated, recipe.grid.start_seconds),
+        users=tables_of.users_table(simulated, pseudonyms(recipe.seed, user_ids)),
+        truth_rows=tables_of.truth_rows_table(simulated),
+        parameters=tables_of.parameters_of(simulated),
+    )
+    del simulated
+    return Bucket.of(index, user_ids, tables, encode=encode, fmt=fmt,
+                     keep_tables=not encode or index == 0)
+
+
+def _windowed(submit: Callable[[tuple], object], result: Callable[[object], Bucket],
+              work: list, window: int) -> Iterator[Bucket]:
     """Results in submission order, with at most ``window`` submitted and not yet taken."""
     queue = iter(work)
     pending = deque(submit(ids) for ids in islice(queue, window))
@@ -70,31 +76,34 @@ def _windowed(submit: Callable[[list[int]], object], result: Callable[[object], 
 
 
 def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str | None = None,
-            size: int = BUCKET_USERS) -> Iterator[Bucket]:
+            size: int | None = None, encode: bool = False, fmt: str = "parquet") -> Iterator[Bucket]:
     """Simulated buckets of ``recipe``'s users, in user order."""
     if engine not in ENGINES:
         raise EngineError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
-    start_seconds = recipe.grid.start_seconds
-    work = bucket_ids(recipe, size)
+    work = list(enumerate(bucket_ids(recipe, size)))
+
+    def task(item: tuple[int, list[int]]) -> tuple:
+        index, ids = item
+        return (simulate_bucket, recipe, ids, index, encode, fmt)
+
     if engine == "dask":
-        yield from _dask_buckets(recipe, work, jobs, scheduler, start_seconds)
+        yield from _dask_buckets(work, task, jobs, scheduler)
     elif jobs <= 1:
-        for ids in work:
-            yield simulate_bucket(recipe, ids, start_seconds)
+        for item in work:
+            function, *args = task(item)
+            yield function(*args)
     else:
         context = multiprocessing.get_context("forkserver")
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             try:
-                yield from _windowed(
-                    lambda ids: pool.submit(simulate_bucket, recipe, ids, start_seconds),
-                    lambda future: future.result(), work, 2 * jobs)
+                yield from _windowed(lambda item: pool.submit(*task(item)),
+                                     lambda future: future.result(), work, jobs + 1)
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
 
 
-def _dask_buckets(recipe: Recipe, work: list[list[int]], jobs: int, scheduler: str | None,
-                  start_seconds: int) -> Iterator[Bucket]:
+def _dask_buckets(work: list, task: Callable, jobs: int, scheduler: str | None) -> Iterator[Bucket]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -112,9 +121,8 @@ def _dask_buckets(recipe: Recipe, work: list[list[int]], jobs: int, scheduler: s
         raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
     try:
         workers = max(len(client.scheduler_info().get("workers", {})), 1)
-        yield from _windowed(
-            lambda ids: client.submit(simulate_bucket, recipe, ids, start_seconds, pure=False),
-            lambda future: future.result(), work, 2 * workers)
+        yield from _windowed(lambda item: client.submit(*task(item), pure=False),
+                             lambda future: future.result(), work, workers + 1)
     finally:
         client.close()
         if cluster is not None:

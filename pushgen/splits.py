@@ -41,13 +41,13 @@ from pushgen.dataset import (
     TRUTH,
     DatasetError,
     atomic_folder,
-    fingerprint,
     read_arrow,
     read_manifest,
     read_parameters,
     sha256_file,
     write_table,
 )
+from pushgen.fingerprint import fingerprint
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.timegrid import add_months
 

@@ -19,11 +19,11 @@ from pushgen.dataset import (
     MANIFEST,
     TRUTH,
     DatasetError,
-    fingerprint,
     sha256_file,
     table_path,
     truth_path,
 )
+from pushgen.fingerprint import fingerprint
 from pushgen.generate import GenerationError, Recipe
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",

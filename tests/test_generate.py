@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.dataset import fingerprint
+from pushgen.fingerprint import fingerprint
 from pushgen.generate import GenerationError, make_recipe
 from pushgen.model.catalog import app_catalog
 
