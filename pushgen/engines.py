@@ -94,6 +94,7 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
             yield function(*args)
     else:
         context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["pushgen.engines"])  # workers start with it imported
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             try:
                 yield from _windowed(lambda item: pool.submit(*task(item)),

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+from benchtools import pushgen_command
 
 import pushgen
 from pushgen.dataset import PARQUET_OPTIONS
@@ -54,15 +54,6 @@ def best_cpu_of(repeat: int, run: Callable[[], object]) -> tuple[float, float, o
         if wall < best:
             best, cpu = wall, time.process_time() - began_cpu
     return best, cpu, result
-
-
-def pushgen_command() -> list[str]:
-    """The installed ``pushgen`` entry point beside this interpreter (no shell shims)."""
-    beside = Path(sys.executable).parent / "pushgen"
-    if beside.is_file():
-        return [str(beside)]
-    found = shutil.which("pushgen")
-    return [found] if found else [sys.executable, "-m", "pushgen.cli"]
 
 
 def run_child(command: list[str]) -> tuple[float, int, float]:

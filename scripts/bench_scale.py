@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+from benchtools import pushgen_command
 
 import pushgen
 
@@ -45,15 +45,6 @@ SAMPLE_SECONDS = 0.2
 AIM_BIG_BYTES = 1 << 30
 AIM_EFFICIENCY = 0.9
 MIB = 1 << 20
-
-
-def pushgen_command() -> list[str]:
-    """The installed ``pushgen`` entry point beside this interpreter (no shell shims)."""
-    beside = Path(sys.executable).parent / "pushgen"
-    if beside.is_file():
-        return [str(beside)]
-    found = shutil.which("pushgen")
-    return [found] if found else [sys.executable, "-m", "pushgen.cli"]
 
 
 @dataclass
