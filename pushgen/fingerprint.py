@@ -13,44 +13,60 @@ import hashlib
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 USER = "user_id"
 
 
 class ColumnsDigest:
-    """Digest of some rows' columns, fed in row order, chunk by chunk."""
+    """Digest of some rows' columns, fed in row order, chunk by chunk.
+
+    A string column (plain or dictionary-encoded) is hashed as the 8-byte BLAKE2 hash of each
+    row's value, so the encoding does not matter; other columns by their values' bytes.
+    """
 
     def __init__(self) -> None:
-        # per column: its type, and digests of its value stream (strings: lengths, then bytes)
-        self._columns: dict[str, tuple[str, list]] = {}
+        self._columns: dict[str, tuple[str, hashlib._Hash]] = {}
 
     def update(self, table: pa.Table) -> ColumnsDigest:
         for name in table.column_names:
             column = table.column(name).combine_chunks()
-            if pa.types.is_dictionary(column.type) or pa.types.is_large_string(column.type):
-                column = column.cast(pa.string())
-            kind, digests = self._columns.setdefault(
-                name, (str(column.type), [hashlib.sha256(), hashlib.sha256()]))
-            if kind != str(column.type):
-                raise ValueError(f"column {name!r} changed type from {kind} to {column.type}")
-            if pa.types.is_string(column.type):
-                _, offsets, data = column.buffers()
-                ends = np.frombuffer(offsets, dtype=np.int32)[column.offset : column.offset + len(column) + 1]
-                digests[0].update(np.diff(ends).tobytes())
-                if data is not None:
-                    digests[1].update(memoryview(data)[ends[0] : ends[-1]])
+            if pa.types.is_dictionary(column.type):
+                kind, values = "string", _value_hashes(column)
+            elif pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                kind, values = "string", _value_hashes(column.dictionary_encode())
             else:
-                values = column.to_numpy(zero_copy_only=False)
-                digests[0].update(np.ascontiguousarray(values).view(np.uint8).tobytes())
+                kind = str(column.type)
+                values = np.ascontiguousarray(column.to_numpy(zero_copy_only=False)).view(np.uint8)
+            known, digest = self._columns.setdefault(name, (kind, hashlib.sha256()))
+            if known != kind:
+                raise ValueError(f"column {name!r} changed type from {known} to {kind}")
+            digest.update(values.tobytes())
         return self
 
     def digest(self) -> bytes:
         combined = hashlib.sha256()
-        for name, (kind, digests) in self._columns.items():
-            combined.update(name.encode() + b"\0" + kind.encode() + b"\0")
-            for part in digests:
-                combined.update(part.digest())
+        for name, (kind, digest) in self._columns.items():
+            combined.update(name.encode() + b"\0" + kind.encode() + b"\0" + digest.digest())
         return combined.digest()
+
+
+_HASHED: list[tuple[pa.Array, np.ndarray]] = []  # recent dictionaries and their value hashes
+
+
+def _value_hashes(column: pa.DictionaryArray) -> np.ndarray:
+    """The 8-byte hash of each row's value (nulls hash as 0)."""
+    dictionary = column.dictionary
+    hashes = next((h for known, h in _HASHED if known.equals(dictionary)), None)
+    if hashes is None:
+        hashes = np.array([
+            int.from_bytes(
+                hashlib.blake2b(value.encode(), digest_size=8).digest(), "little")
+            for value in dictionary.to_pylist()], dtype=np.uint64)
+        _HASHED.insert(0, (dictionary, hashes))
+        del _HASHED[32:]
+    indices = pc.fill_null(column.indices, len(hashes)).to_numpy(zero_copy_only=False)
+    return np.append(hashes, np.uint64(0))[indices]
 
 
 def _runs(table: pa.Table) -> list[tuple[int, int, int]]:
