@@ -50,8 +50,8 @@ class Priors:
     fatigue_tau_minutes: float = 30.0  # fatigue decays with this time constant
     novelty_mean: float = 0.3  # early-weeks boost of the open log-odds ...
     novelty_days: float = 30.0  # ... which decays with this time constant
-    mood_day_sd: float = 0.7  # mean sd of a user's day-to-day availability (log-odds)
-    mood_segment_sd: float = 0.65  # sd of the shift per stretch of the routine
+    mood_day_sd: float = 0.9  # mean sd of a user's day-to-day availability (log-odds)
+    mood_segment_sd: float = 0.85  # sd of the shift per stretch of the routine
     asleep_penalty_mean: float = -0.9  # notifications that arrive in the night
     seen_seconds_median: float = 90.0  # seconds until seen, before ringer/routine/priority factors
 
