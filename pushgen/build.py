@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow as pa
 from tqdm.auto import tqdm
 
-from pushgen.dataset import CARD, DatasetWriter, atomic_folder
+from pushgen.dataset import CARD, DatasetWriter, Tables, atomic_folder, writing
 from pushgen.engines import buckets, is_partitioned
 from pushgen.generate import Dataset, Recipe
+from pushgen.model.engagement import EngagementParameters
 
 
 def make_dataset(
@@ -29,23 +31,33 @@ def make_dataset(
 
     Memory stays bounded: buckets of users are written as they arrive, and a large dataset
     is partitioned (``partitioned=None``: decided by its size), its workers encoding one
-    Parquet part per bucket. The card's statistics cover the first bucket's users.
+    Parquet part per bucket. The card's statistics cover every user of a small dataset, and
+    the first bucket's users of a large one.
     """
     if partitioned is None:
         partitioned = is_partitioned(recipe)
     partitioned = partitioned and fmt == "parquet"
-    with atomic_folder(Path(out), force) as work:
-        writer = DatasetWriter(work, fmt, partitioned)
-        sample: Dataset | None = None
+    with atomic_folder(Path(out), force) as work, writing(
+            DatasetWriter(work, fmt, partitioned)) as writer:
+        described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
         with tqdm(total=recipe.users, unit="user", disable=not progress, desc="pushgen") as bar:
             for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
                                   encode=partitioned, fmt=fmt):
                 writer.add(bucket)
-                if sample is None and bucket.tables is not None:
-                    t = bucket.tables
-                    sample = Dataset(recipe, t.notifications, t.users, t.truth_rows, t.parameters)
+                if bucket.tables is not None and (not partitioned or not described):
+                    described.append(bucket.tables)
                 bar.update(len(bucket.user_ids))
         manifest = writer.close(recipe)
-        if card is not None and sample is not None:
-            (work / CARD).write_text(card(sample, manifest))
+        if card is not None and described:
+            (work / CARD).write_text(card(_as_dataset(recipe, described), manifest))
     return manifest
+
+
+def _as_dataset(recipe: Recipe, parts: list[Tables]) -> Dataset:
+    return Dataset(
+        recipe=recipe,
+        notifications_arrow=pa.concat_tables([t.notifications for t in parts]),
+        users_arrow=pa.concat_tables([t.users for t in parts]),
+        truth_rows_arrow=pa.concat_tables([t.truth_rows for t in parts]),
+        parameters=EngagementParameters.concat([t.parameters for t in parts]),
+    )

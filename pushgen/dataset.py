@@ -22,6 +22,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +115,7 @@ def atomic_folder(out: Path, force: bool = False) -> Iterator[Path]:
 
 
 FINGERPRINTED = ("notifications", "users", "engagement_rows")
+MAX_PENDING_WRITES = 10  # about two buckets' files queued for the writing thread
 PARTS = {  # the big tables: one file, or a folder of one part per bucket
     "notifications": "notifications",
     "engagement_rows": f"{TRUTH}/engagement_rows",
@@ -206,6 +208,9 @@ class DatasetWriter:
         self.posted: list = []
         self.constants: dict | None = None
         self._streams: dict[str, pq.ParquetWriter | pacsv.CSVWriter] = {}
+        # one thread writes, in order, while the caller simulates the next bucket
+        self._writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-writer")
+        self._pending: list[Future] = []
         (self.folder / TRUTH).mkdir(parents=True, exist_ok=True)
 
     def add(self, bucket: Bucket) -> None:
@@ -215,7 +220,8 @@ class DatasetWriter:
                                          for name, table in bucket.tables.big().items()}
             for name, data in encoded.items():
                 (self.folder / PARTS[name]).mkdir(exist_ok=True)
-                (self.folder / PARTS[name] / f"part-{bucket.index:05d}.parquet").write_bytes(data)
+                part = self.folder / PARTS[name] / f"part-{bucket.index:05d}.parquet"
+                self._submit(part.write_bytes, data)
         else:
             for name, table in bucket.tables.big().items():
                 self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")
@@ -237,10 +243,29 @@ class DatasetWriter:
             else:
                 stream = pacsv.CSVWriter(self.folder / f"{name}.csv", _plain(table).schema)
             self._streams[name] = stream
-        stream.write_table(table if fmt == "parquet" else _plain(table))
+        self._submit(stream.write_table, table if fmt == "parquet" else _plain(table))
+
+    def _submit(self, write: Callable, *args) -> None:
+        while self._pending and (self._pending[0].done() or len(self._pending) >= MAX_PENDING_WRITES):
+            self._pending.pop(0).result()  # a failed write surfaces here
+        self._pending.append(self._writing.submit(write, *args))
+
+    def _drain(self) -> None:
+        for future in self._pending:
+            future.result()
+        self._pending.clear()
+
+    def abort(self) -> None:
+        """Stop writing (after an error); the folder is discarded by the caller."""
+        self._writing.shutdown(wait=True, cancel_futures=True)
+        for stream in self._streams.values():
+            with contextlib.suppress(Exception):
+                stream.close()
 
     def close(self, recipe: Recipe, pushgen_version: str = __version__) -> dict:
         """Finish the files and write the manifest; returns the manifest."""
+        self._drain()
+        self._writing.shutdown(wait=True)
         for stream in self._streams.values():
             stream.close()
         (self.folder / MODEL_FILE).write_text(json.dumps(self.constants, indent=1) + "\n")
@@ -266,6 +291,16 @@ class DatasetWriter:
         return manifest
 
 
+@contextlib.contextmanager
+def writing(writer: DatasetWriter) -> Iterator[DatasetWriter]:
+    """``writer``, stopped cleanly if the block fails."""
+    try:
+        yield writer
+    except BaseException:
+        writer.abort()
+        raise
+
+
 def _plain(table: pa.Table) -> pa.Table:
     """Dictionary columns as plain strings (for CSV)."""
     return pa.table({
@@ -285,8 +320,7 @@ def write_dataset(
     if fmt not in FORMATS:
         raise DatasetError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     out = Path(out)
-    with atomic_folder(out, force) as work:
-        writer = DatasetWriter(work, fmt)
+    with atomic_folder(out, force) as work, writing(DatasetWriter(work, fmt)) as writer:
         tables = Tables(dataset.notifications_arrow, dataset.users_arrow,
                         dataset.truth_rows_arrow, dataset.parameters)
         writer.add(Bucket.of(0, list(dataset.recipe.user_ids), tables, fmt=fmt))

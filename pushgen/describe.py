@@ -481,7 +481,7 @@ def _key_figures(stats: dict) -> Section:
         ("fatigue: open rate busier minus calmer, within user / user and app",
          _pair(_points(contrast), _points(stats["fatigue"]["within_user_app_contrast"])),
          "negative (Pielot 2014)"),
-        ("open rate, first / last 4 weeks",
+        (f"open rate, first / last period of {PERIOD_DAYS} days",
          _pair(pct(periods[0]["open_rate"]), pct(periods[-1]["open_rate"])),
          "novelty wears off over weeks (Klasnja 2019)"),
     ]

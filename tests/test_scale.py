@@ -103,3 +103,14 @@ def test_a_fingerprint_does_not_depend_on_how_rows_are_chunked(values, cut):
     assert Fingerprint().update(table.slice(0, cut)).update(table.slice(cut)).hexdigest() == whole
     assert Fingerprint().add_digests(user_digests(table)).hexdigest() == whole
     assert fingerprint(table.slice(1)) != whole
+
+
+def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_large_one(tmp_path):
+    from pushgen.card import dataset_card
+
+    recipe = make_recipe(users=5, days=6, seed=2)
+    make_dataset(recipe, tmp_path / "small", card=dataset_card, bucket_users=2)
+    assert "statistics below describe" not in (tmp_path / "small" / "README.md").read_text()
+    make_dataset(recipe, tmp_path / "large", card=dataset_card, bucket_users=2, partitioned=True)
+    assert "The statistics below describe the first 2 users" in (
+        tmp_path / "large" / "README.md").read_text()
