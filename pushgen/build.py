@@ -34,9 +34,7 @@ def make_dataset(
     Parquet part per bucket. The card's statistics cover every user of a small dataset, and
     the first bucket's users of a large one.
     """
-    if partitioned is None:
-        partitioned = is_partitioned(recipe)
-    partitioned = partitioned and fmt == "parquet"
+    partitioned = (is_partitioned(recipe) if partitioned is None else partitioned) and fmt == "parquet"
     with atomic_folder(Path(out), force) as work, writing(
             DatasetWriter(work, fmt, partitioned)) as writer:
         described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
@@ -44,7 +42,7 @@ def make_dataset(
             for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
                                   encode=partitioned, fmt=fmt):
                 writer.add(bucket)
-                if bucket.tables is not None and (not partitioned or not described):
+                if bucket.tables is not None and (not is_partitioned(recipe) or not described):
                     described.append(bucket.tables)
                 bar.update(len(bucket.user_ids))
         manifest = writer.close(recipe)

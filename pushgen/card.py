@@ -47,8 +47,6 @@ USER_COLUMNS = {
     "chattiness": "how much more (or less) the user's apps post than usual",
     "night_charging": "share of nights the phone charges",
     "usual_ringer": "the user's most common ringer mode",
-    "open_propensity": "P(open) of an average notification before other effects",
-    "fatigue_sensitivity": "how much piled-up notifications lower the open log-odds",
 }
 ENGAGEMENT_SCALARS = {
     "intercept": "the user's base log-odds of opening",
@@ -228,12 +226,13 @@ def _loading(manifest: dict) -> str:
             'table = pacsv.read_csv("notifications.csv")'
         )
     else:
+        table = "notifications" if manifest.get("layout") == "partitioned" else "notifications.parquet"
         plain = (
             "import pandas as pd\n\n"
-            'notifications = pd.read_parquet("notifications.parquet")\n'
+            f'notifications = pd.read_parquet("{table}")\n'
             'users = pd.read_parquet("users.parquet")\n\n'
             "import pyarrow.parquet as pq\n\n"
-            'table = pq.read_table("notifications.parquet")  # categorical columns as dictionaries'
+            f'table = pq.read_table("{table}")  # categorical columns as dictionaries'
         )
     return (
         "## Loading\n\n"
@@ -285,10 +284,13 @@ For user u and a notification in a context:
 ```
 
 `hour` is the clock hour of posting, `days` the days since the dataset's start, `asleep`
-whether the user was asleep, and `fatigue` the sum over the user's earlier notifications of
-exp(-(t - t_j) / fatigue_tau) with fatigue_tau = {constants['fatigue_tau_seconds']:g} s;
-novelty_days = {constants['novelty_days']:g}. A notification was opened exactly when its
-uniform `draw` was below `p_open`.
+whether the user was asleep, `fatigue` the sum over the user's earlier notifications that
+interrupted (all but a conversation's follow-ups) of exp(-(t - t_j) / fatigue_tau) with
+fatigue_tau = {constants['fatigue_tau_seconds']:g} s, and `mood` the user's hidden availability
+that day and in that stretch of the routine; novelty_days = {constants['novelty_days']:g}. A
+notification was opened exactly when its uniform `draw` was below `p_open`. In a
+partitioned dataset the per-notification tables are folders of parts (`ground_truth/
+engagement_rows/`), read as one table by `pyarrow.parquet.read_table`.
 
 - `engagement_model.json`: the formula, its constants and the order of features and scalars.
 - `engagement_users.parquet`: one row per user with the scalars:
@@ -298,8 +300,8 @@ uniform `draw` was below `p_open`.
 - `engagement_weights.parquet`: one row per (user, feature, value): `user_id`, `feature`,
   `code` (position in the published value list), `value` and `weight`.
 - `engagement_rows.parquet`: one row per notification, in the order of the notifications
-  table: `notification_id`, `user_id`, `hour`, `days`, `asleep`, `fatigue`, `routine_state`
-  (what the user was doing), `draw` and `p_open`.
+  table: `notification_id`, `user_id`, `hour`, `days`, `asleep`, `fatigue`, `mood`,
+  `routine_state` (what the user was doing), `draw` and `p_open`.
 
 Load it with `pushgen.dataset.read_parameters(".")`; `pushgen.model.engagement.open_probability`
 evaluates the formula for any notifications and contexts.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,7 +84,6 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 def describe_command(path: Path, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
-    import json
 
     from pushgen.describe import describe_path, format_description
 
@@ -254,8 +254,12 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
     args = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _interrupt)  # a stopped run cleans up like Ctrl-C
     try:
         result = cli.main(args=args, prog_name="pushgen", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as help_text:
+        click.echo(help_text.ctx.get_help())
+        return 0
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("Interrupted; nothing was written.", err=True)
         return 130
@@ -265,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as done:
         return done.exit_code
     return result if isinstance(result, int) else 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _command_name(args: list[str]) -> str:

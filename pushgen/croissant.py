@@ -72,6 +72,7 @@ COLUMNS = {
     "days": "Days since the start of the simulation at posting.",
     "asleep": "Whether the user was asleep when the notification arrived.",
     "fatigue": "The user's notification fatigue at posting (decaying count of recent arrivals).",
+    "mood": "The user's hidden availability that day and in that stretch of the routine (log-odds).",
     "routine_state": "The user's routine state at posting.",
     "draw": "The uniform random draw that decided the action: opened if draw < p_open.",
     "p_open": "The engagement model's probability that the user opens the notification.",

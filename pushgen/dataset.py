@@ -83,13 +83,19 @@ def read_table(path: Path) -> pd.DataFrame:
 
 
 @contextlib.contextmanager
-def atomic_folder(out: Path, force: bool = False) -> Iterator[Path]:
-    """A temporary folder beside ``out`` that becomes ``out`` only if the block succeeds."""
+def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = ()) -> Iterator[Path]:
+    """A temporary folder beside ``out`` that becomes ``out`` only if the block succeeds.
+
+    ``--force`` replaces only an earlier pushgen output (or an empty folder), never the current
+    folder, one of its parents, or a folder holding one of the ``keep`` paths (the inputs).
+    """
     out = Path(out)
     if out.exists() and not force:
         raise DatasetError(f"{out} already exists; choose another --out or pass --force")
     if out.exists() and not out.is_dir():
         raise DatasetError(f"{out} exists and is not a folder; remove it or choose another --out")
+    if out.exists():
+        _check_replaceable(out, keep)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {parent} does not exist")
@@ -112,6 +118,21 @@ def atomic_folder(out: Path, force: bool = False) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
+
+
+OUTPUT_MARKERS = (MANIFEST, "split.json", "benchmark.json")
+
+
+def _check_replaceable(out: Path, keep: tuple[Path, ...]) -> None:
+    resolved = out.resolve()
+    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
+        raise DatasetError(f"--out {out} is the current folder or holds it; choose a new folder")
+    for path in keep:
+        if Path(path).resolve() == resolved or resolved in Path(path).resolve().parents:
+            raise DatasetError(f"--out {out} holds the input {path}; choose another --out")
+    if any(out.iterdir()) and not any((out / marker).is_file() for marker in OUTPUT_MARKERS):
+        raise DatasetError(f"{out} is not empty and not a pushgen output; --force replaces only "
+                           "those; choose another --out")
 
 
 FINGERPRINTED = ("notifications", "users", "engagement_rows")
@@ -317,8 +338,6 @@ def write_dataset(
     card: Callable[[Dataset, dict], str] | None = None,
 ) -> Path:
     """Write an in-memory ``dataset`` as a folder at ``out`` (nothing appears unless all succeeds)."""
-    if fmt not in FORMATS:
-        raise DatasetError(f"format {fmt!r} is not one of {', '.join(FORMATS)}")
     out = Path(out)
     with atomic_folder(out, force) as work, writing(DatasetWriter(work, fmt)) as writer:
         tables = Tables(dataset.notifications_arrow, dataset.users_arrow,

@@ -38,7 +38,7 @@ MS_PER_DAY = 86_400_000
 
 
 def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> dict:
-    """The calibration statistics of a notifications table (see ``reference/calibration.md``).
+    """The calibration statistics of a notifications table (see ``docs/calibration.md``).
 
     Days are the dataset's span, from the first to the last calendar day in ``posted_at``;
     users are those of ``users['user_id']`` (if given) together with those who have rows.

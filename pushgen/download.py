@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import re
-import shutil
 import sys
 from collections.abc import Iterator
 from importlib import resources
@@ -148,10 +147,7 @@ def fetch_split(
         raise DatasetError(f"cannot use the cache folder {target.parent}: {error.strerror}") from None
     if regenerate:
         return regenerate_split(entry, target, progress)
-    base_url = data_url(url)
-    if target.is_dir():
-        shutil.rmtree(target)
-    return download_split(entry, target, base_url, progress)
+    return download_split(entry, target, data_url(url), progress)
 
 
 def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
 from pushgen import tables as tables_of
@@ -41,10 +41,11 @@ def is_partitioned(recipe: Recipe) -> bool:
     return recipe.users * recipe.days * ROWS_PER_USER_DAY > SINGLE_FILE_ROWS
 
 
-def bucket_ids(recipe: Recipe, size: int | None = None) -> list[list[int]]:
-    ids = list(recipe.user_ids)
+def bucket_ids(recipe: Recipe, size: int | None = None) -> Iterator[list[int]]:
+    """The user ids of each bucket, in order (made as needed: millions of users are fine)."""
+    ids = recipe.user_ids
     size = size or bucket_size(recipe)
-    return [ids[i : i + size] for i in range(0, len(ids), size)]
+    return (list(ids[i : i + size]) for i in range(0, len(ids), size))
 
 
 def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: bool,
@@ -63,7 +64,7 @@ def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: boo
 
 
 def _windowed(submit: Callable[[tuple], object], result: Callable[[object], Bucket],
-              work: list, window: int) -> Iterator[Bucket]:
+              work: Iterable, window: int) -> Iterator[Bucket]:
     """Results in submission order, with at most ``window`` submitted and not yet taken."""
     queue = iter(work)
     pending = deque(submit(ids) for ids in islice(queue, window))
@@ -80,7 +81,7 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
     """Simulated buckets of ``recipe``'s users, in user order."""
     if engine not in ENGINES:
         raise EngineError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
-    work = list(enumerate(bucket_ids(recipe, size)))
+    work = enumerate(bucket_ids(recipe, size))
 
     def task(item: tuple[int, list[int]]) -> tuple:
         index, ids = item
@@ -93,8 +94,7 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
             function, *args = task(item)
             yield function(*args)
     else:
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["pushgen.engines"])  # workers start with it imported
+        context = _process_context()
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             try:
                 yield from _windowed(lambda item: pool.submit(*task(item)),
@@ -104,7 +104,16 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
                 raise
 
 
-def _dask_buckets(work: list, task: Callable, jobs: int, scheduler: str | None) -> Iterator[Bucket]:
+def _process_context() -> multiprocessing.context.BaseContext:
+    """forkserver where there is one (workers start with the engine imported), else spawn."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pushgen.engines"])
+    return context
+
+
+def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | None) -> Iterator[Bucket]:
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -118,7 +127,7 @@ def _dask_buckets(work: list, task: Callable, jobs: int, scheduler: str | None) 
             cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
                                    dashboard_address=None)
             client = Client(cluster)
-    except OSError as error:
+    except (OSError, ValueError, TimeoutError) as error:
         raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
     try:
         workers = max(len(client.scheduler_info().get("workers", {})), 1)

@@ -22,6 +22,7 @@ from pushgen.model.timegrid import TimeGrid, add_months
 from pushgen.model.user import UserData, simulate_user
 
 DEFAULT_START = dt.date(2026, 1, 5)  # a Monday
+EARLIEST_START, LATEST_START = dt.date(1970, 1, 1), dt.date(2199, 12, 31)
 MAX_USERS = 10_000_000
 MAX_DAYS = 3660  # ten years
 MAX_MONTHS = 120
@@ -92,7 +93,11 @@ def make_recipe(
         except ValueError:
             raise GenerationError(
                 f"start {start!r} is not a date; use YYYY-MM-DD, e.g. 2026-01-05") from None
+    if isinstance(start, dt.datetime):
+        raise GenerationError(f"start must be a date, not a date and time; got {start!r}")
     start = start or DEFAULT_START
+    if not EARLIEST_START <= start <= LATEST_START:
+        raise GenerationError(f"start must be from {EARLIEST_START} to {LATEST_START}; got {start}")
     if months is not None and days is not None:
         raise GenerationError("give months or days, not both")
     if days is None:

@@ -14,7 +14,7 @@ Every part holds the dataset's notification columns after ``context_id`` (equal 
 ``notification_id``), the key of a submission's rows; all parts share one schema, so tools that
 expect a dataset's splits to have the same columns (Hugging Face ``datasets``) read them as one.
 
-``split.json`` also holds a content fingerprint of every table (``pushgen.dataset.fingerprint``,
+``split.json`` also holds a content fingerprint of every table (``pushgen.fingerprint.fingerprint``,
 independent of the Parquet writer) and ``fingerprint``, the sha256 of them all together: two
 splits with the same fingerprint hold the same data.
 """
@@ -45,6 +45,7 @@ from pushgen.dataset import (
     read_manifest,
     read_parameters,
     sha256_file,
+    truth_path,
     write_table,
 )
 from pushgen.fingerprint import fingerprint
@@ -52,6 +53,7 @@ from pushgen.model.engagement import EngagementParameters
 from pushgen.model.timegrid import add_months
 
 SPLIT_FILE = "split.json"
+TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows")
 PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
 TASKS = (1, 2)
 
@@ -158,16 +160,18 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
     users = read_arrow(dataset, "users", manifest)
     user_ids = np.asarray(users.column("user_id"))
     parts = split_tables(notifications, start, user_ids, spec)
-    with atomic_folder(Path(out), force) as work:
+    with atomic_folder(Path(out), force, keep=(dataset,)) as work:
         files = {}
         for part, table in parts.items():
             (work / part).parent.mkdir(exist_ok=True)
             files[part] = write_table(table, work / part, "parquet")
         files["users"] = write_table(users, work / "users", "parquet")
         (work / TRUTH).mkdir()
-        for source in sorted((dataset / TRUTH).iterdir()):
-            shutil.copyfile(source, work / TRUTH / source.name)
-            files[f"{TRUTH}/{source.stem}"] = work / TRUTH / source.name
+        shutil.copyfile(dataset / MODEL_FILE, work / MODEL_FILE)
+        files[MODEL_FILE] = work / MODEL_FILE
+        for table in TRUTH_TABLES:  # one file each, also from a partitioned dataset
+            files[f"{TRUTH}/{table}"] = write_table(pq.read_table(truth_path(dataset, table)),
+                                                    work / TRUTH / table, "parquet")
         fingerprints = table_fingerprints(work)
         description = {
             "name": name or Path(out).name,

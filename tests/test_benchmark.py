@@ -71,6 +71,7 @@ def test_results_are_the_same_bytes_on_a_second_run(folder, tmp_path, capsys):
 def test_force_replaces_the_folder(tmp_path, capsys):
     out = tmp_path / "results"
     out.mkdir()
+    (out / "benchmark.json").write_text("{}")  # an earlier benchmark's folder
     (out / "stale.txt").write_text("old")
     code, _, _ = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(out), "--force", "--task", "1",
                      "--baselines", "random,oracle", "--no-plots", "--mode", "sampled")

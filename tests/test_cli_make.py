@@ -74,6 +74,7 @@ def test_csv_format_reads_back_to_the_same_content(tmp_path):
         (["--start", "2026-02-30"], "'--start': '2026-02-30' does not match the format"),
         (["--format", "xlsx"], "'--format': 'xlsx' is not one of 'parquet', 'csv'"),
         (["--months", "2", "--days", "3"], "give --months or --days, not both"),
+        (["--start", "2250-01-01"], "start must be from 1970-01-01 to 2199-12-31; got 2250-01-01"),
     ],
 )
 def test_bad_arguments_get_one_line_and_exit_code_2(tmp_path, args, message):
@@ -87,16 +88,43 @@ def test_bad_arguments_get_one_line_and_exit_code_2(tmp_path, args, message):
 
 def test_an_existing_output_is_kept_unless_forced(tmp_path):
     out = tmp_path / "d"
-    out.mkdir()
+    assert run("make", "--users", "1", "--days", "2", "--out", "d", cwd=tmp_path).returncode == 0
     (out / "keep.txt").write_text("mine")
-    done = run("make", "--users", "1", "--days", "2", "--out", "d", cwd=tmp_path)
+    before = (out / "manifest.json").read_text()
+    done = run("make", "--users", "1", "--days", "3", "--out", "d", cwd=tmp_path)
     assert done.returncode == 2
     assert "d already exists; choose another --out or pass --force" in done.stderr
-    assert leftovers(out) == ["keep.txt"]
-    done = run("make", "--users", "1", "--days", "2", "--out", "d", "--force", cwd=tmp_path)
+    assert (out / "manifest.json").read_text() == before and (out / "keep.txt").is_file()
+    done = run("make", "--users", "1", "--days", "3", "--out", "d", "--force", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "keep.txt" not in leftovers(out) and "manifest.json" in leftovers(out)
+    assert (out / "manifest.json").read_text() != before
     assert leftovers(tmp_path) == ["d"]
+
+
+def test_force_replaces_only_pushgen_output(tmp_path):
+    mine = tmp_path / "documents"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("precious")
+    done = run("make", "--users", "1", "--days", "2", "--out", "documents", "--force", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "documents is not empty and not a pushgen output; --force replaces only those" in done.stderr
+    assert (mine / "thesis.tex").read_text() == "precious"
+    done = run("make", "--users", "1", "--days", "2", "--out", ".", "--force", cwd=mine)
+    assert done.returncode == 2 and "is the current folder or holds it" in done.stderr
+    assert leftovers(tmp_path) == ["documents"] and leftovers(mine) == ["thesis.tex"]
+
+
+def test_sigterm_leaves_no_half_written_dataset(tmp_path):
+    child = subprocess.Popen(
+        [*PUSHGEN, "make", "--users", "3000", "--months", "6", "--jobs", "2", "--out", "big"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4.0)
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130
+    assert "Traceback" not in err
+    assert leftovers(tmp_path) == []
 
 
 def test_an_unwritable_output_is_refused_cleanly(tmp_path):

@@ -114,3 +114,19 @@ def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_larg
     make_dataset(recipe, tmp_path / "large", card=dataset_card, bucket_users=2, partitioned=True)
     assert "The statistics below describe the first 2 users" in (
         tmp_path / "large" / "README.md").read_text()
+
+
+def test_a_partitioned_dataset_splits_like_a_single_file_one(tmp_path):
+    from pushgen.dataset import write_dataset
+    from pushgen.splits import SplitSpec, load_split, make_split
+
+    spec = SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=2)
+    recipe = make_recipe(users=5, months=2, seed=4)
+    make_dataset(recipe, tmp_path / "parts", bucket_users=2, partitioned=True)
+    write_dataset(pushgen.generate(users=5, months=2, seed=4), tmp_path / "single")
+    for name in ("parts", "single"):
+        make_split(tmp_path / name, tmp_path / f"{name}-split", spec)
+    a = json.loads((tmp_path / "parts-split" / "split.json").read_text())
+    b = json.loads((tmp_path / "single-split" / "split.json").read_text())
+    assert a["fingerprints"] == b["fingerprints"]
+    assert len(load_split(tmp_path / "parts-split", task=2).test) == a["parts"]["task2/test"]["rows"]

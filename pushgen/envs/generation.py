@@ -152,10 +152,11 @@ class NotificationGenerationEnv(ReplayEnv):
 
 
 def task_of_user(split: str | Path, user: int | None) -> int:
-    """The task whose test part holds ``user``: 2 (cold start) unless it is a task 1 user."""
-    if user is None:
-        return 2
+    """The task whose test part holds ``user``: 2 (cold start) unless it is a task 1 user, or
+    the split has no cold-start users."""
     parts = json.loads((open_split(split) / SPLIT_FILE).read_text())["parts"]
-    in_task1 = user in parts.get("task1/test", {}).get("users", [])
-    in_task2 = user in parts.get("task2/test", {}).get("users", [])
-    return 1 if in_task1 and not in_task2 else 2
+    task1 = parts.get("task1/test", {}).get("users", [])
+    task2 = parts.get("task2/test", {}).get("users", [])
+    if user is None:
+        return 2 if task2 else 1
+    return 1 if user in task1 and user not in task2 else 2

@@ -87,21 +87,19 @@ class EngagementParameters:
         return pd.DataFrame({"user_id": self.user_ids.astype(np.int32), **self.scalars})
 
     def weight_frame(self) -> pd.DataFrame:
-        """Long table: one row per (user, feature, value) with its weight."""
-        parts = []
-        for f in FEATURES:
-            values = schemas.values(f)
-            n_users, n_values = self.weights[f].shape
-            parts.append(pd.DataFrame({
-                "user_id": np.repeat(self.user_ids.astype(np.int32), n_values),
-                "feature": f,
-                "code": np.tile(np.arange(n_values, dtype=np.int16), n_users),
-                "value": np.tile(np.array([str(v) for v in values], dtype=object), n_users),
-                "weight": self.weights[f].ravel(),
-            }))
-        frame = pd.concat(parts, ignore_index=True)
-        frame["feature"] = pd.Categorical(frame["feature"], categories=list(FEATURES))
-        return frame
+        """Long table, user by user: one row per (user, feature, value) with its weight."""
+        names = [f for f in FEATURES for _ in schemas.values(f)]
+        codes = np.concatenate([np.arange(len(schemas.values(f)), dtype=np.int16) for f in FEATURES])
+        values = np.array([str(v) for f in FEATURES for v in schemas.values(f)], dtype=object)
+        matrix = np.concatenate([self.weights[f] for f in FEATURES], axis=1)
+        n_users, width = matrix.shape
+        return pd.DataFrame({
+            "user_id": np.repeat(self.user_ids.astype(np.int32), width),
+            "feature": pd.Categorical(np.tile(names, n_users), categories=list(FEATURES)),
+            "code": np.tile(codes, n_users),
+            "value": np.tile(values, n_users),
+            "weight": matrix.ravel(),
+        })
 
     @classmethod
     def from_frames(cls, users: pd.DataFrame, weights: pd.DataFrame,

@@ -138,8 +138,6 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
         "chattiness": folio.chattiness,
         "night_charging": dev.night_charge,
         "usual_ringer": schemas.values("ringerMode")[int(np.argmax(dev.ringer))],
-        "open_propensity": float(1 / (1 + np.exp(-params.scalars["intercept"][0]))),
-        "fatigue_sensitivity": float(params.scalars["fatigue_weight"][0]),
     }
     return UserData(
         user_id=user_id, seconds=posts.seconds, codes=codes, opened=opened, timings=times,
