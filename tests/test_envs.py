@@ -267,12 +267,14 @@ def test_standard_split_by_name_reproduces_its_logged_actions():
     np.testing.assert_array_equal(got, np.where(episode.logged_opened[:500], 1.0, 0.0))
 
 
-def test_a_split_without_cold_start_users_says_task_2_is_empty(tmp_path):
+def test_a_split_without_cold_start_users_replays_task_1(tmp_path):
     from pushgen.dataset import write_dataset
     from pushgen.splits import SplitSpec, make_split
 
     write_dataset(pushgen.generate(users=2, months=2, seed=1), tmp_path / "d")
     make_split(tmp_path / "d", tmp_path / "s", SplitSpec(1, 1, 1, 0))
     with pytest.raises(DatasetError, match=r"task 2's test part of split \S+ has no users"):
-        gym.make(GENERATION_ID, split=tmp_path / "s")
+        gym.make(GENERATION_ID, split=tmp_path / "s", task=2)
+    env = gym.make(GENERATION_ID, split=tmp_path / "s").unwrapped
+    assert env.replay.task == 1 and env.user == 0
     assert gym.make(GENERATION_ID, split=tmp_path / "s", user=1).unwrapped.user == 1
