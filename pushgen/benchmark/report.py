@@ -25,8 +25,7 @@ from pushgen.dataset import atomic_folder
 
 FLOAT = "%.6f"
 TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context at once)",
-               2: "Task 2: online, cold start (no history; the response to each notification "
-                  "before the next context)"}
+               2: "Task 2: online, cold start (no history; responses after every 50 contexts)"}
 MD_COLUMNS = {  # column -> (heading, format)
     "generated_open_rate": ("open rate", "{:.3f}"),
     "logged_open_rate": ("logged open rate", "{:.3f}"),

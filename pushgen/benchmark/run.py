@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
 from pushgen.baselines.base import as_matrix
 from pushgen.baselines.candidates import distinct, public_pool
-from pushgen.benchmark.runner import Run, run_episode
+from pushgen.benchmark.runner import CHUNK, Run, run_episode
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.dataset import DatasetError
 from pushgen.envs.judge import DEFAULT_MODE, check_mode
@@ -115,11 +115,13 @@ def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
 
 def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory,
                mode: str = DEFAULT_MODE, seed: int = 0, users: Iterable[int] | None = None,
-               on_user: Callable[[], None] | None = None, shared: dict | None = None) -> list[Run]:
+               on_user: Callable[[], None] | None = None, shared: dict | None = None,
+               chunk: int = CHUNK) -> list[Run]:
     """Run the policy ``make(setting)`` makes, one per user, on each test user of task ``task``.
 
     ``name`` seeds the policy's random numbers; ``on_user`` is called after each user;
-    ``shared`` is the settings' scratch space (default: a new one).
+    ``shared`` is the settings' scratch space (default: a new one); in task 2 the policy hears
+    the responses after every ``chunk`` contexts (1: after each, as in the environment).
     """
     check_mode(mode)
     data = split if isinstance(split, TaskData) else task_data(split, task)
@@ -129,7 +131,7 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
         for user in data.users if users is None else [int(u) for u in users]:
             setting = make_setting(data, task, name, user, seed, shared)
             runs.append(run_episode(make(setting), data.part.episode(user), data.history(user),
-                                    task, mode))
+                                    task, mode, chunk))
             if on_user is not None:
                 on_user()
     return runs
