@@ -17,9 +17,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
-from pushgen import tables as tables_of
 from pushgen.dataset import Bucket, Tables
-from pushgen.generate import Recipe, pseudonyms, simulate
+from pushgen.generate import Dataset, Recipe, simulate
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000
@@ -51,14 +50,9 @@ def bucket_ids(recipe: Recipe, size: int | None = None) -> Iterator[list[int]]:
 def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: bool,
                     fmt: str = "parquet") -> Bucket:
     """Simulate a bucket of users into its tables; ``encode``: as finished Parquet parts."""
-    simulated = list(simulate(recipe, user_ids))
-    tables = Tables(
-        notifications=tables_of.notifications_table(simulated, recipe.grid.start_seconds),
-        users=tables_of.users_table(simulated, pseudonyms(recipe.seed, user_ids)),
-        truth_rows=tables_of.truth_rows_table(simulated),
-        parameters=tables_of.parameters_of(simulated),
-    )
-    del simulated
+    made = Dataset.from_users(recipe, list(simulate(recipe, user_ids)))
+    tables = Tables(made.notifications_arrow, made.users_arrow, made.truth_rows_arrow,
+                    made.parameters)
     return Bucket.of(index, user_ids, tables, encode=encode, fmt=fmt,
                      keep_tables=not encode or index == 0)
 

@@ -247,14 +247,15 @@ def load_split(source: str | Path, task: int = 1) -> Split:
         raise DatasetError(f"task must be 1 or 2; got {task!r}")
     folder = resolve_split(source)
     description = json.loads((folder / SPLIT_FILE).read_text())
-    empty = read_part(folder, "task1/train").iloc[0:0]
+    test = read_part(folder, f"task{task}/test")
+    history = test.iloc[0:0] if task == 2 else None
     return Split(
         folder=folder,
         task=task,
         description=description,
-        train=read_part(folder, "task1/train") if task == 1 else empty,
-        validation=read_part(folder, "task1/validation") if task == 1 else empty,
-        test=read_part(folder, f"task{task}/test"),
+        train=read_part(folder, "task1/train") if task == 1 else history,
+        validation=read_part(folder, "task1/validation") if task == 1 else history,
+        test=test,
         users=pq.read_table(folder / "users.parquet").to_pandas(),
     )
 
