@@ -234,8 +234,10 @@ def resolve_split(source: str | Path) -> Path:
         if not (path / SPLIT_FILE).is_file():
             raise DatasetError(f"{path} is not a split folder: no {SPLIT_FILE}")
         return path
-    if path.exists() or len(path.parts) > 1:
+    if path.exists():
         raise DatasetError(f"{path} is not a split folder")
+    if isinstance(source, Path) or len(path.parts) > 1 or str(source).startswith("."):
+        raise DatasetError(f"no split folder at {source}")
     from pushgen.download import fetch_split
 
     return fetch_split(str(source))

@@ -28,11 +28,7 @@ LISTED_USERS = 30
 
 
 def open_split(source: str | Path) -> Path:
-    """The split folder of a path or a standard split's name."""
-    text = str(source)
-    looks_like_path = isinstance(source, Path) or "/" in text or "\\" in text
-    if looks_like_path and not Path(source).exists():
-        raise DatasetError(f"no split folder at {source}")
+    """The split folder of a path or a standard split's name, as an absolute path."""
     return resolve_split(source).resolve()
 
 
