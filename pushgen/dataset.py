@@ -47,6 +47,12 @@ KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int
 PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True}
 
 
+def first_line(error: Exception) -> str:
+    """An exception's message cut to its first line (its class name if it has none)."""
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__
+
+
 class DatasetError(ValueError):
     """A dataset folder or output path that cannot be used (message says why)."""
 

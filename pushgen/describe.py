@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
-from pushgen.dataset import MANIFEST, DatasetError, read_manifest, read_table, table_path
+from pushgen.dataset import MANIFEST, DatasetError, first_line, read_manifest, read_table, table_path
 from pushgen.model.catalog import app_catalog
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
@@ -116,7 +116,7 @@ def _read(path: Path) -> pd.DataFrame:
     try:
         return read_table(path)
     except (OSError, ValueError, pa.ArrowException) as error:
-        reason = (str(error).strip() or type(error).__name__).splitlines()[0]
+        reason = first_line(error)
         raise DatasetError(f"cannot read {path}: {reason}") from None
 
 

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import DatasetError
+from pushgen.dataset import DatasetError, first_line
 
 KEY = "context_id"
 TIMING = "decision_seconds"
@@ -47,7 +47,7 @@ def read_submission(path: str | Path) -> pd.DataFrame:
             table = pq.read_table(path)
         except (pa.ArrowException, OSError) as error:
             raise SubmissionError(f"submission {path} is not a Parquet table: "
-                                  f"{_first_line(error)}") from None
+                                  f"{first_line(error)}") from None
         return table.to_pandas()
     if suffix == ".csv":
         try:
@@ -55,13 +55,8 @@ def read_submission(path: str | Path) -> pd.DataFrame:
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError,
                 ValueError) as error:
             raise SubmissionError(f"submission {path} is not a CSV table: "
-                                  f"{_first_line(error)}") from None
+                                  f"{first_line(error)}") from None
     raise SubmissionError(f"submission {path}: expected a .parquet or .csv file")
-
-
-def _first_line(error: Exception) -> str:
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
 
 
 def check_submission(frame: pd.DataFrame, expected: np.ndarray, known: np.ndarray, label: str,

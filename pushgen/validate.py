@@ -19,6 +19,7 @@ from pushgen.dataset import (
     MANIFEST,
     TRUTH,
     DatasetError,
+    first_line,
     sha256_file,
     table_path,
     truth_path,
@@ -146,12 +147,8 @@ def _read_tables(folder: Path, manifest: dict,
         try:
             tables[name] = _read(path)
         except READ_ERRORS as error:
-            problems.append(f"{path.relative_to(folder).as_posix()}: cannot read ({_first_line(error)})")
+            problems.append(f"{path.relative_to(folder).as_posix()}: cannot read ({first_line(error)})")
     return tables
-
-
-def _first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def _read(path: Path) -> tuple[pa.Table | None, pd.DataFrame]:
