@@ -137,7 +137,10 @@ def test_a_stopped_run_leaves_no_half_written_dataset(tmp_path, stop, jobs):
     child = subprocess.Popen(
         [*PUSHGEN, "make", "--users", "3000", "--months", "6", "--jobs", jobs, "--out", "big"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4.0)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".big.partial-*")) and time.monotonic() < deadline:
+        time.sleep(0.1)  # until it is writing
+    time.sleep(0.5)
     child.send_signal(stop)
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130

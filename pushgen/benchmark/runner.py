@@ -21,7 +21,6 @@ from pushgen.baselines.base import Policy, as_codes, as_matrix
 from pushgen.envs.judge import rewards
 from pushgen.envs.replay import Episode
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
-from pushgen.model.engagement import open_logit
 
 CHUNK = 50
 SIZES = np.array([len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
@@ -63,13 +62,6 @@ def checked(action: dict[str, np.ndarray], n: int) -> np.ndarray:
     return matrix
 
 
-def chunk_logits(episode: Episode, notifications: np.ndarray, rows: slice) -> np.ndarray:
-    codes = {f: episode.codes[f][rows] for f in CONTEXT_FEATURES}
-    codes.update(as_codes(notifications))
-    param_rows = np.full(len(notifications), episode.parameter_row)
-    return open_logit(episode.parameters, param_rows, codes, episode.truth.state.take(rows))
-
-
 def run_episode(policy: Policy, episode: Episode, history: pd.DataFrame, task: int,
                 mode: str = "expected", chunk: int = CHUNK) -> Run:
     """Fit ``policy`` on ``history``, then answer every context of ``episode``."""
@@ -89,7 +81,7 @@ def run_episode(policy: Policy, episode: Episode, history: pd.DataFrame, task: i
         seconds[rows] = (perf_counter() - began) / (rows.stop - rows.start)
         generated[rows] = action
         if task == 2:
-            p = expit(chunk_logits(episode, action, rows))
+            p = expit(episode.logits(as_codes(action), rows))
             policy.update(batch, as_codes(action), episode.truth.draw[rows] < p)
     p_open = expit(episode.logits(as_codes(generated)))
     return Run(

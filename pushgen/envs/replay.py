@@ -135,12 +135,15 @@ class Episode:
     def parameter_row(self) -> int:
         return int(self.parameters.rows(np.array([self.user_id]))[0])
 
-    def logits(self, notification_codes: dict[str, np.ndarray]) -> np.ndarray:
-        """``open_logit`` of one notification per row (arrays of codes) in this episode's contexts."""
-        codes = {f: self.codes[f] for f in CONTEXT_FEATURES}
+    def logits(self, notification_codes: dict[str, np.ndarray],
+               rows: slice = slice(None)) -> np.ndarray:
+        """``open_logit`` of one notification per row (arrays of codes) in the contexts of
+        ``rows`` of this episode."""
+        codes = {f: self.codes[f][rows] for f in CONTEXT_FEATURES}
         codes.update(notification_codes)
-        rows = np.full(len(self), self.parameter_row)
-        return open_logit(self.parameters, rows, codes, self.truth.state)
+        state = self.truth.state.take(rows)
+        param_rows = np.full(len(state.hour), self.parameter_row)
+        return open_logit(self.parameters, param_rows, codes, state)
 
     @cached_property
     def scorer(self) -> StepScorer:
