@@ -88,7 +88,7 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
             function, *args = task(item)
             yield function(*args)
     else:
-        context = _process_context()
+        context = multiprocessing.get_context("spawn")  # no server process left behind
         with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             try:
                 yield from _windowed(lambda item: pool.submit(*task(item)),
@@ -96,15 +96,6 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
-
-
-def _process_context() -> multiprocessing.context.BaseContext:
-    """forkserver where there is one (workers start with the engine imported), else spawn."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("spawn")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pushgen.engines"])
-    return context
 
 
 def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | None) -> Iterator[Bucket]:
