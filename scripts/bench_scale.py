@@ -9,7 +9,7 @@
 
 Peak memory is measured two ways. ``os.wait4`` gives the child's ru_maxrss, which Linux
 folds together with the ru_maxrss of every descendant reaped by its own parent: the
-largest single process, never a sum. Worker processes are grandchildren (forkserver pool,
+largest single process, never a sum. Worker processes are grandchildren (process pool,
 Dask nanny), so the process tree is also sampled with psutil every 0.2 s: the main
 process's peak RSS, the largest worker's, and the peak sum of RSS (and of PSS, which
 shares common pages out fairly) across the whole tree at one instant. Descendants that
