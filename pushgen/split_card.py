@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen.dataset import TRUTH
-from pushgen.splits import PARTS, SPLIT_FILE
+from pushgen.splits import PARTS, SPLIT_FILE, TRUTH_TABLES
 
 CARD_FILE = "README.md"
 LICENSE = "cc-by-4.0"
@@ -23,7 +23,6 @@ TAGS = ("synthetic", "push-notifications", "user-modeling", "recommender-systems
         "reinforcement-learning", "dynamic-bayesian-network", "evalumap")
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
                    (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
-TRUTH_TABLES = ("engagement_rows", "engagement_users", "engagement_weights")
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def front_matter(description: dict, rows: int) -> str:
         if task == "task1":
             lines.append("  default: true")
     for name, path in [("users", "users.parquet"),
-                       *((table, f"{TRUTH}/{table}.parquet") for table in TRUTH_TABLES)]:
+                       *((table, f"{TRUTH}/{table}.parquet") for table in sorted(TRUTH_TABLES))]:
         lines += [f"- config_name: {name}", "  data_files:", "  - split: train", f"    path: {path}"]
     lines.append("---")
     return "\n".join(lines) + "\n"
