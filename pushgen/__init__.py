@@ -1,13 +1,50 @@
-"""pushgen: synthetic smartphone push-notification datasets and benchmarks."""
+"""pushgen: synthetic smartphone push-notification datasets and benchmarks.
+
+The public names load their modules when first used, so ``import pushgen`` stays light; the
+gymnasium environments are registered on import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__
-from pushgen.benchmark import run_benchmark as run_benchmark
-from pushgen.evaluation import evaluate as evaluate
-from pushgen.generate import Dataset, GenerationError, generate
-from pushgen.model.priors import Priors
-from pushgen.registry import list_splits
-from pushgen.splits import load_split
+
+if TYPE_CHECKING:
+    from pushgen.benchmark import run_benchmark
+    from pushgen.evaluation import evaluate
+    from pushgen.generate import Dataset, GenerationError, generate
+    from pushgen.model.feasibility import is_possible
+    from pushgen.model.priors import Priors
+    from pushgen.registry import list_splits
+    from pushgen.splits import load_split
+
+_LAZY = {
+    "Dataset": "pushgen.generate",
+    "GenerationError": "pushgen.generate",
+    "generate": "pushgen.generate",
+    "Priors": "pushgen.model.priors",
+    "evaluate": "pushgen.evaluation",
+    "run_benchmark": "pushgen.benchmark",
+    "list_splits": "pushgen.registry",
+    "load_split": "pushgen.splits",
+    "is_possible": "pushgen.model.feasibility",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pushgen' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "Dataset",
@@ -17,6 +54,8 @@ __all__ = [
     "envs",
     "evaluate",
     "generate",
+    "is_possible",
     "list_splits",
     "load_split",
+    "run_benchmark",
 ]

@@ -37,6 +37,7 @@ from pushgen._version import __version__
 from pushgen.fingerprint import Fingerprint, user_digests
 from pushgen.generate import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
+from pushgen.model.parameter_frames import from_frames, user_frame, weight_frame
 
 FORMATS = ("parquet", "csv")
 MANIFEST = "manifest.json"
@@ -160,7 +161,7 @@ class Tables:
     parameters: EngagementParameters
 
     def big(self) -> dict[str, pa.Table]:
-        weights = pa.Table.from_pandas(self.parameters.weight_frame(), preserve_index=False)
+        weights = pa.Table.from_pandas(weight_frame(self.parameters), preserve_index=False)
         return {"notifications": self.notifications, "engagement_rows": self.truth_rows,
                 "engagement_weights": weights}
 
@@ -198,7 +199,7 @@ class Bucket:
             index=index,
             user_ids=user_ids,
             users=tables.users,
-            engagement_users=pa.Table.from_pandas(tables.parameters.user_frame(),
+            engagement_users=pa.Table.from_pandas(user_frame(tables.parameters),
                                                   preserve_index=False),
             constants=tables.parameters.constants(),
             digests={name: user_digests(named[name]) for name in FINGERPRINTED},
@@ -392,7 +393,7 @@ def read_parameters(folder: Path) -> EngagementParameters:
     """The ground-truth engagement parameters stored in a dataset (or split) folder."""
     folder = Path(folder)
     constants = json.loads((folder / MODEL_FILE).read_text())
-    return EngagementParameters.from_frames(
+    return from_frames(
         pq.read_table(truth_path(folder, "engagement_users")).to_pandas(),
         pq.read_table(truth_path(folder, "engagement_weights")).to_pandas(),
         constants,

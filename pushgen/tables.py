@@ -7,6 +7,7 @@ import pyarrow as pa
 
 from pushgen import schemas
 from pushgen.model.engagement import EngagementParameters
+from pushgen.model.exposure import EXPOSURE_FIELDS
 from pushgen.model.routine import State
 from pushgen.model.user import UserData
 
@@ -70,14 +71,17 @@ def truth_rows_table(users: list[UserData]) -> pa.Table:
     def cat(attribute: str) -> np.ndarray:
         return np.concatenate([getattr(u.state, attribute) for u in users])
 
+    def exposed(attribute: str) -> np.ndarray:
+        return np.concatenate([getattr(u.exposure, attribute) for u in users]).astype(np.float32)
+
     return pa.table({
         "notification_id": pa.array(notification_ids(user_ids, counts)),
         "user_id": pa.array(np.repeat(user_ids, counts).astype(np.int32)),
         "hour": pa.array(cat("hour").astype(np.float32)),
         "days": pa.array(cat("days").astype(np.float32)),
         "asleep": pa.array(cat("asleep")),
-        "fatigue": pa.array(cat("fatigue").astype(np.float32)),
         "mood": pa.array(cat("mood").astype(np.float32)),
+        **{f"exposure_{name}": pa.array(exposed(name)) for name in EXPOSURE_FIELDS},
         "routine_state": dictionary(np.concatenate([u.routine_state for u in users]),
                                     ROUTINE_STATES),
         "draw": pa.array(np.concatenate([u.draw for u in users]).astype(np.float32)),

@@ -3,58 +3,54 @@
 - ``pushgen/NotificationGeneration-v0``: tasks 1 and 2, generate a notification per context.
 - ``pushgen/NotificationInbox-v0``: the classic gym-push task, predict open or dismiss.
 
-Both take ``split=`` (a standard split's name or a split folder) and ``user=``.
+Both take ``split=`` (a standard split's name or a split folder) and ``user=``. Registering
+them imports none of their modules: gymnasium imports an environment's module when it is made.
 """
 
 from __future__ import annotations
 
-from gymnasium.envs.registration import register, registry
+import importlib
+from typing import Any
 
-from pushgen.envs.generation import ENV_ID as GENERATION_ID
-from pushgen.envs.generation import NotificationGenerationEnv
-from pushgen.envs.history import History
-from pushgen.envs.inbox import ENV_ID as INBOX_ID
-from pushgen.envs.inbox import NotificationInboxEnv
-from pushgen.envs.judge import MODES, REWARDS
-from pushgen.envs.recording import record_run
-from pushgen.envs.spaces import (
-    DISMISSED,
-    OPENED,
-    context_space,
-    decode,
-    encode,
-    notification_space,
-)
-
+GENERATION_ID = "pushgen/NotificationGeneration-v0"
+INBOX_ID = "pushgen/NotificationInbox-v0"
 ENTRY_POINTS = {
-    GENERATION_ID: f"{NotificationGenerationEnv.__module__}:{NotificationGenerationEnv.__name__}",
-    INBOX_ID: f"{NotificationInboxEnv.__module__}:{NotificationInboxEnv.__name__}",
+    GENERATION_ID: "pushgen.envs.generation:NotificationGenerationEnv",
+    INBOX_ID: "pushgen.envs.inbox:NotificationInboxEnv",
+}
+VECTOR_ENTRY_POINTS: dict[str, str] = {}
+_LAZY = {
+    "NotificationGenerationEnv": "pushgen.envs.generation",
+    "NotificationInboxEnv": "pushgen.envs.inbox",
+    "History": "pushgen.envs.history",
+    "MODES": "pushgen.envs.judge",
+    "REWARDS": "pushgen.envs.judge",
+    "record_run": "pushgen.envs.recording",
+    "DISMISSED": "pushgen.envs.spaces",
+    "OPENED": "pushgen.envs.spaces",
+    "context_space": "pushgen.envs.spaces",
+    "decode": "pushgen.envs.spaces",
+    "encode": "pushgen.envs.spaces",
+    "notification_space": "pushgen.envs.spaces",
 }
 
 
 def register_envs() -> None:
     """Register the environments with gymnasium (idempotent)."""
+    from gymnasium.envs.registration import register, registry
+
     for env_id, entry_point in ENTRY_POINTS.items():
         if env_id not in registry:
-            register(id=env_id, entry_point=entry_point)
+            register(id=env_id, entry_point=entry_point,
+                     vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id))
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pushgen.envs' has no attribute {name!r}")
 
 
 register_envs()
 
-__all__ = [
-    "DISMISSED",
-    "GENERATION_ID",
-    "INBOX_ID",
-    "MODES",
-    "OPENED",
-    "REWARDS",
-    "History",
-    "NotificationGenerationEnv",
-    "NotificationInboxEnv",
-    "context_space",
-    "decode",
-    "encode",
-    "notification_space",
-    "record_run",
-    "register_envs",
-]
+__all__ = ["ENTRY_POINTS", "GENERATION_ID", "INBOX_ID", "register_envs", *_LAZY]

@@ -37,7 +37,7 @@ from pushgen.envs.replay import open_split
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
 from pushgen.splits import SPLIT_FILE
 
-ENV_ID = "pushgen/NotificationGeneration-v0"
+from pushgen.envs import GENERATION_ID as ENV_ID
 
 
 class NotificationGenerationEnv(ReplayEnv):

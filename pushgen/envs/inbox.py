@@ -28,7 +28,7 @@ from pushgen.envs.spaces import (
     feature_space,
 )
 
-ENV_ID = "pushgen/NotificationInbox-v0"
+from pushgen.envs import INBOX_ID as ENV_ID
 
 
 class NotificationInboxEnv(ReplayEnv):

@@ -1,10 +1,17 @@
-"""Notification feature nodes: what each app's notification says about itself.
+"""Notification feature nodes: the channel an app posts through, and what it carries.
 
-Parents: the posting app (and, for subjects, the user's interests). Each feature ~
-Categorical of the app's row in the catalog; ongoing ~ Bernoulli(P(ongoing | app,
-category)). A conversation's follow-ups repeat its first message's features, with
+Parents: the posting app, whether the app's trigger lasts at posting (music for media
+players, a commute or trip for travel apps, a workout for fitness apps; alarms at wake-up),
+and the user's subject interests.
+
+    channel ~ the app's triggered channel with P = TRIGGERED_SHARE while its trigger lasts,
+              else Categorical(share of the app's untriggered channels)
+    category, priority, visibility, ongoing = the channel's own (fixed)
+    subject ~ Categorical over the channel's subjects, weight = app's topic mix x exp(log-interest)
+    numberOfUpdates = the channel's usual level with P = USUAL_UPDATES, else uniform over its others
+
+A conversation's follow-ups repeat its first message's channel and subject, with
 numberOfUpdates counting the updates so far (0: none, 1-2: low, 3-5: medium, 6+: high).
-Alarms are category 'alarm'.
 """
 
 from __future__ import annotations
@@ -14,44 +21,72 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
+from pushgen.model.channel_table import SIGNATURE, ChannelTable
 from pushgen.model.sampling import categorical_rows
 
 UPDATE_STEPS = np.array([1, 3, 6])  # thread positions where none->low->medium->high
+TRIGGERED_SHARE = 0.9
+USUAL_UPDATES = 0.8
+
+
+def channels(
+    arrivals: Arrivals,
+    table: ChannelTable,
+    trigger_on: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Channel of every arrival (follow-ups take their conversation's)."""
+    of_app = table.of_app[arrivals.app]
+    valid = of_app >= 0
+    safe = np.maximum(of_app, 0)
+    untriggered = np.where(valid & ~table.triggered[safe], table.share[safe], 0.0)
+    pick = categorical_rows(np.cumsum(untriggered, axis=1), np.arange(len(of_app)), rng)
+    channel = of_app[np.arange(len(of_app)), pick]
+    triggered = np.where(valid & table.triggered[safe], safe, -1).max(axis=1)
+    use_trigger = (triggered >= 0) & (arrivals.alarm | (trigger_on & (rng.random(len(channel))
+                                                                     < TRIGGERED_SHARE)))
+    channel = np.where(use_trigger, triggered, channel)
+    follow_up = arrivals.thread_position > 0
+    channel[follow_up] = channel[arrivals.thread[follow_up]]
+    return channel
+
+
+def subject_cdf(table: ChannelTable, user_channels: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
+    """P(subject | channel, user) for the user's channels: topic mix x exp(log-interest)."""
+    return np.cumsum(table.topic_weight[user_channels] * np.exp(log_interest)[None, :], axis=1)
 
 
 def content(
     arrivals: Arrivals,
     catalog: AppCatalog,
-    user_subject_cdf: np.ndarray,
-    user_apps: np.ndarray,
+    log_interest: np.ndarray,
+    trigger_on: np.ndarray,
     rng: np.random.Generator,
 ) -> dict[str, np.ndarray]:
     """Schema codes of the 7 notification features for every arrival."""
-    app = arrivals.app
-    category = categorical_rows(catalog.category_cdf, app, rng)
-    category[arrivals.alarm] = schemas.field("category").code("alarm")
-    # row of each arrival's app in the user's portfolio (for the user's subject mix)
-    portfolio_row = np.searchsorted(user_apps, app)
-    topic = categorical_rows(user_subject_cdf, portfolio_row, rng)
-    subject = catalog.subject_codes[app, topic]
-    codes = {
-        "postingApp": app,
-        "category": category,
-        "numberOfUpdates": categorical_rows(catalog.updates_cdf, app, rng),
-        "subject": subject.astype(np.int16),
-        "priority": categorical_rows(catalog.priority_cdf, app, rng),
-        "visibility": categorical_rows(catalog.visibility_cdf, app, rng),
-    }
-    ongoing = rng.random(len(app)) < catalog.ongoing_prob[app, codes["category"]]
-    codes["ongoing"] = np.where(ongoing, schemas.field("ongoing").code(True),
-                                schemas.field("ongoing").code(False)).astype(np.int16)
+    table = catalog.channels
+    channel = channels(arrivals, table, trigger_on, rng)
+    user_channels, row = np.unique(channel, return_inverse=True)
+    subject = categorical_rows(subject_cdf(table, user_channels, log_interest), row, rng)
+    codes = {"postingApp": arrivals.app.astype(np.int16), "subject": subject}
+    codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})
+    codes["numberOfUpdates"] = _updates(table, channel, rng)
     follow_up = arrivals.thread_position > 0
-    source = arrivals.thread[follow_up]
-    for name in ("category", "subject", "priority", "visibility", "ongoing"):
-        codes[name][follow_up] = codes[name][source]
-    in_thread = arrivals.thread >= 0
+    codes["subject"][follow_up] = codes["subject"][arrivals.thread[follow_up]]
+    in_thread = (arrivals.thread >= 0) & table.updates[channel].all(axis=1)
     updates_field = schemas.field("numberOfUpdates")
     levels = np.array([updates_field.code(v) for v in ("none", "low", "medium", "high")])
     codes["numberOfUpdates"][in_thread] = levels[
         np.searchsorted(UPDATE_STEPS, arrivals.thread_position[in_thread], side="right")]
-    return codes
+    return {name: codes[name].astype(np.int16) for name in schemas.NOTIFICATION_FEATURES}
+
+
+def _updates(table: ChannelTable, channel: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    usual = table.usual_updates[channel]
+    others = table.updates[channel].astype(np.float64)
+    others[np.arange(len(channel)), usual] = 0.0
+    has_others = others.sum(axis=1) > 0
+    weights = np.where(has_others[:, None], others, 1.0)
+    other = categorical_rows(np.cumsum(weights, axis=1), np.arange(len(channel)), rng)
+    keep_usual = ~has_others | (rng.random(len(channel)) < USUAL_UPDATES)
+    return np.where(keep_usual, usual, other).astype(np.int16)

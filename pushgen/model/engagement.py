@@ -1,24 +1,32 @@
-"""The engagement model: P(open | user, notification, context, dynamic state).
+"""The engagement model: P(open | user, notification, context, state). Model version 2.
 
-This is the one function that decides opens in the generator and judges generated
-notifications in the environments. For user u and a notification in a context:
+This is the one scorer: it decides opens in the generator and judges generated
+notifications in the environments, the evaluator and the oracle. For user u, a notification
+n with channel c (``pushgen.model.feasibility``) in a row with context x:
 
     logit = intercept[u]
           + sum over the 18 features f of weight[f][u, value_f]
-          + audio_chat_bonus[u] * [category = msg and headphonesIn and musicActive]
+          + sum over situations k of situation_k(x, hour)
+                * (interaction[u, group(c), k] + priority_in[priority, k] + updates_in[updates, k])
           + attention_amplitude[u] * cos(2 pi (hour - attention_peak[u]) / 24)
           + asleep_penalty[u] * asleep
-          - fatigue_weight[u] * fatigue
           + novelty[u] * exp(-days / novelty_days)
           + mood
-    P(open) = 1 / (1 + exp(-logit))
+          - fatigue_weight[u] * fatigue
+          - sum over keys in (app, subject, channel) of habituation[u, key] * log(1 + exposure_key)
+    P(open) = 1 / (1 + exp(-logit)) if n is possible for u, else 0
 
 ``hour`` is the clock hour of posting, ``days`` the days since the dataset's start,
-``asleep`` whether the user was asleep, ``fatigue`` the sum over the user's earlier
-notifications that interrupted (all but a conversation's follow-ups) of
-exp(-(t - t_j) / fatigue_tau), and ``mood`` the user's hidden availability
-that day and in that stretch of the routine (see ``mood`` below). All parameters are plain arrays, stored
-as Parquet beside a dataset (``ground_truth/``).
+``asleep`` whether the user was asleep, ``mood`` the user's hidden availability that day
+and stretch of routine, ``situation_k`` the smooth context situations of
+``pushgen.model.situations``, and ``fatigue`` and ``exposure_key`` the state the notifications
+the user received before leave (``pushgen.model.exposure``). All parameters are plain
+arrays, stored as Parquet beside a dataset (``ground_truth/``).
+
+The logit splits into a row part (context and exogenous state: the same for any
+notification), a notification part, the situation interaction of the two and the exposure
+penalty, so that the environments and the oracle precompute the first two once and score
+a notification with a few additions; ``open_logit`` is their sum.
 """
 
 from __future__ import annotations
@@ -26,22 +34,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
+from scipy.signal import lfilter
 from scipy.special import expit
 
 from pushgen import schemas
+from pushgen.model.catalog import app_catalog
+from pushgen.model.channels import GROUPS
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, Exposure
+from pushgen.model.feasibility import channel_of
+from pushgen.model.situations import SITUATIONS, priority_effects, situations, updates_effects
 
 FEATURES = schemas.FEATURES
-SCALARS = (
-    "intercept",
-    "audio_chat_bonus",
-    "attention_amplitude",
-    "attention_peak",
-    "asleep_penalty",
-    "fatigue_weight",
-    "novelty",
-)
-MODEL_VERSION = 1
+NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
+CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
+HABITUATION_SCALARS = tuple(f"habituation_{key}" for key in HABITUATION_KEYS)
+SCALARS = ("intercept", "attention_amplitude", "attention_peak", "asleep_penalty", "fatigue_weight",
+           "novelty", *HABITUATION_SCALARS)
+MODEL_VERSION = 2
 
 
 @dataclass
@@ -50,7 +59,9 @@ class EngagementParameters:
 
     user_ids: np.ndarray
     weights: dict[str, np.ndarray]  # feature -> (users, n_values), columns in schema order
+    interactions: np.ndarray  # (users, groups, situations)
     scalars: dict[str, np.ndarray]  # name -> (users,)
+    has_app: np.ndarray  # (users, apps) bool: the apps each user has
     fatigue_tau_seconds: float
     novelty_days: float
     _row_of_user: dict[int, int] = field(default_factory=dict, repr=False)
@@ -68,7 +79,9 @@ class EngagementParameters:
         return cls(
             user_ids=np.concatenate([p.user_ids for p in parts]),
             weights={f: np.concatenate([p.weights[f] for p in parts]) for f in first.weights},
+            interactions=np.concatenate([p.interactions for p in parts]),
             scalars={s: np.concatenate([p.scalars[s] for p in parts]) for s in first.scalars},
+            has_app=np.concatenate([p.has_app for p in parts]),
             fatigue_tau_seconds=first.fatigue_tau_seconds,
             novelty_days=first.novelty_days,
         )
@@ -78,104 +91,108 @@ class EngagementParameters:
             "model_version": MODEL_VERSION,
             "fatigue_tau_seconds": self.fatigue_tau_seconds,
             "novelty_days": self.novelty_days,
+            "habituation_tau_days": HABITUATION_TAU_DAYS,
+            "interruption_by_priority": INTERRUPTION_BY_PRIORITY,
             "features": list(FEATURES),
             "scalars": list(SCALARS),
-            "formula": __doc__.split("notification in a context:")[1].split("``hour``")[0].strip(),
+            "groups": list(GROUPS),
+            "situations": list(SITUATIONS),
+            "formula": __doc__.split("in a row with context x:")[1].split("``hour``")[0].strip(),
         }
-
-    def user_frame(self) -> pd.DataFrame:
-        return pd.DataFrame({"user_id": self.user_ids.astype(np.int32), **self.scalars})
-
-    def weight_frame(self) -> pd.DataFrame:
-        """Long table, user by user: one row per (user, feature, value) with its weight."""
-        names = [f for f in FEATURES for _ in schemas.values(f)]
-        codes = np.concatenate([np.arange(len(schemas.values(f)), dtype=np.int16) for f in FEATURES])
-        values = np.array([str(v) for f in FEATURES for v in schemas.values(f)], dtype=object)
-        matrix = np.concatenate([self.weights[f] for f in FEATURES], axis=1)
-        n_users, width = matrix.shape
-        return pd.DataFrame({
-            "user_id": np.repeat(self.user_ids.astype(np.int32), width),
-            "feature": pd.Categorical(np.tile(names, n_users), categories=list(FEATURES)),
-            "code": np.tile(codes, n_users),
-            "value": np.tile(values, n_users),
-            "weight": matrix.ravel(),
-        })
-
-    @classmethod
-    def from_frames(cls, users: pd.DataFrame, weights: pd.DataFrame,
-                    constants: dict) -> EngagementParameters:
-        user_ids = users["user_id"].to_numpy()
-        position = pd.Series(np.arange(len(user_ids)), index=user_ids)
-        table = {}
-        for f in FEATURES:
-            part = weights[weights["feature"] == f]
-            matrix = np.zeros((len(user_ids), len(schemas.values(f))))
-            matrix[position[part["user_id"].to_numpy()].to_numpy(),
-                   part["code"].to_numpy()] = part["weight"].to_numpy()
-            table[f] = matrix
-        return cls(
-            user_ids=user_ids,
-            weights=table,
-            scalars={s: users[s].to_numpy(dtype=np.float64) for s in SCALARS},
-            fatigue_tau_seconds=float(constants["fatigue_tau_seconds"]),
-            novelty_days=float(constants["novelty_days"]),
-        )
 
 
 @dataclass(frozen=True)
-class DynamicState:
-    """The latent terms of each row (arrays of one length), as stored in engagement_rows."""
+class RowState:
+    """The exogenous hidden state of rows (arrays of one length), as stored in engagement_rows."""
 
     hour: np.ndarray
     days: np.ndarray
     asleep: np.ndarray
-    fatigue: np.ndarray
     mood: np.ndarray
 
-    def take(self, index: slice | np.ndarray) -> DynamicState:
-        return DynamicState(**{name: getattr(self, name)[index] for name in DYNAMIC_FIELDS})
-
-    @classmethod
-    def from_frame(cls, frame: pd.DataFrame) -> DynamicState:
-        """From a ground-truth rows table (``ground_truth/engagement_rows.parquet``)."""
-        return cls(**{
-            name: frame[name].to_numpy(dtype=bool if name == "asleep" else np.float64)
-            for name in DYNAMIC_FIELDS
-        })
+    def take(self, index: slice | np.ndarray) -> RowState:
+        return RowState(**{name: getattr(self, name)[index] for name in ROW_FIELDS})
 
 
-DYNAMIC_FIELDS = ("hour", "days", "asleep", "fatigue", "mood")
+ROW_FIELDS = ("hour", "days", "asleep", "mood")
 
 
-def open_logit(
-    params: EngagementParameters,
-    rows: np.ndarray,
-    codes: dict[str, np.ndarray],
-    state: DynamicState,
-) -> np.ndarray:
-    """Log-odds of opening, for users at parameter rows ``rows`` and features' schema codes."""
+@dataclass(frozen=True)
+class RowTerms:
+    """What a row adds to every notification's logit, and its situations."""
+
+    base: np.ndarray  # (rows,)
+    situations: np.ndarray  # (rows, situations)
+
+
+@dataclass(frozen=True)
+class NotificationTerms:
+    """What each notification adds whatever the row, and what it adds per unit of each situation."""
+
+    base: np.ndarray  # (n,)
+    per_situation: np.ndarray  # (n, situations)
+    channel: np.ndarray  # (n,) -1 where no channel posts it
+    possible: np.ndarray  # (n,) bool
+
+
+def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str, np.ndarray],
+              state: RowState) -> RowTerms:
+    """Row part of the logit for users at parameter rows ``rows`` in contexts ``context``."""
     s = params.scalars
-    logit = s["intercept"][rows].copy()
-    for f in FEATURES:
+    base = s["intercept"][rows].copy()
+    for f in CONTEXT_FEATURES:
         table = params.weights[f]
-        logit += table.ravel().take(rows * table.shape[1] + codes[f])
-    msg = schemas.field("category").code("msg")
-    headphones_in = schemas.field("headphonesIn").code(True)
-    music_on = schemas.field("musicActive").code(True)
-    chatting = (codes["category"] == msg) & (codes["headphonesIn"] == headphones_in) & (
-        codes["musicActive"] == music_on)
-    logit += s["audio_chat_bonus"][rows] * chatting
-    logit += s["attention_amplitude"][rows] * np.cos(
-        2 * np.pi * (state.hour - s["attention_peak"][rows]) / 24)
-    logit += s["asleep_penalty"][rows] * state.asleep
-    logit -= s["fatigue_weight"][rows] * state.fatigue
-    logit += s["novelty"][rows] * np.exp(-state.days / params.novelty_days)
-    logit += state.mood
-    return logit
+        base += table.ravel().take(rows * table.shape[1] + np.asarray(context[f], dtype=np.int64))
+    base += s["attention_amplitude"][rows] * np.cos(2 * np.pi * (state.hour - s["attention_peak"][rows]) / 24)
+    base += s["asleep_penalty"][rows] * state.asleep
+    base += s["novelty"][rows] * np.exp(-state.days / params.novelty_days)
+    base += state.mood
+    return RowTerms(base=base, situations=situations(context, state.hour))
 
 
-def open_probability(params, rows, codes, state) -> np.ndarray:
-    return expit(open_logit(params, rows, codes, state))
+def notification_terms(params: EngagementParameters, rows: np.ndarray,
+                       codes: dict[str, np.ndarray]) -> NotificationTerms:
+    """Notification part of the logit for users at parameter rows ``rows``."""
+    base = np.zeros(len(rows))
+    for f in NOTIFICATION_FEATURES:
+        table = params.weights[f]
+        base += table.ravel().take(rows * table.shape[1] + np.asarray(codes[f], dtype=np.int64))
+    channel = channel_of(codes)
+    group = app_catalog().channels.group[np.maximum(channel, 0)]
+    per_situation = (params.interactions[rows, group]
+                     + priority_effects()[np.asarray(codes["priority"], dtype=np.int64)]
+                     + updates_effects()[np.asarray(codes["numberOfUpdates"], dtype=np.int64)])
+    app = np.asarray(codes["postingApp"], dtype=np.int64)
+    possible = (channel >= 0) & params.has_app[rows, app]
+    return NotificationTerms(base=base, per_situation=per_situation, channel=channel, possible=possible)
+
+
+def exposure_penalty(params: EngagementParameters, rows: np.ndarray, exposure: Exposure) -> np.ndarray:
+    """What fatigue and habituation take off the logit."""
+    s = params.scalars
+    penalty = s["fatigue_weight"][rows] * exposure.fatigue
+    for key, name in zip(HABITUATION_KEYS, HABITUATION_SCALARS, strict=True):
+        penalty = penalty + s[name][rows] * np.log1p(getattr(exposure, key))
+    return penalty
+
+
+def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray) -> np.ndarray:
+    """The logit from its parts, -inf for impossible notifications (broadcasting rows x notifications)."""
+    interaction = np.einsum("...k,...k->...", row.situations, notification.per_situation)
+    logit = row.base + notification.base + interaction - penalty
+    return np.where(notification.possible, logit, -np.inf)
+
+
+def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
+               state: RowState, exposure: Exposure) -> np.ndarray:
+    """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes."""
+    return combine(row_terms(params, rows, codes, state), notification_terms(params, rows, codes),
+                   exposure_penalty(params, rows, exposure))
+
+
+def open_probability(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
+                     state: RowState, exposure: Exposure) -> np.ndarray:
+    return expit(open_logit(params, rows, codes, state, exposure))
 
 
 def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
@@ -189,65 +206,5 @@ def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
     day_sd = rng.gamma(4.0, mean_day_sd / 4.0)
     shocks = rng.normal(0.0, day_sd, days)
     shocks[1:] *= np.sqrt(1 - persistence**2)
-    level = np.empty(days)
-    previous = 0.0
-    for d in range(days):  # a few hundred days: a plain loop is cheapest
-        previous = persistence * previous + shocks[d]
-        level[d] = previous
+    level = lfilter([1.0], [1.0, -persistence], shocks)
     return level, rng.normal(0.0, segment_sd, n_segments)
-
-
-def fatigue(seconds: np.ndarray, tau_seconds: float, counts: np.ndarray | None = None,
-            bin_seconds: float = 900.0) -> np.ndarray:
-    """For sorted posting times, sum over earlier posts j with counts[j] of exp(-(t_i - t_j) / tau).
-
-    ``counts`` (default: every post) marks the posts that interrupt the user; a message that
-    continues a conversation does not.
-
-    Exact: per time bin, a first-order decay filter carries the total from earlier bins;
-    within a bin the sum runs over earlier posts of the same bin.
-    """
-    if len(seconds) == 0:
-        return np.zeros(0)
-    weight = np.ones(len(seconds)) if counts is None else np.asarray(counts, dtype=np.float64)
-    bins = (seconds // bin_seconds).astype(np.int64)
-    first_bin = bins[0]
-    local = bins - first_bin
-    n_bins = int(local[-1]) + 1
-    bin_start = (local * bin_seconds + first_bin * bin_seconds)
-    offset = seconds - bin_start  # in [0, bin_seconds)
-    decay = np.exp(-bin_seconds / tau_seconds)
-    # contribution of each post to the total at the end of its bin
-    at_bin_end = np.bincount(local, weights=weight * np.exp(-(bin_seconds - offset) / tau_seconds),
-                             minlength=n_bins)
-    carried = decaying_total(at_bin_end, decay)  # total at the end of each bin
-    from_before = np.r_[0.0, carried[:-1]][local] * np.exp(-offset / tau_seconds)
-    # earlier posts in the same bin, k places back (bins hold few posts)
-    bin_first = np.r_[0, np.flatnonzero(np.diff(local)) + 1]
-    rank = np.arange(len(seconds)) - np.repeat(bin_first, np.diff(np.r_[bin_first, len(seconds)]))
-    in_bin = np.zeros(len(seconds))
-    for k in range(1, int(rank.max()) + 1):
-        later = np.flatnonzero(rank >= k)
-        in_bin[later] += weight[later - k] * np.exp(-(seconds[later] - seconds[later - k]) / tau_seconds)
-    return from_before + in_bin
-
-
-def decaying_total(x: np.ndarray, decay: float, block: int = 128) -> np.ndarray:
-    """y[n] = decay * y[n-1] + x[n] (y[-1] = 0), the first-order IIR filter, for x >= 0.
-
-    Within blocks of ``block`` steps it is a scaled cumulative sum (all terms positive, so no
-    cancellation); a short loop over blocks carries the state across them.
-    """
-    n = len(x)
-    if decay < 1.0:  # keep decay ** -block far from overflow
-        block = int(max(1, min(block, 300 / -np.log(max(decay, 1e-300)))))
-    padded = np.zeros(-(-n // block) * block)
-    padded[:n] = x
-    steps = np.arange(block)
-    grow, shrink = decay ** -steps, decay ** steps
-    within = np.cumsum(padded.reshape(-1, block) * grow, axis=1) * shrink
-    carry_in = np.zeros(len(within))
-    carry_over = decay ** block
-    for b in range(1, len(within)):
-        carry_in[b] = carry_in[b - 1] * carry_over + within[b - 1, -1]
-    return (within + carry_in[:, None] * (decay * shrink)).ravel()[:n]

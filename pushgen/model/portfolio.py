@@ -77,9 +77,3 @@ def interests(priors: Priors, rng: np.random.Generator) -> np.ndarray:
     log_interest = rng.normal(0.0, priors.interest_sd, len(subject.values))
     log_interest[subject.code("unknown")] = 0.0
     return log_interest
-
-
-def subject_cdf(catalog: AppCatalog, apps: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
-    """P(subject | app, user) over each app's topics: the app's mix x exp(log-interest)."""
-    weights = catalog.subject_weights[apps] * np.exp(log_interest[catalog.subject_codes[apps]])
-    return np.cumsum(weights, axis=1)

@@ -2,7 +2,9 @@
 
 Population effects (log-odds) of each feature value are the tables below; a user's weight
 is the population effect, scaled for context features by the user's context sensitivity,
-plus a personal deviation ~ N(0, sd). Effects not listed are 0.
+plus a personal deviation ~ N(0, sd). Effects not listed are 0. The user's interactions of
+content groups with situations are the population's (``pushgen.model.situations``) scaled by
+the same sensitivity plus a personal deviation ~ N(0, interaction_sd).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pushgen import schemas
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.engagement import FEATURES, EngagementParameters
 from pushgen.model.priors import Priors
+from pushgen.model.situations import population_interactions
 
 NOTIFICATION_EFFECTS: dict[str, dict] = {
     "category": {"msg": 0.6, "call": 0.5, "event": 0.1, "reminder": 0.2, "alarm": 0.0,
@@ -61,14 +64,16 @@ def engagement_traits(
     priors: Priors,
     catalog: AppCatalog,
     log_interest: np.ndarray,
+    apps: np.ndarray,
     rng: np.random.Generator,
 ) -> EngagementParameters:
-    """Parents: subject interests.
+    """Parents: subject interests, the apps the user has (portfolio).
 
     Weights: population effect (x context sensitivity ~ LogNormal(0, sd) for context
-    features) + N(0, personal sd). Scalars: intercept ~ N, audio_chat_bonus ~ N,
-    attention_amplitude ~ Uniform(0.15, 0.6), attention_peak ~ N(19 h, 2.5 h),
-    asleep_penalty ~ N, fatigue_weight ~ Gamma(2), novelty ~ Gamma(2).
+    features) + N(0, personal sd). Interactions: population x sensitivity + N(0,
+    interaction_sd). Scalars: intercept ~ N, attention_amplitude ~ Uniform(0.15, 0.6),
+    attention_peak ~ N(19 h, 2.5 h), asleep_penalty ~ N, fatigue_weight ~ Gamma(2),
+    novelty ~ Gamma(2), habituation to app, subject and channel ~ Gamma(4) each.
     """
     weights: dict[str, np.ndarray] = {}
     sensitivity = rng.lognormal(0.0, priors.context_sensitivity_sd)
@@ -92,17 +97,25 @@ def engagement_traits(
         weights[name] = w[None, :]
     scalars = {
         "intercept": rng.normal(priors.open_intercept_mean, priors.open_intercept_sd),
-        "audio_chat_bonus": rng.normal(0.6, 0.15),
         "attention_amplitude": rng.uniform(0.15, 0.6),
         "attention_peak": rng.normal(19.0, 2.5) % 24,
         "asleep_penalty": rng.normal(priors.asleep_penalty_mean, 0.3),
         "fatigue_weight": rng.gamma(2.0, priors.fatigue_weight_mean / 2.0),
         "novelty": rng.gamma(2.0, priors.novelty_mean / 2.0),
+        **{f"habituation_{key}": rng.gamma(4.0, mean / 4.0) for key, mean in (
+            ("app", priors.habituation_app_mean), ("subject", priors.habituation_subject_mean),
+            ("channel", priors.habituation_channel_mean))},
     }
+    population = population_interactions()
+    interactions = sensitivity * population + rng.normal(0.0, priors.interaction_sd, population.shape)
+    has_app = np.zeros(len(catalog.apps), dtype=bool)
+    has_app[apps] = True
     return EngagementParameters(
         user_ids=np.array([user_id], dtype=np.int64),
         weights=weights,
+        interactions=interactions[None],
         scalars={k: np.array([v], dtype=np.float64) for k, v in scalars.items()},
+        has_app=has_app[None],
         fatigue_tau_seconds=priors.fatigue_tau_minutes * 60.0,
         novelty_days=priors.novelty_days,
     )

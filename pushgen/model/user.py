@@ -23,6 +23,8 @@ from pushgen.model import (
     content,
     device,
     engagement,
+    exposure,
+    feasibility,
     habits,
     portfolio,
     routine,
@@ -46,7 +48,8 @@ class UserData:
     codes: dict[str, np.ndarray]  # the 18 features' schema codes
     opened: np.ndarray
     timings: timings.Timings
-    state: engagement.DynamicState
+    state: engagement.RowState
+    exposure: exposure.Exposure  # fatigue and habituation left by the notifications before
     draw: np.ndarray  # the uniform that decided each action: opened = draw < p_open
     p_open: np.ndarray
     routine_state: np.ndarray
@@ -68,7 +71,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     dev = habits.device_habits(priors, rng(NodeFamily.DEVICE_HABITS))
     folio = portfolio.portfolio(priors, catalog, chrono, dev, rng(NodeFamily.PORTFOLIO))
     log_interest = portfolio.interests(priors, rng(NodeFamily.INTERESTS))
-    params = traits.engagement_traits(user_id, priors, catalog, log_interest,
+    params = traits.engagement_traits(user_id, priors, catalog, log_interest, folio.apps,
                                       rng(NodeFamily.TRAITS))
 
     # dynamic context nodes on the slot grid
@@ -86,10 +89,10 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     # notifications
     posts = arrivals.arrivals(grid, state, sound.music, plan, folio, catalog,
                               rng(NodeFamily.ARRIVALS))
-    codes = content.content(posts, catalog,
-                            portfolio.subject_cdf(catalog, folio.apps, log_interest),
-                            folio.apps, rng(NodeFamily.CONTENT))
     slot = (posts.seconds // SLOT_SECONDS).astype(np.int64)
+    codes = content.content(posts, catalog, log_interest,
+                            trigger_on(catalog.trigger[posts.app], state[slot], sound.music[slot]),
+                            rng(NodeFamily.CONTENT))
     day = slot // (86400 // SLOT_SECONDS)
     hour = (posts.seconds % 86400) / 3600.0
     codes.update(context_codes(grid, slot, hour, {
@@ -105,16 +108,18 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     segment, _ = segment_states(state)
     day_mood, segment_mood = engagement.mood(grid.days, int(segment[-1]) + 1, priors.mood_day_sd,
                                              priors.mood_segment_sd, rng(NodeFamily.MOOD))
-    dynamic = engagement.DynamicState(
+    dynamic = engagement.RowState(
         mood=_stored(day_mood[day] + segment_mood[segment[slot]]),
         hour=_stored(hour),
         days=_stored(posts.seconds / 86400.0),
         asleep=state[slot] == routine.State.SLEEP,
-        fatigue=_stored(engagement.fatigue(posts.seconds, params.fatigue_tau_seconds,
-                                           counts=posts.thread_position == 0)),
     )
+    channel = feasibility.channel_of(codes)
+    seen = exposure.logged_exposure(
+        posts.seconds, {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel},
+        exposure.interruption(codes["priority"], codes["numberOfUpdates"]), params.fatigue_tau_seconds)
     rows = np.zeros(len(slot), dtype=np.int64)
-    p_open = engagement.open_probability(params, rows, codes, dynamic)
+    p_open = engagement.open_probability(params, rows, codes, dynamic, seen)
     draw = rng(NodeFamily.ENGAGEMENT).random(len(slot), dtype=np.float32).astype(np.float64)
     opened = draw < p_open
 
@@ -141,9 +146,19 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     }
     return UserData(
         user_id=user_id, seconds=posts.seconds, codes=codes, opened=opened, timings=times,
-        state=dynamic, draw=draw, p_open=p_open, routine_state=state[slot],
+        state=dynamic, exposure=seen, draw=draw, p_open=p_open, routine_state=state[slot],
         parameters=params, summary=summary,
     )
+
+
+def trigger_on(trigger: np.ndarray, state: np.ndarray, music: np.ndarray) -> np.ndarray:
+    """Whether each post's app's trigger lasts at its slot (``catalog.TRIGGERS``)."""
+    active = np.column_stack([
+        music,
+        (state == routine.State.COMMUTE) | (state == routine.State.TRAVEL),
+        state == routine.State.EXERCISE,
+    ])
+    return (trigger >= 0) & active[np.arange(len(trigger)), np.maximum(trigger, 0)]
 
 
 def context_codes(grid: TimeGrid, slot: np.ndarray, hour: np.ndarray,

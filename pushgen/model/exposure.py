@@ -1,0 +1,156 @@
+"""The user's state that follows what it is sent: fatigue and habituation.
+
+Every notification a user receives adds to
+- **fatigue**, by how much it interrupts (``interruption``: by priority, less for an update
+  of a notification already shown), decaying with time constant ``fatigue_tau``;
+- **habituation** to its app, its subject and its channel: one unit to each, decaying with
+  the key's own time constant (``HABITUATION_TAU_DAYS``).
+
+At posting time ``t`` a key's exposure is the sum over earlier notifications j with the same
+key of ``exp(-(t - t_j) / tau)``; P(open) falls with ``log(1 + exposure)`` (see
+``pushgen.model.engagement``). In the generator the logged notifications drive it; in the
+environments and the evaluator the agent's own notifications do, in time order, from the
+state the user's earlier logged notifications left (``ExposureState``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen import schemas
+
+HABITUATION_KEYS = ("app", "subject", "channel")
+HABITUATION_TAU_DAYS = {"app": 2.0, "subject": 1.0, "channel": 10.0}
+INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 0.5, "low": 0.3,
+                            "min": 0.0}
+UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
+CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is finite)
+
+
+def interruption(priority: np.ndarray, updates: np.ndarray) -> np.ndarray:
+    """How much each notification interrupts (0-1), from its priority and numberOfUpdates codes."""
+    field = schemas.field("priority")
+    by_code = np.array([INTERRUPTION_BY_PRIORITY[v] for v in field.values])
+    is_update = np.asarray(updates) != schemas.field("numberOfUpdates").code("none")
+    return by_code[np.asarray(priority, dtype=np.int64)] * np.where(is_update, UPDATE_INTERRUPTION, 1.0)
+
+
+def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
+                   weights: np.ndarray | None = None) -> np.ndarray:
+    """For each row, the sum over earlier rows with the same key of weight * exp(-(t - t_j) / tau).
+
+    ``seconds`` sorted ascending. Exact up to rounding: within each key the decayed sums are
+    cumulative sums of exp(t_j / tau) referenced to chunks of ``CHUNK`` time constants (so no
+    term overflows); a short loop carries each key's total across chunks.
+    """
+    n = len(seconds)
+    if n == 0:
+        return np.zeros(0)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    order = np.lexsort((np.arange(n), np.asarray(keys)))
+    k, x, w = np.asarray(keys)[order], np.asarray(seconds)[order] / tau_seconds, w[order]
+    first = np.r_[True, k[1:] != k[:-1]]
+    group = np.cumsum(first) - 1
+    x = x - x[first][group]  # each key's time from its first row
+    chunk = np.floor(x / CHUNK).astype(np.int64)
+    out = np.empty(n)
+    carry = np.zeros(group[-1] + 1)  # each key's total before the chunk, in the chunk's reference
+    for c in range(int(chunk.max()) + 1):
+        rows = np.flatnonzero(chunk == c)
+        if not len(rows):
+            carry *= np.exp(-CHUNK)
+            continue
+        g = group[rows]
+        grown = np.exp(x[rows] - c * CHUNK) * w[rows]
+        total = np.cumsum(grown)
+        starts = np.r_[True, g[1:] != g[:-1]]
+        before_group = (total - grown)[starts][np.cumsum(starts) - 1]
+        within = total - grown - before_group
+        out[rows] = (within + carry[g]) * np.exp(-(x[rows] - c * CHUNK))
+        ends = np.r_[g[1:] != g[:-1], True]
+        carry[g[ends]] += (within + grown)[ends]
+        carry *= np.exp(-CHUNK)
+    result = np.empty(n)
+    result[order] = out
+    return result
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """The state-dependent inputs of P(open), per row."""
+
+    fatigue: np.ndarray
+    app: np.ndarray
+    subject: np.ndarray
+    channel: np.ndarray
+
+    def take(self, index: slice | np.ndarray) -> Exposure:
+        return Exposure(*(getattr(self, f)[index] for f in EXPOSURE_FIELDS))
+
+
+EXPOSURE_FIELDS = ("fatigue", *HABITUATION_KEYS)
+
+
+def key_sizes(n_channels: int) -> dict[str, int]:
+    return {"app": len(schemas.values("postingApp")), "subject": len(schemas.values("subject")),
+            "channel": n_channels}
+
+
+def logged_exposure(seconds: np.ndarray, keys: dict[str, np.ndarray], interrupts: np.ndarray,
+                    fatigue_tau_seconds: float) -> Exposure:
+    """The exposure of each of a user's time-ordered notifications to the ones before it."""
+    return Exposure(
+        fatigue=keyed_exposure(seconds, np.zeros(len(seconds), dtype=np.int64), fatigue_tau_seconds,
+                               interrupts),
+        **{key: keyed_exposure(seconds, keys[key], HABITUATION_TAU_DAYS[key] * 86400.0)
+           for key in HABITUATION_KEYS},
+    )
+
+
+class ExposureState:
+    """Fatigue and habituation of N users followed online, one notification at a time each.
+
+    Values are stored as of each key's last update and decayed on read, so a step costs a
+    few array lookups whatever the number of keys.
+    """
+
+    def __init__(self, n_users: int, n_channels: int, fatigue_tau_seconds: float) -> None:
+        self.sizes = key_sizes(n_channels)
+        self.tau = {"fatigue": fatigue_tau_seconds,
+                    **{k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS}}
+        self.value = {k: np.zeros((n_users, self.sizes[k])) for k in HABITUATION_KEYS}
+        self.value["fatigue"] = np.zeros((n_users, 1))
+        self.time = {k: np.zeros_like(v) for k, v in self.value.items()}
+
+    def reset(self, users: np.ndarray, start: dict[str, np.ndarray], at_seconds: np.ndarray) -> None:
+        """Users ``users`` start from exposures ``start[key]`` (rows of (keys,)) as of ``at_seconds``."""
+        for key, value in self.value.items():
+            value[users] = start[key]
+            self.time[key][users] = np.asarray(at_seconds, dtype=np.float64)[:, None]
+
+    def _read(self, key: str, users: np.ndarray, index: np.ndarray, t: np.ndarray) -> np.ndarray:
+        since = t - self.time[key][users, index]
+        return self.value[key][users, index] * np.exp(-since / self.tau[key])
+
+    def at(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
+           channel: np.ndarray) -> Exposure:
+        """Exposure of users ``users`` at times ``t`` to notifications with these keys."""
+        keys = {"app": app, "subject": subject, "channel": np.maximum(channel, 0)}
+        zero = np.zeros(len(users), dtype=np.int64)
+        return Exposure(fatigue=self._read("fatigue", users, zero, t),
+                        **{k: self._read(k, users, keys[k], t) for k in HABITUATION_KEYS})
+
+    def add(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
+            channel: np.ndarray, interrupts: np.ndarray) -> None:
+        """Users ``users`` receive notifications with these keys at times ``t``."""
+        current = self.at(users, t, app, subject, channel)
+        zero = np.zeros(len(users), dtype=np.int64)
+        self.value["fatigue"][users, zero] = current.fatigue + interrupts
+        self.time["fatigue"][users, zero] = t
+        for key, index in (("app", app), ("subject", subject), ("channel", channel)):
+            known = index >= 0  # an impossible notification has no channel
+            u, i = users[known], index[known]
+            self.value[key][u, i] = getattr(current, key)[known] + 1.0
+            self.time[key][u, i] = t[known]

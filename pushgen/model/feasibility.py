@@ -1,0 +1,44 @@
+"""Which notifications are possible: the one definition the generator and the judge share.
+
+A notification is possible for a user when
+1. one of its app's channels posts it: the channel's fixed ``category``, ``priority``,
+   ``visibility`` and ``ongoing``, one of the channel's subjects and ``numberOfUpdates``
+   levels (``pushgen.model.channels`` lists them per kind of app), and
+2. the user has the app.
+
+The generator only ever posts through channels; the judge gives an impossible notification
+P(open) = 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pushgen.model.catalog import app_catalog
+
+
+def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
+    """The channel that posts each notification (arrays of schema codes), -1 where none does.
+
+    Checks every field: a subject or numberOfUpdates level the channel does not carry gives -1.
+    """
+    table = app_catalog().channels
+    channel = table.channel_of(codes)
+    safe = np.maximum(channel, 0)
+    subject = np.asarray(codes["subject"], dtype=np.int64)
+    updates = np.asarray(codes["numberOfUpdates"], dtype=np.int64)
+    carried = table.subjects[safe, subject] & table.updates[safe, updates]
+    return np.where((channel >= 0) & carried, channel, -1)
+
+
+def is_possible(codes: dict[str, np.ndarray], has_app: np.ndarray) -> np.ndarray:
+    """Whether each notification is possible for its user.
+
+    ``codes``: the 7 notification features' schema codes (arrays of one length);
+    ``has_app``: the user's apps, a boolean array over app codes, either one user's ``(A,)``
+    or one row per notification ``(n, A)``.
+    """
+    app = np.asarray(codes["postingApp"], dtype=np.int64)
+    has_app = np.asarray(has_app, dtype=bool)
+    owned = has_app[app] if has_app.ndim == 1 else has_app[np.arange(len(app)), app]
+    return (channel_of(codes) >= 0) & owned

@@ -1,0 +1,112 @@
+"""Situations: the parts of a context in which kinds of content gain or lose appeal.
+
+A situation is a number in [0, 1] per row, from the context's features and the clock hour
+(clock-time situations are smooth in the hour, with no step at a time-block edge):
+
+    morning      exp(-((h - 7.5) / 1.5)^2 / 2)
+    work hours   [Monday-Friday] x s((h - 8.5) / 0.5) x s((17.5 - h) / 0.5)
+    evening      s((h - 18.5) / 0.6) x s((23 - h) / 0.6)
+    night        1 - s((h - 6.5) / 0.6) x s((22.5 - h) / 0.6)
+    weekend      [Saturday or Sunday]
+    vehicle      [activity = vehicle]
+    exercise     [activity = foot running or bicycle]
+    walking      [activity = foot walking]
+    silent       [ringerMode = silent]
+    listening    [headphonesIn and musicActive]
+
+(s is the logistic function.) ``INTERACTIONS[group][situation]`` is the population effect on
+the open log-odds of a notification of that content group in that situation;
+``PRIORITY_IN`` and ``UPDATES_IN`` add effects of the priority (high priority cuts through
+silent mode) and of long content (many updates) in some situations.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+from scipy.special import expit
+
+from pushgen import schemas
+from pushgen.model.channels import GROUPS
+
+SITUATIONS = ("morning", "work hours", "evening", "night", "weekend", "vehicle", "exercise", "walking",
+              "silent", "listening")
+
+INTERACTIONS: dict[str, dict[str, float]] = {
+    "chat": {"work hours": -0.1, "evening": 0.2, "vehicle": -0.2, "exercise": -0.4, "listening": 0.6},
+    "call": {"exercise": -0.3, "listening": 0.2},
+    "work": {"morning": 0.3, "work hours": 1.0, "evening": -0.6, "night": -1.2, "weekend": -0.9,
+             "vehicle": -0.5, "exercise": -1.0, "walking": -0.3, "listening": -0.2},
+    "promotion": {"morning": -0.3, "work hours": -0.5, "evening": 0.5, "night": -0.5, "weekend": 0.4,
+                  "vehicle": -0.6, "exercise": -0.8, "walking": -0.2},
+    "social": {"morning": -0.2, "work hours": -0.6, "evening": 0.9, "night": 0.2, "weekend": 0.5,
+               "vehicle": -0.4, "exercise": -0.8, "walking": 0.1, "listening": 0.2},
+    "news": {"morning": 1.1, "work hours": -0.2, "evening": -0.2, "night": -0.5, "weekend": 0.2,
+             "vehicle": -0.3, "exercise": -0.9},
+    "playback": {"work hours": -0.3, "vehicle": 0.4, "exercise": 0.6, "walking": 0.3, "listening": 1.4},
+    "entertainment": {"morning": -0.4, "work hours": -0.8, "evening": 1.1, "night": 0.3, "weekend": 0.6,
+                      "vehicle": -0.5, "exercise": -0.8, "listening": 0.3},
+    "system": {"work hours": -0.2, "night": -0.3},
+    "calendar": {"morning": 0.8, "work hours": 0.5, "evening": -0.5, "night": -0.8, "weekend": -0.5},
+    "alarm": {"morning": 0.6},
+    "navigation": {"morning": 0.2, "work hours": -0.5, "night": -0.4, "vehicle": 1.6, "exercise": 0.2,
+                   "walking": 0.8},
+    "finance": {"work hours": 0.2, "evening": 0.1, "night": -0.4, "exercise": -0.6},
+    "order": {"work hours": -0.2, "evening": 0.5, "weekend": 0.3, "vehicle": -0.3},
+    "fitness": {"morning": 0.4, "work hours": -0.4, "evening": 0.3, "vehicle": -0.5, "exercise": 1.5,
+                "walking": 0.5},
+}
+PRIORITY_IN = {"silent": {"max": 0.7, "high": 0.5, "low": -0.4, "min": -0.6}}
+UPDATES_IN = {"vehicle": {"medium": -0.6, "high": -0.6}, "exercise": {"medium": -0.9, "high": -0.9}}
+
+
+def _table(rows: tuple, by_situation: dict[str, dict], row_of: dict) -> np.ndarray:
+    out = np.zeros((len(rows), len(SITUATIONS)))
+    for situation, effects in by_situation.items():
+        for key, effect in effects.items():
+            out[row_of[key], SITUATIONS.index(situation)] = effect
+    return out
+
+
+@cache
+def population_interactions() -> np.ndarray:
+    """(groups, situations) population effects."""
+    return np.array([[INTERACTIONS[g].get(s, 0.0) for s in SITUATIONS] for g in GROUPS])
+
+
+@cache
+def priority_effects() -> np.ndarray:
+    """(priority codes, situations)."""
+    f = schemas.field("priority")
+    return _table(f.values, PRIORITY_IN, {v: f.code(v) for v in f.values})
+
+
+@cache
+def updates_effects() -> np.ndarray:
+    """(numberOfUpdates codes, situations)."""
+    f = schemas.field("numberOfUpdates")
+    return _table(f.values, UPDATES_IN, {v: f.code(v) for v in f.values})
+
+
+def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
+    """(rows, situations): each row's situations from its context codes and clock hour."""
+    h = np.asarray(hour, dtype=np.float64)
+    day = np.asarray(schemas.values("day"), dtype=np.int64)[np.asarray(codes["day"], dtype=np.int64)]
+    activity = np.asarray(codes["activity"])
+    act = schemas.field("activity")
+    listening = ((np.asarray(codes["headphonesIn"]) == schemas.field("headphonesIn").code(True))
+                 & (np.asarray(codes["musicActive"]) == schemas.field("musicActive").code(True)))
+    columns = {
+        "morning": np.exp(-0.5 * ((h - 7.5) / 1.5) ** 2),
+        "work hours": (day < 5) * expit((h - 8.5) / 0.5) * expit((17.5 - h) / 0.5),
+        "evening": expit((h - 18.5) / 0.6) * expit((23.0 - h) / 0.6),
+        "night": 1.0 - expit((h - 6.5) / 0.6) * expit((22.5 - h) / 0.6),
+        "weekend": day >= 5,
+        "vehicle": activity == act.code("vehicle"),
+        "exercise": (activity == act.code("foot running")) | (activity == act.code("bicycle")),
+        "walking": activity == act.code("foot walking"),
+        "silent": np.asarray(codes["ringerMode"]) == schemas.field("ringerMode").code("silent"),
+        "listening": listening,
+    }
+    return np.column_stack([np.asarray(columns[s], dtype=np.float64) for s in SITUATIONS])
