@@ -1,7 +1,7 @@
 """Score a task 1 submission or a recorded task 2 run against a split's test part.
 
 Every submitted notification is judged by the split's simulated user (the generator's own
-engagement model; see ``pushgen.envs.judge`` for the reward table and the ``expected`` and
+engagement model; see ``pushgen.replay.rewards`` for the reward table and the ``expected`` and
 ``sampled`` modes), in the context it answers. Metrics (``pushgen.metrics``) are computed
 per user; the ``all`` row pools the performance and response times over every row and
 averages the diversity and learning scores over the users. Diversity is measured on the
@@ -21,7 +21,7 @@ import pandas as pd
 from scipy.special import expit
 
 from pushgen import metrics
-from pushgen.envs.judge import DEFAULT_MODE, check_mode, rewards
+from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.envs.replay import load_part
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.submission import SubmissionError, check_submission, read_submission

@@ -31,13 +31,7 @@ class ColumnsDigest:
     def update(self, table: pa.Table) -> ColumnsDigest:
         for name in table.column_names:
             column = table.column(name).combine_chunks()
-            if pa.types.is_dictionary(column.type):
-                kind, values = "string", _value_hashes(column)
-            elif pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-                kind, values = "string", _value_hashes(column.dictionary_encode())
-            else:
-                kind = str(column.type)
-                values = np.ascontiguousarray(column.to_numpy(zero_copy_only=False)).view(np.uint8)
+            kind, values = _column_bytes(column)
             known, digest = self._columns.setdefault(name, (kind, hashlib.sha256()))
             if known != kind:
                 raise ValueError(f"column {name!r} changed type from {known} to {kind}")
@@ -49,6 +43,20 @@ class ColumnsDigest:
         for name, (kind, digest) in self._columns.items():
             combined.update(name.encode() + b"\0" + kind.encode() + b"\0" + digest.digest())
         return combined.digest()
+
+
+def _column_bytes(column: pa.Array) -> tuple[str, np.ndarray]:
+    """The column's kind and the bytes its digest takes: strings by value hashes, lists by their
+    lengths then their flattened values."""
+    if pa.types.is_dictionary(column.type):
+        return "string", _value_hashes(column)
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return "string", _value_hashes(column.dictionary_encode())
+    if pa.types.is_list(column.type):
+        kind, flat = _column_bytes(column.flatten())
+        lengths = np.asarray(pc.list_value_length(column).fill_null(0), dtype=np.int64).view(np.uint8)
+        return f"list<{kind}>", np.concatenate([lengths, np.asarray(flat).view(np.uint8)])
+    return str(column.type), np.ascontiguousarray(column.to_numpy(zero_copy_only=False)).view(np.uint8)
 
 
 _HASHED: list[tuple[pa.Array, np.ndarray]] = []  # recent dictionaries and their value hashes

@@ -7,6 +7,7 @@ and Arrow dtypes, gymnasium spaces, validation) asks this module.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -221,3 +222,21 @@ def _same_kind(kind: type, f: Field) -> bool:
     if f.type == "integer":
         return issubclass(kind, (int, np.integer)) and not issubclass(kind, (bool, np.bool_))
     return issubclass(kind, str)
+
+
+def frame_codes(frame: pd.DataFrame, features: Iterable[str]) -> dict[str, np.ndarray]:
+    """Codes of a frame's feature columns (schema dtypes or plain values) as int64 arrays."""
+    out = {}
+    for name in features:
+        column = frame[name]
+        field = fields()[name]
+        if (isinstance(column.dtype, pd.CategoricalDtype)
+                and tuple(column.cat.categories) == tuple(str(v) for v in field.values)):
+            codes = column.cat.codes.to_numpy()
+        else:
+            codes = field.codes(column.to_numpy(dtype=object))
+        if (codes < 0).any():
+            row = int(np.flatnonzero(codes < 0)[0])
+            raise ValueError(f"{name}: {column.iloc[row]!r} is not one of {list(field.values)}")
+        out[name] = codes.astype(np.int64)
+    return out

@@ -14,7 +14,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen.dataset import TRUTH
-from pushgen.splits import PARTS, SPLIT_FILE, TRUTH_TABLES
+from pushgen.splits import MODEL_PARTS as PARTS
+from pushgen.splits import SPLIT_FILE, TRUTH_TABLES
 
 CARD_FILE = "README.md"
 LICENSE = "cc-by-4.0"
@@ -36,7 +37,10 @@ class PartSummary:
 
 
 def summarize_part(folder: Path, part: str) -> PartSummary:
-    table = pq.read_table(Path(folder) / f"{part}.parquet", columns=["user_id", "posted_at", "action"])
+    """Rows, users, dates and open rate of a part; a test part's dates and open rate come from
+    its answer key under scorer/ (the card states them; the part itself holds contexts only)."""
+    source = part if part.startswith("scorer/") or "/test" not in part else f"scorer/{part}"
+    table = pq.read_table(Path(folder) / f"{source}.parquet", columns=["user_id", "posted_at", "action"])
     if table.num_rows == 0:
         return PartSummary(part, 0, 0, "-", "-", float("nan"))
     span = pc.min_max(table.column("posted_at")).as_py()

@@ -3,16 +3,22 @@
 Layout of a split folder::
 
     split.json                 recipe, split parameters, parts (rows, users), files (sha256)
-    users.parquet              every user of the dataset
+    users.parquet              every user of the dataset: user_id and pseudonym
     task1/train.parquet        task 1 users: the training months, less the validation weeks
     task1/validation.parquet   task 1 users: the last validation weeks of the training months
-    task1/test.parquet         task 1 users: the test months
-    task2/test.parquet         cold-start users (held out entirely): their test months only
-    ground_truth/              the simulated user, as in a dataset folder
+    task1/test.parquet         task 1 users, the test months: contexts only
+    task2/test.parquet         cold-start users (held out entirely), their test months: contexts only
+    scorer/                    the answer key, read only by the evaluator and the environments:
+      task1/test.parquet         the logged notification, action and timings of each test context
+      task2/test.parquet
+      users.parquet              every user's habit summary
+      ground_truth/              the simulated user: parameters, test rows' hidden state, and the
+                                 state each test user starts the test months in
 
-Every part holds the dataset's notification columns after ``context_id`` (equal to
-``notification_id``), the key of a submission's rows; all parts share one schema, so tools that
-expect a dataset's splits to have the same columns (Hugging Face ``datasets``) read them as one.
+The history parts hold the dataset's notification columns after ``context_id`` (equal to
+``notification_id``); the test parts hold ``user_id``, ``context_id`` (the key of a
+submission's rows) and the 11 context features. Models read the history and the test
+contexts; nothing a model reads carries a test row's action, timings or notification.
 
 ``split.json`` also holds a content fingerprint of every table (``pushgen.fingerprint.fingerprint``,
 independent of the Parquet writer) and ``fingerprint``, the sha256 of them all together: two
@@ -38,7 +44,6 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen.dataset import (
     MODEL_FILE,
-    TRUTH,
     DatasetError,
     atomic_folder,
     read_arrow,
@@ -51,10 +56,21 @@ from pushgen.dataset import (
 from pushgen.fingerprint import fingerprint
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.timegrid import add_months
+from pushgen.split_scorer import (
+    MODEL_USER_COLUMNS,
+    SCORER,
+    SCORER_TRUTH,
+    answer_key,
+    contexts_only,
+    initial_state,
+)
 
 SPLIT_FILE = "split.json"
-TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows")
-PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
+TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")
+MODEL_PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
+SCORER_PARTS = (f"{SCORER}/task1/test", f"{SCORER}/task2/test")
+PARTS = MODEL_PARTS + SCORER_PARTS
+TEST_PARTS = {1: "task1/test", 2: "task2/test"}
 TASKS = (1, 2)
 
 
@@ -82,7 +98,7 @@ class SplitSpec:
         }
 
 
-def _boundaries(start: dt.date, spec: SplitSpec) -> tuple[np.datetime64, np.datetime64, np.datetime64]:
+def boundaries(start: dt.date, spec: SplitSpec) -> tuple[np.datetime64, np.datetime64, np.datetime64]:
     train_end = add_months(start, spec.train_months)
     validation_start = train_end - dt.timedelta(weeks=spec.validation_weeks)
     test_end = add_months(train_end, spec.test_months)
@@ -97,7 +113,7 @@ def split_tables(notifications: pa.Table, start: dt.date, user_ids: np.ndarray,
         raise DatasetError(
             f"--cold-start-users must be below the dataset's {len(user_ids)} users; "
             f"got {spec.cold_start_users}")
-    validation_start, train_end, test_end = _boundaries(start, spec)
+    validation_start, train_end, test_end = boundaries(start, spec)
     cold = np.sort(user_ids)[len(user_ids) - spec.cold_start_users:]
     posted = notifications.column("posted_at")
     is_cold = pc.is_in(notifications.column("user_id"), value_set=pa.array(cold, pa.int32()))
@@ -112,15 +128,20 @@ def split_tables(notifications: pa.Table, start: dt.date, user_ids: np.ndarray,
         "task2/test": pc.and_(is_cold, in_test),
     }
     keyed = notifications.add_column(0, "context_id", notifications.column("notification_id"))
-    return {part: keyed.filter(mask) for part, mask in parts.items()}
+    tables = {part: keyed.filter(mask) for part, mask in parts.items()}
+    for task_part in ("task1/test", "task2/test"):
+        tables[f"{SCORER}/{task_part}"] = answer_key(tables[task_part])
+        tables[task_part] = contexts_only(tables[task_part])
+    return tables
 
 
 def table_fingerprints(folder: Path) -> dict[str, str]:
     """Content fingerprint of every table of a split folder, read back from its files."""
     folder = Path(folder)
-    names = [*PARTS, "users", *(f"{TRUTH}/{p.stem}" for p in sorted((folder / TRUTH).glob("*.parquet")))]
+    names = [*PARTS, "users", f"{SCORER}/users",
+             *(f"{SCORER_TRUTH}/{p.stem}" for p in sorted((folder / SCORER_TRUTH).glob("*.parquet")))]
     out = {name: fingerprint(pq.read_table(folder / f"{name}.parquet")) for name in names}
-    out[MODEL_FILE] = json_fingerprint(folder / MODEL_FILE)
+    out[SCORER_MODEL_FILE] = json_fingerprint(folder / SCORER_MODEL_FILE)
     return out
 
 
@@ -160,18 +181,19 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
     users = read_arrow(dataset, "users", manifest)
     user_ids = np.asarray(users.column("user_id"))
     parts = split_tables(notifications, start, user_ids, spec)
+    truth = scorer_truth(dataset, notifications, parts, start, spec)
     with atomic_folder(Path(out), force, keep=(dataset,)) as work:
         files = {}
         for part, table in parts.items():
-            (work / part).parent.mkdir(exist_ok=True)
+            (work / part).parent.mkdir(parents=True, exist_ok=True)
             files[part] = write_table(table, work / part, "parquet")
-        files["users"] = write_table(users, work / "users", "parquet")
-        (work / TRUTH).mkdir()
-        shutil.copyfile(dataset / MODEL_FILE, work / MODEL_FILE)
-        files[MODEL_FILE] = work / MODEL_FILE
-        for table in TRUTH_TABLES:  # one file each, also from a partitioned dataset
-            files[f"{TRUTH}/{table}"] = write_table(pq.read_table(truth_path(dataset, table)),
-                                                    work / TRUTH / table, "parquet")
+        files["users"] = write_table(users.select(list(MODEL_USER_COLUMNS)), work / "users", "parquet")
+        files[f"{SCORER}/users"] = write_table(users, work / SCORER / "users", "parquet")
+        (work / SCORER_TRUTH).mkdir(parents=True)
+        shutil.copyfile(dataset / MODEL_FILE, work / SCORER_MODEL_FILE)
+        files[SCORER_MODEL_FILE] = work / SCORER_MODEL_FILE
+        for table, content in truth.items():
+            files[f"{SCORER_TRUTH}/{table}"] = write_table(content, work / SCORER_TRUTH / table, "parquet")
         fingerprints = table_fingerprints(work)
         description = {
             "name": name or Path(out).name,
@@ -202,6 +224,29 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
     return Path(out)
 
 
+SCORER_MODEL_FILE = f"{SCORER_TRUTH}/{Path(MODEL_FILE).name}"
+
+
+def scorer_truth(dataset: Path, notifications: pa.Table, parts: dict[str, pa.Table], start: dt.date,
+                 spec: SplitSpec) -> dict[str, pa.Table]:
+    """The ground-truth tables the scorer needs: parameters, test rows' state, initial state."""
+    test_ids = pa.concat_arrays([parts[f"{SCORER}/{p}"].column("context_id").combine_chunks()
+                                 for p in TEST_PARTS.values()])
+    rows = pq.read_table(truth_path(dataset, "engagement_rows"))
+    rows = rows.filter(pc.is_in(rows.column("notification_id"), value_set=test_ids))
+    test_users = np.unique(np.concatenate([np.asarray(parts[f"{SCORER}/{p}"].column("user_id"))
+                                           for p in TEST_PARTS.values()]))
+    constants = json.loads((dataset / MODEL_FILE).read_text())
+    _, test_start, _ = boundaries(start, spec)
+    return {
+        "engagement_users": pq.read_table(truth_path(dataset, "engagement_users")),
+        "engagement_weights": pq.read_table(truth_path(dataset, "engagement_weights")),
+        "engagement_rows": rows,
+        "initial_state": initial_state(notifications, test_users, test_start,
+                                       float(constants["fatigue_tau_seconds"])),
+    }
+
+
 @dataclass
 class Split:
     """One task's view of a split folder."""
@@ -216,11 +261,13 @@ class Split:
 
     @property
     def parameters(self) -> EngagementParameters:
-        return read_parameters(self.folder)
+        """The simulated user (the scorer's: models must not read it)."""
+        return read_parameters(self.folder / SCORER)
 
     @property
     def truth_rows(self) -> pd.DataFrame:
-        return pq.read_table(self.folder / TRUTH / "engagement_rows.parquet").to_pandas()
+        """The test rows' hidden state (the scorer's: models must not read it)."""
+        return pq.read_table(self.folder / SCORER_TRUTH / "engagement_rows.parquet").to_pandas()
 
 
 def read_part(folder: Path, part: str) -> pd.DataFrame:
@@ -244,7 +291,14 @@ def resolve_split(source: str | Path) -> Path:
 
 
 def load_split(source: str | Path, task: int = 1) -> Split:
-    """Load task ``task`` (1: offline, 2: cold start) of a split folder or standard split."""
+    """Load task ``task`` (1: offline, 2: cold start) of a split folder or standard split.
+
+    ``train`` and ``validation`` are the history (notifications, contexts, actions, timings);
+    ``test`` holds the test contexts only (``user_id``, ``context_id`` and the 11 context
+    features). The logged test notifications, actions and timings and the simulated user live
+    in the split's ``scorer/`` folder, which only the evaluator and the environments read;
+    a model must not read it.
+    """
     if task not in TASKS:
         raise DatasetError(f"task must be 1 or 2; got {task!r}")
     folder = resolve_split(source)

@@ -19,7 +19,7 @@ from pushgen.baselines.candidates import distinct, public_pool
 from pushgen.benchmark.runner import CHUNK, Run, run_episode
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.dataset import DatasetError
-from pushgen.envs.judge import DEFAULT_MODE, check_mode
+from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.envs.replay import ReplayPart, load_part
 from pushgen.splits import TASKS, load_split
 

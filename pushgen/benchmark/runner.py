@@ -18,7 +18,7 @@ from scipy.special import expit
 
 from pushgen import schemas
 from pushgen.baselines.base import Policy, as_codes, as_matrix
-from pushgen.envs.judge import rewards
+from pushgen.replay.rewards import rewards
 from pushgen.envs.replay import Episode
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 

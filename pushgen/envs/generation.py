@@ -8,7 +8,7 @@ for a task 1 user (``user=`` one of them, or ``task=1``) that user's test part. 
   (code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``; see
   ``pushgen.envs.spaces.encode``/``decode``);
 - reward: the challenge's table, comparing the simulated user's response to the generated
-  notification with the logged action in that context (``mode`` as in ``pushgen.envs.judge``);
+  notification with the logged action in that context (``mode`` as in ``pushgen.replay.rewards``);
 - info: ``context_id`` of the answered context, ``opened`` (the simulated response: the
   row's own draw < P(open)), ``logged_opened``, ``p_open`` (of the generated notification),
   ``history`` (a ``pushgen.envs.history.History``, filled in place, the same object for the
@@ -32,7 +32,7 @@ from scipy.special import expit
 from pushgen import schemas
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
-from pushgen.envs.judge import DEFAULT_MODE, REWARDS, check_mode
+from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
 from pushgen.envs.replay import open_split
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
 from pushgen.splits import SPLIT_FILE

@@ -15,6 +15,7 @@ import pandas as pd
 from gymnasium import spaces
 
 from pushgen import schemas
+from pushgen.schemas import frame_codes as frame_codes
 
 NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
 CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
@@ -69,24 +70,6 @@ def decode(codes: Mapping[str, Any]) -> dict[str, Any]:
         if not 0 <= index < len(allowed):
             raise ValueError(f"{name}: code {index} is outside 0..{len(allowed) - 1}")
         out[name] = allowed[index]
-    return out
-
-
-def frame_codes(frame: pd.DataFrame, features: Iterable[str]) -> dict[str, np.ndarray]:
-    """Codes of a frame's feature columns (schema dtypes or plain values) as int64 arrays."""
-    out = {}
-    for name in features:
-        column = frame[name]
-        field = schemas.field(name)
-        if (isinstance(column.dtype, pd.CategoricalDtype)
-                and tuple(column.cat.categories) == tuple(str(v) for v in field.values)):
-            codes = column.cat.codes.to_numpy()
-        else:
-            codes = field.codes(column.to_numpy(dtype=object))
-        if (codes < 0).any():
-            row = int(np.flatnonzero(codes < 0)[0])
-            raise ValueError(f"{name}: {column.iloc[row]!r} is not one of {list(field.values)}")
-        out[name] = codes.astype(np.int64)
     return out
 
 

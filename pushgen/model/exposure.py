@@ -27,6 +27,7 @@ INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 
                             "min": 0.0}
 UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
 CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is finite)
+KEY_GAP = 60.0  # time constants between two keys' timelines
 
 
 def interruption(priority: np.ndarray, updates: np.ndarray) -> np.ndarray:
@@ -41,37 +42,37 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
                    weights: np.ndarray | None = None) -> np.ndarray:
     """For each row, the sum over earlier rows with the same key of weight * exp(-(t - t_j) / tau).
 
-    ``seconds`` sorted ascending. Exact up to rounding: within each key the decayed sums are
-    cumulative sums of exp(t_j / tau) referenced to chunks of ``CHUNK`` time constants (so no
-    term overflows); a short loop carries each key's total across chunks.
+    ``seconds`` sorted ascending. The keys' timelines are laid end to end, each shifted
+    ``KEY_GAP`` time constants past the one before (so a key's rows reach the next key's
+    with weight below exp(-KEY_GAP), nothing in double precision beside 1); along that one
+    increasing timeline each row's sum is an exclusive cumulative sum of exp(t_j / tau),
+    referenced to chunks of ``CHUNK`` time constants so that no term overflows. Every term
+    is positive, so nothing cancels.
     """
     n = len(seconds)
     if n == 0:
         return np.zeros(0)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     order = np.lexsort((np.arange(n), np.asarray(keys)))
-    k, x, w = np.asarray(keys)[order], np.asarray(seconds)[order] / tau_seconds, w[order]
+    k, x, w = np.asarray(keys)[order], np.asarray(seconds, dtype=np.float64)[order] / tau_seconds, w[order]
     first = np.r_[True, k[1:] != k[:-1]]
     group = np.cumsum(first) - 1
-    x = x - x[first][group]  # each key's time from its first row
-    chunk = np.floor(x / CHUNK).astype(np.int64)
+    x = x - x[first][group]
+    last = np.r_[first[1:], True]
+    offset = np.r_[0.0, np.cumsum(x[last] + KEY_GAP)[:-1]]
+    timeline = x + offset[group]
+    chunk = np.floor(timeline / CHUNK).astype(np.int64)
+    bounds = np.r_[0, np.flatnonzero(np.diff(chunk)) + 1, n]
     out = np.empty(n)
-    carry = np.zeros(group[-1] + 1)  # each key's total before the chunk, in the chunk's reference
-    for c in range(int(chunk.max()) + 1):
-        rows = np.flatnonzero(chunk == c)
-        if not len(rows):
-            carry *= np.exp(-CHUNK)
-            continue
-        g = group[rows]
-        grown = np.exp(x[rows] - c * CHUNK) * w[rows]
-        total = np.cumsum(grown)
-        starts = np.r_[True, g[1:] != g[:-1]]
-        before_group = (total - grown)[starts][np.cumsum(starts) - 1]
-        within = total - grown - before_group
-        out[rows] = (within + carry[g]) * np.exp(-(x[rows] - c * CHUNK))
-        ends = np.r_[g[1:] != g[:-1], True]
-        carry[g[ends]] += (within + grown)[ends]
-        carry *= np.exp(-CHUNK)
+    carry, previous = 0.0, chunk[0]
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        c = chunk[a]
+        carry *= np.exp(-CHUNK * (c - previous))
+        local = timeline[a:b] - c * CHUNK
+        grown = np.exp(local) * w[a:b]
+        before = carry + np.cumsum(grown) - grown
+        out[a:b] = before * np.exp(-local)
+        carry, previous = carry + grown.sum(), c
     result = np.empty(n)
     result[order] = out
     return result

@@ -1,0 +1,223 @@
+"""A split part as the scorer sees it: contexts, the logged notifications and the simulated user.
+
+A ``ReplayPart`` holds every row of one part (e.g. task 2's test part) sorted by user and
+posting time: the context and logged notification codes, the logged action, the time of
+each row (seconds from the start of the test months) and, for test parts, the ground truth
+behind each logged action (hidden row state, random draw) and the state each user starts in.
+An ``Episode`` is one user's slice of it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from pushgen import schemas
+from pushgen.dataset import DatasetError, read_parameters
+from pushgen.model.catalog import app_catalog
+from pushgen.model.engagement import ROW_FIELDS, EngagementParameters, RowState, RowTerms, row_terms
+from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
+from pushgen.split_scorer import SCORER, SCORER_TRUTH
+from pushgen.splits import SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part, resolve_split
+
+PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
+LISTED_USERS = 30
+NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
+CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What decided each logged test action, and where each user's state starts."""
+
+    state: RowState
+    draw: np.ndarray
+    initial: dict[str, np.ndarray]  # key -> (part users, key size) exposure at the test start
+
+    def take(self, index: slice | np.ndarray) -> Truth:
+        return Truth(self.state.take(index), self.draw[index], self.initial)
+
+
+@dataclass(frozen=True)
+class ReplayPart:
+    """Every row of one part of a split, sorted by (user, posting time)."""
+
+    folder: Path
+    name: str
+    task: int
+    part: str
+    user_ids: np.ndarray  # per row
+    context_ids: np.ndarray  # per row
+    seconds: np.ndarray  # per row, from the start of the test months
+    codes: dict[str, np.ndarray]  # per feature: schema codes per row (context and logged notification)
+    logged_opened: np.ndarray
+    truth: Truth | None  # test parts only
+    parameters: EngagementParameters | None  # test parts only
+    users: np.ndarray  # sorted unique
+    _bounds: dict[int, tuple[int, int]]
+    _users_by_part: dict[str, list[int]] = field(default_factory=dict, repr=False, compare=False)
+    _episodes: dict[int, Episode] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def label(self) -> str:
+        return f"task {self.task}'s {self.part} part of split {self.name}"
+
+    @cached_property
+    def parameter_rows(self) -> np.ndarray:
+        """Per row, its user's row in ``parameters``."""
+        return self.parameters.rows(self.user_ids) if self.parameters is not None else self.user_ids
+
+    @cached_property
+    def row_terms(self) -> RowTerms:
+        """The row part of the engagement logit of every row (test parts)."""
+        return row_terms(self.parameters, self.parameter_rows, self.codes, self.truth.state)
+
+    def user_index(self, user: int) -> int:
+        """Position of ``user`` among the part's users (the row of its initial state)."""
+        return int(np.searchsorted(self.users, user))
+
+    def check_user(self, user: int | None) -> int:
+        """``user`` if it has rows here (default: the first user); else a clear error."""
+        if user is None:
+            if not len(self.users):
+                raise DatasetError(f"{self.label} has no users")
+            return int(self.users[0])
+        if isinstance(user, (int, np.integer)) and not isinstance(user, bool) and int(user) in self._bounds:
+            return int(user)
+        listed = ", ".join(str(u) for u in self.users[:LISTED_USERS])
+        more = f", ... ({len(self.users)} in all)" if len(self.users) > LISTED_USERS else ""
+        elsewhere = [part for part, users in self._users_by_part.items()
+                     if part.startswith("task") and part.endswith("/test") and user in users]
+        hint = (f" (it is a user of task {elsewhere[0][4]}'s test part: pass task={elsewhere[0][4]})"
+                if elsewhere else "")
+        raise DatasetError(f"user {user!r} is not in {self.label}{hint}; available users: {listed}{more}")
+
+    def rows_of(self, user: int) -> slice:
+        start, stop = self._bounds[self.check_user(user)]
+        return slice(start, stop)
+
+    def episode(self, user: int | None = None) -> Episode:
+        user = self.check_user(user)
+        if user not in self._episodes:
+            self._episodes[user] = Episode(self, user, self.rows_of(user))
+        return self._episodes[user]
+
+
+@dataclass
+class Episode:
+    """One user's rows of a part, in time order."""
+
+    part: ReplayPart
+    user_id: int
+    rows: slice
+    _rows: dict[tuple[str, ...], list[tuple[int, ...]]] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return self.rows.stop - self.rows.start
+
+    @cached_property
+    def context_ids(self) -> np.ndarray:
+        return self.part.context_ids[self.rows]
+
+    @cached_property
+    def codes(self) -> dict[str, np.ndarray]:
+        return {f: c[self.rows] for f, c in self.part.codes.items()}
+
+    @cached_property
+    def logged_opened(self) -> np.ndarray:
+        return self.part.logged_opened[self.rows]
+
+    @cached_property
+    def draw(self) -> np.ndarray:
+        return self.part.truth.draw[self.rows]
+
+    def rows_in_order(self, keys: tuple[str, ...]) -> list[tuple[int, ...]]:
+        """Per row, the codes of ``keys`` as plain ints (observations are built from these)."""
+        if keys not in self._rows:
+            self._rows[keys] = list(zip(*(self.codes[k].tolist() for k in keys), strict=True))
+        return self._rows[keys]
+
+
+def load_part(source: str | Path, task: int = 2, part: str = "test") -> ReplayPart:
+    """One part of a split (a folder or a standard split's name), cached per process."""
+    if task not in PARTS:
+        raise DatasetError(f"task must be 1 or 2; got {task!r}")
+    if part not in PARTS[task]:
+        raise DatasetError(f"task {task} has no {part!r} part; parts: {', '.join(PARTS[task])}")
+    folder = resolve_split(source).resolve()
+    stamp = (folder / SPLIT_FILE).stat().st_mtime_ns
+    return _load_part(folder, task, part, stamp)
+
+
+@lru_cache(maxsize=8)
+def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
+    description = json.loads((folder / SPLIT_FILE).read_text())
+    name = f"task{task}/{part}"
+    test = name == TEST_PARTS.get(task)
+    frame = read_part(folder, f"{SCORER}/{name}") if test else read_part(folder, name)
+    if test:
+        contexts = read_part(folder, name).set_index("context_id")
+        frame = frame.join(contexts[list(CONTEXT_FEATURES)], on="context_id")
+    frame = frame.sort_values(["user_id", "posted_at", "context_id"], kind="stable")
+    user_ids = frame["user_id"].to_numpy(dtype=np.int64)
+    users, starts = np.unique(user_ids, return_index=True)
+    stops = np.r_[starts[1:], len(user_ids)] if len(starts) else starts
+    action = schemas.frame_codes(frame, ("action",))["action"]
+    posted_ms = frame["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
+    test_start = _test_start_ms(description)
+    truth = parameters = None
+    if test:
+        parameters = read_parameters(folder / SCORER)
+        truth = _truth(folder, frame["context_id"].to_numpy(dtype=np.int64), users, parameters)
+    return ReplayPart(
+        folder=folder,
+        name="-".join(str(v) for v in (description.get("name") or folder.name, description.get("version"))
+                      if v),
+        task=task,
+        part=part,
+        user_ids=user_ids,
+        context_ids=frame["context_id"].to_numpy(dtype=np.int64),
+        seconds=(posted_ms - test_start) / 1000.0,
+        codes=schemas.frame_codes(frame, NOTIFICATION_FEATURES + CONTEXT_FEATURES),
+        logged_opened=action == schemas.field("action").code("opened"),
+        truth=truth,
+        parameters=parameters,
+        users=users,
+        _bounds={int(u): (int(a), int(b)) for u, a, b in zip(users, starts, stops, strict=True)},
+        _users_by_part={name: list(p["users"]) for name, p in description.get("parts", {}).items()},
+    )
+
+
+def _test_start_ms(description: dict) -> int:
+    spec = SplitSpec(**description["split"])
+    _, test_start, _ = boundaries(dt.date.fromisoformat(description["recipe"]["start"]), spec)
+    return int(test_start.astype("datetime64[ms]").astype(np.int64))
+
+
+def _truth(folder: Path, context_ids: np.ndarray, users: np.ndarray,
+           parameters: EngagementParameters) -> Truth:
+    rows = pq.read_table(folder / SCORER_TRUTH / "engagement_rows.parquet",
+                         columns=["notification_id", *ROW_FIELDS, "draw"]).to_pandas()
+    rows = rows.set_index("notification_id").reindex(context_ids)
+    if rows["draw"].isna().any():
+        missing = context_ids[rows["draw"].isna().to_numpy()][0]
+        raise DatasetError(f"{folder}: no ground truth for context {missing}")
+    state = RowState(**{name: rows[name].to_numpy(dtype=bool if name == "asleep" else np.float64)
+                        for name in ROW_FIELDS})
+    initial_rows = pq.read_table(folder / SCORER_TRUTH / "initial_state.parquet").to_pandas()
+    sizes = {"fatigue": 1, **key_sizes(len(app_catalog().channels.names))}
+    initial = {key: np.zeros((len(users), sizes[key])) for key in EXPOSURE_FIELDS}
+    position = pd.Series(np.arange(len(users)), index=users)
+    for key, group in initial_rows.groupby("key"):
+        known = group["user_id"].isin(users).to_numpy()
+        group = group[known]
+        initial[str(key)][position[group["user_id"].to_numpy()].to_numpy(),
+                          group["index"].to_numpy()] = group["value"].to_numpy()
+    return Truth(state=state, draw=rows["draw"].to_numpy(dtype=np.float64), initial=initial)

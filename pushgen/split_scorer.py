@@ -1,0 +1,72 @@
+"""The scorer's side of a split: the answer key that models never read.
+
+For each test part the model-facing table holds contexts only (``user_id``, ``context_id``
+and the 11 context features); ``scorer/<task>/test`` holds the logged notification, its
+action and timings, and ``scorer/ground_truth/`` the simulated user: its parameters, each
+test row's hidden state, and ``initial_state``, the fatigue and habituation each test user's
+earlier logged notifications leave at the start of the test months (from which the
+environments follow the agent's own notifications).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pushgen import schemas
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, interruption
+from pushgen.model.feasibility import channel_of
+
+SCORER = "scorer"
+SCORER_TRUTH = f"{SCORER}/ground_truth"
+CONTEXT_COLUMNS = ("user_id", "context_id", *schemas.CONTEXT_FEATURES)
+ANSWER_COLUMNS = ("context_id", "user_id", "posted_at", *schemas.NOTIFICATION_FEATURES, "action",
+                  "seenTime", "decisionTime", "responseTime")
+MODEL_USER_COLUMNS = ("user_id", "name")
+
+
+def contexts_only(part: pa.Table) -> pa.Table:
+    return part.select(list(CONTEXT_COLUMNS))
+
+
+def answer_key(part: pa.Table) -> pa.Table:
+    return part.select(list(ANSWER_COLUMNS))
+
+
+def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
+                  fatigue_tau_seconds: float) -> pa.Table:
+    """Per user of ``users`` and key: the exposure the notifications before ``at`` leave at ``at``.
+
+    Rows (user_id, key, index, value) with ``key`` one of fatigue, app, subject, channel and
+    ``index`` the app, subject or channel code (0 for fatigue); zero exposures are left out.
+    """
+    before = notifications.filter(pc.and_(
+        pc.is_in(notifications.column("user_id"), value_set=pa.array(users, pa.int32())),
+        pc.less(notifications.column("posted_at"), pa.scalar(at, pa.timestamp("ms")))))
+    user = np.asarray(before.column("user_id")).astype(np.int64)
+    age = (at.astype("datetime64[ms]").astype(np.int64)
+           - np.asarray(before.column("posted_at")).astype("datetime64[ms]").astype(np.int64)) / 1000.0
+    features = list(schemas.NOTIFICATION_FEATURES)
+    codes = schemas.frame_codes(schemas.apply_dtypes(before.select(features).to_pandas()), features)
+    keys = {"fatigue": np.zeros(len(user), dtype=np.int64), "app": codes["postingApp"],
+            "subject": codes["subject"], "channel": channel_of(codes)}
+    weights = {"fatigue": interruption(codes["priority"], codes["numberOfUpdates"])
+               * np.exp(-age / fatigue_tau_seconds)}
+    for key in HABITUATION_KEYS:
+        weights[key] = np.exp(-age / (HABITUATION_TAU_DAYS[key] * 86400.0))
+    columns: dict[str, list] = {"user_id": [], "key": [], "index": [], "value": []}
+    for key, index in keys.items():
+        pairs, inverse = np.unique(np.column_stack([user, index]), axis=0, return_inverse=True)
+        value = np.bincount(inverse.ravel(), weights=weights[key], minlength=len(pairs))
+        kept = value > 0
+        columns["user_id"].append(pairs[kept, 0])
+        columns["key"].append(np.full(kept.sum(), key))
+        columns["index"].append(pairs[kept, 1])
+        columns["value"].append(value[kept])
+    return pa.table({
+        "user_id": pa.array(np.concatenate(columns["user_id"]).astype(np.int32)),
+        "key": pa.array(np.concatenate(columns["key"]).astype(str)),
+        "index": pa.array(np.concatenate(columns["index"]).astype(np.int32)),
+        "value": pa.array(np.concatenate(columns["value"])),
+    })
