@@ -15,16 +15,16 @@ from pushgen._version import __version__
 if TYPE_CHECKING:
     from pushgen.benchmark import run_benchmark
     from pushgen.evaluation import evaluate
-    from pushgen.generate import Dataset, GenerationError, generate
+    from pushgen.generator import Dataset, GenerationError, generate
     from pushgen.model.feasibility import is_possible
     from pushgen.model.priors import Priors
     from pushgen.registry import list_splits
     from pushgen.splits import load_split
 
 _LAZY = {
-    "Dataset": "pushgen.generate",
-    "GenerationError": "pushgen.generate",
-    "generate": "pushgen.generate",
+    "Dataset": "pushgen.generator",
+    "GenerationError": "pushgen.generator",
+    "generate": "pushgen.generator",
     "Priors": "pushgen.model.priors",
     "evaluate": "pushgen.evaluation",
     "run_benchmark": "pushgen.benchmark",

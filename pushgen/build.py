@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from pushgen.dataset import CARD, DatasetWriter, Tables, atomic_folder, writing
 from pushgen.engines import buckets, is_partitioned
-from pushgen.generate import Dataset, Recipe
+from pushgen.generator import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 from pushgen import schemas
 from pushgen.dataset import CARD, MANIFEST, TRUTH
 from pushgen.describe import Section, describe, pct, right_aligned, sections
-from pushgen.generate import Dataset
+from pushgen.generator import Dataset
 from pushgen.model.priors import Priors
 
 FILE_CONTENT = {
@@ -148,7 +148,7 @@ def _recipe(manifest: dict) -> str:
     text += markdown_table(("parameter", "value"), rows)
     text += (
         "\n\nThe same recipe and pushgen version give the same bytes. In Python:\n\n"
-        "```python\nimport json\nfrom pushgen.generate import Dataset, Recipe, simulate\n\n"
+        "```python\nimport json\nfrom pushgen.generator import Dataset, Recipe, simulate\n\n"
         f'recipe = Recipe.from_dict(json.load(open("{MANIFEST}"))["recipe"])\n'
         "dataset = Dataset.from_users(recipe, list(simulate(recipe)))\n```\n"
     )

@@ -17,7 +17,7 @@ from pushgen.baselines import BASELINES
 from pushgen.dataset import FORMATS, DatasetError
 from pushgen.engines import ENGINES, EngineError
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
-from pushgen.generate import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
+from pushgen.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
 
 USER_ERRORS = (GenerationError, DatasetError, EngineError)
 

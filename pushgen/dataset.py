@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen._version import __version__
 from pushgen.fingerprint import Fingerprint, user_digests
-from pushgen.generate import Dataset, Recipe
+from pushgen.generator import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.parameter_frames import from_frames, user_frame, weight_frame
 

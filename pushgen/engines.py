@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
 from pushgen.dataset import Bucket, Tables
-from pushgen.generate import Dataset, Recipe, simulate
+from pushgen.generator import Dataset, Recipe, simulate
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000

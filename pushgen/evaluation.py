@@ -5,7 +5,12 @@ engagement model; see ``pushgen.replay.rewards`` for the reward table and the ``
 ``sampled`` modes), in the context it answers. Metrics (``pushgen.metrics``) are computed
 per user; the ``all`` row pools the performance and response times over every row and
 averages the diversity and learning scores over the users. Diversity is measured on the
-generated notifications the simulated user opens with the split's own draws, in both modes.
+generated notifications the simulated user opens with the split's own draws, in both modes,
+and counts only possible notifications (``pushgen.model.feasibility``); ``impossible_share``
+is the share of submitted notifications that no app of the user could post (never opened).
+The simulated user's fatigue and habituation follow the submitted notifications in time
+order (``pushgen.replay.scoring``). Task 2's learning metric is measured against the split's
+non-learning reference on the same contexts (``pushgen.replay.reference``).
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from pushgen import metrics
+from pushgen.model.feasibility import is_possible
+from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
+from pushgen.replay.reference import best_fixed_notification
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
-from pushgen.envs.replay import load_part
-from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.replay.scoring import sequence_probabilities
 from pushgen.submission import SubmissionError, check_submission, read_submission
 
 COLUMNS = {  # metric -> (table heading, format, scale)
@@ -32,6 +38,7 @@ COLUMNS = {  # metric -> (table heading, format, scale)
     "mean_reward": ("mean reward", "{:.4f}", 1),
     "generated_open_rate": ("open rate gen.", "{:.4f}", 1),
     "logged_open_rate": ("open rate logged", "{:.4f}", 1),
+    "impossible_share": ("impossible", "{:.4f}", 1),
     "distinct_ratio": ("distinct ratio", "{:.4f}", 1),
     "entropy": ("entropy", "{:.4f}", 1),
     "response_p50_seconds": ("p50 ms", "{:.3f}", 1000),
@@ -85,6 +92,12 @@ class Evaluation:
         return "\n".join(lines)
 
 
+def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
+    """Whether each submitted notification is possible for the user of its row."""
+    has_app = part.parameters.has_app[part.parameter_rows[rows]]
+    return is_possible(codes, has_app)
+
+
 def _format(key: str, value: float) -> str:
     _, spec, scale = COLUMNS[key]
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
@@ -119,11 +132,16 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     frame = submission if isinstance(submission, pd.DataFrame) else read_submission(submission)
     codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
                                       timed=task == 2)
-    p_generated = expit(part.logits(codes, rows))
+    p_generated = sequence_probabilities(part, rows, codes)
+    possible = is_possible_rows(part, rows, codes)
     draw = part.truth.draw[rows]
     logged = part.logged_opened[rows]
     reward = rewards(logged, p_generated, draw, mode)
     opened = draw < p_generated
+    if seconds is not None:
+        reference_codes = best_fixed_notification(part.folder)
+        fixed = {f: np.full(len(rows), reference_codes[f]) for f in NOTIFICATION_FEATURES}
+        reference_reward = rewards(logged, sequence_probabilities(part, rows, fixed), draw, mode)
     generated_open = p_generated if mode == "expected" else opened
     reference = {f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}
     per_user = {}
@@ -134,18 +152,20 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         start += n
         scores = {
             **metrics.performance(reward[own], generated_open[own], logged[own]),
+            "impossible_share": float(1.0 - possible[own].mean()) if n else float("nan"),
             "distinct_ratio": metrics.distinct_ratio(
-                {f: c[own] for f, c in codes.items()}, opened[own],
+                {f: c[own] for f, c in codes.items()}, opened[own] & possible[own],
                 {f: c[own] for f, c in reference.items()}),
-            "entropy": metrics.entropy({f: c[own] for f, c in codes.items()}, opened[own]),
+            "entropy": metrics.entropy({f: c[own] for f, c in codes.items()}, opened[own] & possible[own]),
         }
         if seconds is not None:
             scores.update(metrics.response_time(seconds[own]))
-            scores.update(metrics.learning(reward[own]))
+            scores.update(metrics.learning(reward[own], reference_reward[own]))
         per_user[user] = scores
     table = pd.DataFrame.from_dict(per_user, orient="index")
     table.index.name = "user_id"
     overall = metrics.performance(reward, generated_open, logged)
+    overall["impossible_share"] = float(1.0 - possible.mean()) if len(possible) else float("nan")
     overall["distinct_ratio"] = float(table["distinct_ratio"].mean())
     overall["entropy"] = float(table["entropy"].mean())
     if seconds is not None:

@@ -5,12 +5,15 @@
 - diversity, over the generated notifications that were opened:
   ``distinct_ratio`` (gym-push's measure): per notification feature, the number of distinct
   values among them divided by the number of distinct values in the reference history (the
-  logged notifications of the same contexts), averaged over the 7 features; it can exceed 1.
+  logged notifications of the same contexts), capped at 1, averaged over the 7 features; only
+  possible notifications are passed in, so values no app could post add nothing.
   ``entropy``: per feature, the Shannon entropy of their values divided by log(number of
   published values), so 1 means uniform over every allowed value; averaged over features;
 - response time (task 2): median and 95th percentile of the seconds per decision;
 - learning rate (task 2): the slope of the rolling mean reward against the step (reward per
-  1000 steps), and the mean reward of the last quarter of the steps minus that of the first.
+  1000 steps), and the mean reward of the last quarter of the steps minus that of the first,
+  both less the same figures of a non-learning reference policy on the same contexts (so a
+  policy that never learns scores about 0 whatever the contexts' drift).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def performance(reward: np.ndarray, generated_open: np.ndarray,
 def distinct_ratio(generated: dict[str, np.ndarray], opened: np.ndarray,
                    reference: dict[str, np.ndarray]) -> float:
     """Mean over features of distinct opened generated values / distinct reference values."""
-    ratios = [len(np.unique(codes[opened])) / max(1, len(np.unique(reference[f])))
+    ratios = [min(1.0, len(np.unique(codes[opened])) / max(1, len(np.unique(reference[f]))))
               for f, codes in generated.items()]
     return float(np.mean(ratios)) if ratios else float("nan")
 
@@ -64,8 +67,13 @@ def response_time(seconds: np.ndarray) -> dict[str, float]:
     return {"response_p50_seconds": float(p50), "response_p95_seconds": float(p95)}
 
 
-def learning(reward: np.ndarray, window: int = ROLLING_WINDOW) -> dict[str, float]:
-    """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain."""
+def learning(reward: np.ndarray, reference: np.ndarray | None = None,
+             window: int = ROLLING_WINDOW) -> dict[str, float]:
+    """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain,
+    less those of ``reference`` (a non-learning policy's rewards on the same contexts)."""
+    if reference is not None:
+        mine, theirs = learning(reward, None, window), learning(reference, None, window)
+        return {key: mine[key] - theirs[key] for key in mine}
     n = len(reward)
     if n < 8:
         return {"learning_slope_per_1000_steps": float("nan"), "learning_quarter_gain": float("nan")}

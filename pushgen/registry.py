@@ -15,7 +15,7 @@ from importlib import metadata
 from pathlib import Path
 
 from pushgen.dataset import DatasetError, sha256_file
-from pushgen.generate import Recipe
+from pushgen.generator import Recipe
 from pushgen.splits import SPLIT_FILE, SplitSpec
 
 REGISTRY_FILE = Path(__file__).with_name("registry.json")

@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from pushgen.croissant import write_croissant
 from pushgen.dataset import DatasetError, write_dataset
-from pushgen.generate import Dataset, Recipe, simulate
+from pushgen.generator import Dataset, Recipe, simulate
 from pushgen.split_card import write_card
 from pushgen.splits import SplitSpec, make_split
 

@@ -25,7 +25,7 @@ from pushgen.dataset import (
     truth_path,
 )
 from pushgen.fingerprint import fingerprint
-from pushgen.generate import GenerationError, Recipe
+from pushgen.generator import GenerationError, Recipe
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
                     "user_id", "notification_id", "posted_at")

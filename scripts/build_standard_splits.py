@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pushgen.download import standard_url
-from pushgen.generate import make_recipe
+from pushgen.generator import make_recipe
 from pushgen.registry import REGISTRY_FILE, entry_for_folder, read_registry, write_registry
 from pushgen.splits import SplitSpec
 from pushgen.standard import build_split, write_metadata

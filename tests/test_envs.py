@@ -14,7 +14,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, INBOX_ID, decode, encode
-from pushgen.envs.judge import rewards
+from pushgen.replay.rewards import rewards
 from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
 from pushgen.model.engagement import open_logit
 from pushgen.splits import load_split

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.fingerprint import fingerprint
-from pushgen.generate import GenerationError, make_recipe
+from pushgen.generator import GenerationError, make_recipe
 from pushgen.model.catalog import app_catalog
 
 ENGAGEMENT_COLUMNS = ("action", "seenTime", "decisionTime", "responseTime")

@@ -14,7 +14,7 @@ from pushgen.build import make_dataset
 from pushgen.dataset import read_dataset
 from pushgen.engines import EngineError, buckets
 from pushgen.fingerprint import Fingerprint, fingerprint, user_digests
-from pushgen.generate import make_recipe
+from pushgen.generator import make_recipe
 
 RECIPE = {"users": 7, "days": 12, "seed": 3}
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from pushgen import schemas
-from pushgen.envs.replay import Episode, load_part
+from pushgen.replay.parts import Episode, load_part
 
 
 class ReplayEnv(gym.Env):

@@ -8,7 +8,11 @@ for a task 1 user (``user=`` one of them, or ``task=1``) that user's test part. 
   (code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``; see
   ``pushgen.envs.spaces.encode``/``decode``);
 - reward: the challenge's table, comparing the simulated user's response to the generated
-  notification with the logged action in that context (``mode`` as in ``pushgen.replay.rewards``);
+  notification with the logged action in that context (``mode`` as in ``pushgen.replay.rewards``).
+  The simulated user is the generator's engagement model; its fatigue and habituation follow
+  the notifications this episode sends (``pushgen.replay.scoring``), from the state the user's
+  logged history left at the start of the test months; an impossible notification
+  (``pushgen.model.feasibility``) is never opened and does not reach the user;
 - info: ``context_id`` of the answered context, ``opened`` (the simulated response: the
   row's own draw < P(open)), ``logged_opened``, ``p_open`` (of the generated notification),
   ``history`` (a ``pushgen.envs.history.History``, filled in place, the same object for the
@@ -27,17 +31,16 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from scipy.special import expit
+import numpy as np
 
 from pushgen import schemas
+from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
-from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
-from pushgen.envs.replay import open_split
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
-from pushgen.splits import SPLIT_FILE
-
-from pushgen.envs import GENERATION_ID as ENV_ID
+from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
+from pushgen.replay.scoring import Judge
+from pushgen.splits import SPLIT_FILE, resolve_split
 
 
 class NotificationGenerationEnv(ReplayEnv):
@@ -62,11 +65,14 @@ class NotificationGenerationEnv(ReplayEnv):
 
     def _use_user(self, user: int | None) -> None:
         super()._use_user(user)
-        self._scorer = self.episode.scorer
-        self._draw = self.episode.truth.draw.tolist()
+        self._judge = Judge(self.replay, np.array([self.user]))
+        self._slot = np.zeros(1, dtype=np.int64)
+        self._first_row = self.episode.rows.start
+        self._draw = self.episode.draw.tolist()
         self._contexts = self.episode.rows_in_order(self._keys)
 
     def _start_episode(self) -> None:
+        self._judge.reset(self._slot)
         self.history = History(self.user, self.episode.context_ids,
                                {f: self.episode.codes[f] for f in CONTEXT_FEATURES})
         self._total = 0.0
@@ -86,7 +92,8 @@ class NotificationGenerationEnv(ReplayEnv):
         started = perf_counter()
         i = self._check_running()
         codes = self._codes(action)
-        p = float(expit(self._scorer.logit(i, codes)))
+        notification = {f: np.array([c]) for f, c in zip(NOTIFICATION_FEATURES, codes, strict=True)}
+        p = float(self._judge.step(self._slot, np.array([self._first_row + i]), notification)[0])
         opened = self._draw[i] < p
         logged = self._logged[i]
         if self.mode == "expected":
@@ -154,7 +161,7 @@ class NotificationGenerationEnv(ReplayEnv):
 def task_of_user(split: str | Path, user: int | None) -> int:
     """The task whose test part holds ``user``: 2 (cold start) unless it is a task 1 user, or
     the split has no cold-start users."""
-    parts = json.loads((open_split(split) / SPLIT_FILE).read_text())["parts"]
+    parts = json.loads((resolve_split(split) / SPLIT_FILE).read_text())["parts"]
     task1 = parts.get("task1/test", {}).get("users", [])
     task2 = parts.get("task2/test", {}).get("users", [])
     if user is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pushgen.envs import INBOX_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.spaces import (
     ACTION_VALUES,
@@ -27,8 +28,6 @@ from pushgen.envs.spaces import (
     engagement_action_space,
     feature_space,
 )
-
-from pushgen.envs import INBOX_ID as ENV_ID
 
 
 class NotificationInboxEnv(ReplayEnv):

@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.signal import lfilter
 from scipy.special import expit
 
 from pushgen import schemas
@@ -203,6 +202,8 @@ def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
     day[d] = persistence * day[d-1] + N(0, sd^2 (1 - persistence^2)); segment[s] ~ N(0, segment_sd^2).
     Returns (per day, per segment).
     """
+    from scipy.signal import lfilter  # scipy.signal takes half a second to import: only when simulating
+
     day_sd = rng.gamma(4.0, mean_day_sd / 4.0)
     shocks = rng.normal(0.0, day_sd, days)
     shocks[1:] *= np.sqrt(1 - persistence**2)

@@ -55,8 +55,8 @@ def sequence_probabilities(part: ReplayPart, rows: np.ndarray, codes: dict[str, 
     user_index = np.searchsorted(part.users, user)
     # a user's own notifications, keyed by (user, key): impossible ones never reach it
     weights = possible.astype(np.float64)
-    exposure = {"fatigue": keyed_exposure(t, user, params.fatigue_tau_seconds,
-                                          interruption(codes["priority"], codes["numberOfUpdates"]) * weights)}
+    interrupts = interruption(codes["priority"], codes["numberOfUpdates"]) * weights
+    exposure = {"fatigue": keyed_exposure(t, user, params.fatigue_tau_seconds, interrupts)}
     for key in HABITUATION_KEYS:
         combined = user * (int(keys[key].max(initial=0)) + 2) + (keys[key] + 1)
         exposure[key] = keyed_exposure(t, combined, HABITUATION_TAU_DAYS[key] * 86400.0, weights)

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pushgen import schemas
+from pushgen.model.catalog import app_catalog
+from pushgen.model.channels import KIND_CHANNELS
+from pushgen.model.feasibility import channel_of, is_possible
+
+
+def codes_of(**values):
+    return {f: np.array([schemas.field(f).code(values[f])]) for f in schemas.NOTIFICATION_FEATURES}
+
+
+WHATSAPP_MESSAGE = dict(postingApp="com.whatsapp", category="msg", numberOfUpdates="none",
+                        subject="text & instant messaging", priority="high", ongoing=False,
+                        visibility="private")
+
+
+def everyone() -> np.ndarray:
+    return np.ones(len(schemas.values("postingApp")), dtype=bool)
+
+
+def test_a_whatsapp_message_is_possible_for_a_user_with_whatsapp_only():
+    codes = codes_of(**WHATSAPP_MESSAGE)
+    assert is_possible(codes, everyone())[0]
+    nobody = everyone()
+    nobody[schemas.field("postingApp").code("com.whatsapp")] = False
+    assert not is_possible(codes, nobody)[0]
+
+
+@pytest.mark.parametrize("change", [
+    {"category": "transport"}, {"priority": "min"}, {"visibility": "secret"}, {"ongoing": True},
+    {"subject": "air travel"}, {"category": "email"},
+])
+def test_changing_one_fixed_field_of_a_channel_makes_it_impossible(change):
+    assert channel_of(codes_of(**{**WHATSAPP_MESSAGE, **change}))[0] == -1
+
+
+def test_every_generated_notification_is_possible_for_its_user(small):
+    codes = {f: schemas.field(f).codes(small.notifications[f].tolist()) for f in schemas.NOTIFICATION_FEATURES}
+    params = small.parameters
+    has_app = params.has_app[params.rows(small.notifications["user_id"].to_numpy())]
+    assert is_possible(codes, has_app).all()
+
+
+def test_apps_post_through_few_channels_each_fixing_its_fields(population):
+    frame = population.notifications
+    combos = frame.groupby("postingApp", observed=True)[["category", "priority", "visibility", "ongoing"]]
+    for app, rows in combos:
+        if len(rows) < 200:
+            continue
+        shares = rows.value_counts(normalize=True).to_numpy()
+        assert shares[:3].sum() >= 0.8, app
+
+
+def test_every_kind_names_valid_values_and_distinct_channels():
+    table = app_catalog().channels
+    assert len(table.names) == len(set(table.names))
+    for kind, channels in KIND_CHANNELS.items():
+        assert sum(c.share for c in channels if not c.triggered) == pytest.approx(1.0), kind
+    assert (table.subjects.sum(axis=1) > 0).all()
