@@ -13,7 +13,7 @@ n with channel c (``pushgen.model.feasibility``) in a row with context x:
           + novelty[u] * exp(-days / novelty_days)
           + mood
           - fatigue_weight[u] * fatigue
-          - sum over keys in (app, subject, channel) of habituation[u, key] * log(1 + exposure_key)
+          - sum over keys in (app, subject, channel) of habituation[u, key] * sqrt(exposure_key)
     P(open) = 1 / (1 + exp(-logit)) if n is possible for u, else 0
 
 ``hour`` is the clock hour of posting, ``days`` the days since the dataset's start,
@@ -171,7 +171,7 @@ def exposure_penalty(params: EngagementParameters, rows: np.ndarray, exposure: E
     s = params.scalars
     penalty = s["fatigue_weight"][rows] * exposure.fatigue
     for key, name in zip(HABITUATION_KEYS, HABITUATION_SCALARS, strict=True):
-        penalty = penalty + s[name][rows] * np.log1p(getattr(exposure, key))
+        penalty = penalty + s[name][rows] * np.sqrt(getattr(exposure, key))
     return penalty
 
 

@@ -7,7 +7,7 @@ Every notification a user receives adds to
   the key's own time constant (``HABITUATION_TAU_DAYS``).
 
 At posting time ``t`` a key's exposure is the sum over earlier notifications j with the same
-key of ``exp(-(t - t_j) / tau)``; P(open) falls with ``log(1 + exposure)`` (see
+key of ``exp(-(t - t_j) / tau)``; the open log-odds fall with ``sqrt(exposure)`` (see
 ``pushgen.model.engagement``). In the generator the logged notifications drive it; in the
 environments and the evaluator the agent's own notifications do, in time order, from the
 state the user's earlier logged notifications left (``ExposureState``).
@@ -22,7 +22,7 @@ import numpy as np
 from pushgen import schemas
 
 HABITUATION_KEYS = ("app", "subject", "channel")
-HABITUATION_TAU_DAYS = {"app": 2.0, "subject": 1.0, "channel": 10.0}
+HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
 INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 0.5, "low": 0.3,
                             "min": 0.0}
 UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
