@@ -47,9 +47,9 @@ class Priors:
     interest_effect: float = 0.35  # open log-odds per unit of log-interest
     context_sensitivity_sd: float = 0.35
     interaction_sd: float = 0.45  # sd of a user's content x situation effects around the population's
-    habituation_app_mean: float = 0.12  # open log-odds lost per unit of log(1 + exposure) to the app
-    habituation_subject_mean: float = 0.12  # ... to the subject
-    habituation_channel_mean: float = 0.12  # ... to the channel
+    habituation_app_mean: float = 0.1  # open log-odds lost per unit of sqrt(exposure) to the app
+    habituation_subject_mean: float = 0.1  # ... to the subject
+    habituation_channel_mean: float = 0.1  # ... to the channel
     fatigue_weight_mean: float = 0.35  # open log-odds lost per unit of fatigue
     fatigue_tau_minutes: float = 30.0  # fatigue decays with this time constant
     novelty_mean: float = 0.3  # early-weeks boost of the open log-odds ...
