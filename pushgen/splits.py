@@ -304,7 +304,8 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     folder = resolve_split(source)
     description = json.loads((folder / SPLIT_FILE).read_text())
     test = read_part(folder, f"task{task}/test")
-    history = test.iloc[0:0] if task == 2 else None
+    history = (schemas.apply_dtypes(pq.read_schema(folder / "task1/train.parquet").empty_table().to_pandas())
+               if task == 2 else None)
     return Split(
         folder=folder,
         task=task,

@@ -11,7 +11,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.dataset import read_parameters, write_dataset
 from pushgen.model.engagement import ROW_FIELDS, RowState, open_logit
-from pushgen.model.exposure import EXPOSURE_FIELDS, Exposure, ExposureState, keyed_exposure
+from pushgen.model.exposure import EXPOSURE_FIELDS, HABITUATION_TAU_DAYS, Exposure, ExposureState, keyed_exposure
 from pushgen.model.situations import SITUATIONS, situations
 
 
@@ -58,7 +58,7 @@ def test_online_state_follows_the_same_sums_as_the_vectorised_one():
     online = np.array(online)
     np.testing.assert_allclose(online[:, 0], keyed_exposure(t, np.zeros(400), 1800.0, interrupts), rtol=1e-9,
                                atol=1e-12)
-    np.testing.assert_allclose(online[:, 1], keyed_exposure(t, app, 2 * 86400.0), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(online[:, 1], keyed_exposure(t, app, HABITUATION_TAU_DAYS["app"] * 86400.0), rtol=1e-9, atol=1e-12)
 
 
 def test_stored_parameters_recompute_every_rows_probability_and_action(tmp_path):

@@ -14,7 +14,7 @@ from pushgen.cli import main
 from pushgen.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, record_run
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.splits import load_split
+from pushgen.splits import load_split, read_part
 from pushgen.submission import SubmissionError
 
 COLUMNS = ["context_id", *NOTIFICATION_FEATURES]
@@ -27,7 +27,8 @@ def split():
 
 @pytest.fixture(scope="module")
 def test_part(split) -> pd.DataFrame:
-    return load_split(split, 1).test
+    """Task 1's answer key: the logged notifications of the test contexts (the scorer's table)."""
+    return read_part(split, "scorer/task1/test")
 
 
 @pytest.fixture
@@ -65,8 +66,8 @@ def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
     result = pushgen.evaluate(split, submission=logged)
     assert result.mode == "expected"
     want = np.where(opened, 2 * p - 1, 2 * p).sum()
-    assert result.overall["total_reward"] == pytest.approx(want, rel=1e-12)
-    assert result.overall["generated_open_rate"] == pytest.approx(p.mean(), rel=1e-12)
+    assert result.overall["total_reward"] == pytest.approx(want, rel=1e-5)
+    assert result.overall["generated_open_rate"] == pytest.approx(p.mean(), rel=1e-5)
 
 
 def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
@@ -104,7 +105,7 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     assert np.isfinite(result.overall["learning_slope_per_1000_steps"])
     assert "p95 ms" in result.table() and "quarter gain" in result.table()
     expected = pushgen.evaluate(split, task=2, submission=run.drop(columns="reward"))
-    actions = load_split(split, 2).test.set_index("context_id").loc[run["context_id"], "action"]
+    actions = read_part(split, "scorer/task2/test").set_index("context_id").loc[run["context_id"], "action"]
     logged_opened = (actions == "opened").to_numpy()
     p = run["p_open"].to_numpy()
     want = np.where(logged_opened, 2 * p - 1, 2 * p).sum()

@@ -69,8 +69,12 @@ def test_parts_cut_by_calendar_and_by_user(dataset_folder, train, validation, co
     assert parts["task1/validation"]["posted_at"].between(validation_start, train_end,
                                                           inclusive="left").all()
     for part in ("task1/test", "task2/test"):
-        assert parts[part]["posted_at"].between(train_end, test_end, inclusive="left").all()
-        assert (parts[part]["context_id"] == parts[part]["notification_id"]).all()
+        key = parts[f"scorer/{part}"]
+        assert key["posted_at"].between(train_end, test_end, inclusive="left").all()
+        assert list(parts[part].columns) == ["user_id", "context_id", *schemas.CONTEXT_FEATURES]
+        assert (parts[part]["context_id"] == key["context_id"]).all()
+        assert not {"action", "seenTime", "decisionTime", "responseTime", "posted_at",
+                    *schemas.NOTIFICATION_FEATURES} & set(parts[part].columns)
     for part in ("task1/train", "task1/validation", "task1/test"):
         assert not set(parts[part]["user_id"]) & cold_users
     assert set(parts["task2/test"]["user_id"]) == cold_users
@@ -86,8 +90,9 @@ def test_parts_cut_by_calendar_and_by_user(dataset_folder, train, validation, co
         p: len(frame) for p, frame in parts.items()}
     assert description["fingerprints"] == fingerprints
     assert description["fingerprint"] == combine_fingerprints(fingerprints)
-    assert set(fingerprints) >= {*PARTS, "users", "ground_truth/engagement_rows",
-                                 "ground_truth/engagement_model.json"}
+    assert set(fingerprints) >= {*PARTS, "users", "scorer/ground_truth/engagement_rows",
+                                 "scorer/ground_truth/engagement_model.json",
+                                 "scorer/ground_truth/initial_state"}
 
 
 def test_same_split_twice_has_the_same_fingerprint_and_files(dataset_folder, tmp_path):
@@ -102,14 +107,18 @@ def test_same_split_twice_has_the_same_fingerprint_and_files(dataset_folder, tmp
 def test_load_split_gives_schema_dtypes_and_the_ground_truth(dataset_folder, tmp_path):
     folder = make_split(dataset_folder, tmp_path / "split", SplitSpec(2, 1, 1, 2))
     one, two = load_split(folder, task=1), load_split(folder, task=2)
-    for frame in (one.train, one.validation, one.test, two.test):
+    for frame in (one.train, one.validation):
         for name in (*schemas.NOTIFICATION_FEATURES, "place", "action"):
+            assert frame[name].dtype == schemas.field(name).pandas_dtype(), name
+    for frame in (one.test, two.test):
+        assert list(frame.columns) == ["user_id", "context_id", *schemas.CONTEXT_FEATURES]
+        for name in schemas.CONTEXT_FEATURES:
             assert frame[name].dtype == schemas.field(name).pandas_dtype(), name
     assert set(one.test["user_id"]) == {0, 1, 2} and set(two.test["user_id"]) == {3, 4}
     assert two.train.empty and two.validation.empty and list(two.train.columns) == list(one.train.columns)
-    assert len(one.users) == USERS
-    assert set(one.truth_rows["notification_id"]) >= set(one.test["notification_id"])
-    assert one.parameters is not None
+    assert list(one.users.columns) == ["user_id", "name"] and len(one.users) == USERS
+    assert set(one.truth_rows["notification_id"]) == set(one.test["context_id"]) | set(two.test["context_id"])
+    assert one.parameters.has_app.shape[0] == USERS
 
 
 @pytest.mark.parametrize(("spec", "message"), [
@@ -146,8 +155,8 @@ def test_split_command_writes_a_described_split(dataset_folder, tmp_path, capsys
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert f"Wrote {out}" in printed and "task2/test" in printed
-    assert {p.name for p in out.iterdir()} >= {"split.json", "README.md", "croissant.json", "task1",
-                                              "task2", "ground_truth", "users.parquet"}
+    assert {p.name for p in out.iterdir()} == {"split.json", "README.md", "croissant.json", "task1",
+                                              "task2", "scorer", "users.parquet"}
     assert json.loads((out / "split.json").read_text())["split"]["cold_start_users"] == 1
 
     assert main(args) == 2
