@@ -61,3 +61,13 @@ def test_every_kind_names_valid_values_and_distinct_channels():
     for kind, channels in KIND_CHANNELS.items():
         assert sum(c.share for c in channels if not c.triggered) == pytest.approx(1.0), kind
     assert (table.subjects.sum(axis=1) > 0).all()
+
+
+def test_the_model_document_lists_the_channels_the_code_has():
+    from pathlib import Path
+
+    from pushgen.model.tables_doc import refresh
+
+    document = (Path(__file__).resolve().parent.parent / "docs" / "model.md").read_text()
+    assert refresh(document) == document, "docs/model.md is stale: run python scripts/model_docs.py"
+    assert "| messaging | messages | 0.86 | msg | high | private | False |" in document

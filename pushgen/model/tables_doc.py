@@ -1,0 +1,72 @@
+"""Markdown tables of the model's parameters, generated from the code for ``docs/model.md``.
+
+``scripts/model_docs.py`` writes each table between its markers in the document, and a test
+fails when the document differs from what the code gives, so the docs cannot go stale.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pushgen.model.channels import GROUPS, KIND_CHANNELS
+from pushgen.model.exposure import HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, UPDATE_INTERRUPTION
+from pushgen.model.situations import INTERACTIONS, PRIORITY_IN, SITUATIONS, UPDATES_IN
+
+MAX_SUBJECTS_SHOWN = 6
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def channels_markdown() -> str:
+    """What each kind of app may post: its channels and their fixed fields."""
+    lines = [_row(["kind", "channel", "share", "category", "priority", "visibility", "ongoing",
+                   "numberOfUpdates", "subjects", "content group"]),
+             _row(["---"] * 10)]
+    for kind, channels in KIND_CHANNELS.items():
+        for c in channels:
+            subjects = ", ".join(c.subjects[:MAX_SUBJECTS_SHOWN])
+            if len(c.subjects) > MAX_SUBJECTS_SHOWN:
+                subjects += f", ... ({len(c.subjects)} in all)"
+            share = "while triggered" if c.triggered else f"{c.share:g}"
+            lines.append(_row([kind, c.name, share, c.category, c.priority, c.visibility, str(c.ongoing),
+                               ", ".join(c.updates), subjects, c.group]))
+    return "\n".join(lines)
+
+
+def interactions_markdown() -> str:
+    """Population content x situation effects (log-odds); 0 where blank."""
+    lines = [_row(["content group", *SITUATIONS]), _row(["---"] * (len(SITUATIONS) + 1))]
+    for group in GROUPS:
+        effects = INTERACTIONS.get(group, {})
+        lines.append(_row([group, *(f"{effects[s]:+g}" if s in effects else "" for s in SITUATIONS)]))
+    for name, table in (("priority", PRIORITY_IN), ("numberOfUpdates", UPDATES_IN)):
+        for situation, effects in table.items():
+            for value, effect in effects.items():
+                cells = [f"{effect:+g}" if s == situation else "" for s in SITUATIONS]
+                lines.append(_row([f"{name} = {value}", *cells]))
+    return "\n".join(lines)
+
+
+def exposure_markdown() -> str:
+    lines = [_row(["key", "time constant", "adds per notification"]), _row(["---"] * 3)]
+    lines += [_row([key, f"{tau:g} days", "1"]) for key, tau in HABITUATION_TAU_DAYS.items()]
+    weights = ", ".join(f"{p} {w:g}" for p, w in INTERRUPTION_BY_PRIORITY.items())
+    lines.append(_row(["fatigue", "`fatigue_tau_minutes` (priors)",
+                       f"by priority: {weights}; x {UPDATE_INTERRUPTION:g} for an update"]))
+    return "\n".join(lines)
+
+
+GENERATED = {"channels": channels_markdown, "interactions": interactions_markdown,
+             "exposure": exposure_markdown}
+
+
+def refresh(document: str) -> str:
+    """``document`` with every generated table replaced by what the code gives now."""
+    for name, make in GENERATED.items():
+        pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)", re.S)
+        if not pattern.search(document):
+            raise ValueError(f"the document has no markers for the {name} table")
+        document = pattern.sub(lambda m, make=make: m.group(1) + make() + "\n" + m.group(2), document)
+    return document
