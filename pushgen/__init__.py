@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pushgen.model.feasibility import is_possible
     from pushgen.model.priors import Priors
     from pushgen.registry import list_splits
-    from pushgen.splits import load_split
+    from pushgen.access import load_split
 
 _LAZY = {
     "Dataset": "pushgen.generator",
@@ -29,7 +29,7 @@ _LAZY = {
     "evaluate": "pushgen.evaluation",
     "run_benchmark": "pushgen.benchmark",
     "list_splits": "pushgen.registry",
-    "load_split": "pushgen.splits",
+    "load_split": "pushgen.access",
     "is_possible": "pushgen.model.feasibility",
 }
 

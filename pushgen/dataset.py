@@ -37,7 +37,7 @@ from pushgen._version import __version__
 from pushgen.fingerprint import Fingerprint, user_digests
 from pushgen.generator import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
-from pushgen.model.parameter_frames import from_frames, user_frame, weight_frame
+from pushgen.parameter_frames import from_frames, user_frame, weight_frame
 
 FORMATS = ("parquet", "csv")
 MANIFEST = "manifest.json"

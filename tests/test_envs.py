@@ -12,11 +12,11 @@ from gymnasium.utils.env_checker import check_env
 
 import pushgen
 from pushgen import schemas
+from pushgen.access import load_split
 from pushgen.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, INBOX_ID, decode, encode
 from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
 from pushgen.replay.scoring import sequence_probabilities
-from pushgen.splits import load_split
 
 gym.register_envs(pushgen)
 

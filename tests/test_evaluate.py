@@ -10,11 +10,12 @@ from envs_split import small_split
 
 import pushgen
 from pushgen import metrics, schemas
+from pushgen.access import load_split
 from pushgen.cli import main
 from pushgen.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, record_run
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.splits import load_split, read_part
+from pushgen.splits import read_part
 from pushgen.submission import SubmissionError
 
 COLUMNS = ["context_id", *NOTIFICATION_FEATURES]

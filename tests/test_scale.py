@@ -117,8 +117,9 @@ def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_larg
 
 
 def test_a_partitioned_dataset_splits_like_a_single_file_one(tmp_path):
+    from pushgen.access import load_split
     from pushgen.dataset import write_dataset
-    from pushgen.splits import SplitSpec, load_split, make_split
+    from pushgen.splits import SplitSpec, make_split
 
     spec = SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=2)
     recipe = make_recipe(users=5, months=2, seed=4)

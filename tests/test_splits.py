@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
+from pushgen.access import load_split
 from pushgen.cli import main
 from pushgen.dataset import DatasetError, sha256_file, write_dataset
 from pushgen.model.timegrid import add_months
@@ -22,7 +23,6 @@ from pushgen.splits import (
     SPLIT_FILE,
     SplitSpec,
     combine_fingerprints,
-    load_split,
     make_split,
     table_fingerprints,
 )

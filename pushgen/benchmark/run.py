@@ -13,15 +13,16 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from pushgen.access import load_split
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
 from pushgen.baselines.base import as_matrix
 from pushgen.baselines.candidates import distinct, public_pool
 from pushgen.benchmark.runner import CHUNK, Run, run_episode
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.dataset import DatasetError
-from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.envs.replay import ReplayPart, load_part
-from pushgen.splits import TASKS, load_split
+from pushgen.replay.rewards import DEFAULT_MODE, check_mode
+from pushgen.splits import TASKS
 
 
 class BenchmarkError(DatasetError):

@@ -34,13 +34,14 @@ from typing import Any
 import numpy as np
 
 from pushgen import schemas
+from pushgen.access import resolve_split
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
 from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
 from pushgen.replay.scoring import Judge
-from pushgen.splits import SPLIT_FILE, resolve_split
+from pushgen.splits import SPLIT_FILE
 
 
 class NotificationGenerationEnv(ReplayEnv):

@@ -20,12 +20,13 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from pushgen import schemas
+from pushgen.access import resolve_split
 from pushgen.dataset import DatasetError, read_parameters
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import ROW_FIELDS, EngagementParameters, RowState, RowTerms, row_terms
 from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.split_scorer import SCORER, SCORER_TRUTH
-from pushgen.splits import SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part, resolve_split
+from pushgen.splits import SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
 LISTED_USERS = 30

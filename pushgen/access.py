@@ -1,0 +1,60 @@
+"""Open a split by name or folder: the standard splits' names resolve through the registry.
+
+``load_split`` and ``resolve_split`` sit above the download layer (a name may need a fetch),
+so the splits module below stays free of it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from pushgen import schemas
+from pushgen.dataset import DatasetError
+from pushgen.splits import SPLIT_FILE, TASKS, Split, read_part
+
+
+def resolve_split(source: str | Path) -> Path:
+    """A split folder from a path, or a standard split's name (fetched or from the cache)."""
+    path = Path(source)
+    if path.is_dir():
+        if not (path / SPLIT_FILE).is_file():
+            raise DatasetError(f"{path} is not a split folder: no {SPLIT_FILE}")
+        return path
+    if path.exists():
+        raise DatasetError(f"{path} is not a split folder")
+    if isinstance(source, Path) or len(path.parts) > 1 or str(source).startswith("."):
+        raise DatasetError(f"no split folder at {source}")
+    from pushgen.download import fetch_split  # a name: the network layer only when needed
+
+    return fetch_split(str(source))
+
+
+def load_split(source: str | Path, task: int = 1) -> Split:
+    """Load task ``task`` (1: offline, 2: cold start) of a split folder or standard split.
+
+    ``train`` and ``validation`` are the history (notifications, contexts, actions, timings);
+    ``test`` holds the test contexts only (``user_id``, ``context_id`` and the 11 context
+    features). The logged test notifications, actions and timings and the simulated user live
+    in the split's ``scorer/`` folder, which only the evaluator and the environments read;
+    a model must not read it.
+    """
+    if task not in TASKS:
+        raise DatasetError(f"task must be 1 or 2; got {task!r}")
+    folder = resolve_split(source)
+    description = json.loads((folder / SPLIT_FILE).read_text())
+    test = read_part(folder, f"task{task}/test")
+    history = (schemas.apply_dtypes(pq.read_schema(folder / "task1/train.parquet").empty_table().to_pandas())
+               if task == 2 else None)
+    return Split(
+        folder=folder,
+        task=task,
+        description=description,
+        train=read_part(folder, "task1/train") if task == 1 else history,
+        validation=read_part(folder, "task1/validation") if task == 1 else history,
+        test=test,
+        users=pq.read_table(folder / "users.parquet").to_pandas(),
+    )
+
