@@ -1,8 +1,16 @@
 from __future__ import annotations
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 import pushgen
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_blas_thread():
+    """BLAS and LAPACK on one thread: small factorisations on many threads cost 100x more."""
+    with threadpool_limits(limits=1):
+        yield
 
 
 @pytest.fixture(scope="session")

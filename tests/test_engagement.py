@@ -11,7 +11,13 @@ import pushgen
 from pushgen import schemas
 from pushgen.dataset import read_parameters, write_dataset
 from pushgen.model.engagement import ROW_FIELDS, RowState, open_logit
-from pushgen.model.exposure import EXPOSURE_FIELDS, HABITUATION_TAU_DAYS, Exposure, ExposureState, keyed_exposure
+from pushgen.model.exposure import (
+    EXPOSURE_FIELDS,
+    HABITUATION_TAU_DAYS,
+    Exposure,
+    ExposureState,
+    keyed_exposure,
+)
 from pushgen.model.situations import SITUATIONS, situations
 
 
@@ -58,7 +64,8 @@ def test_online_state_follows_the_same_sums_as_the_vectorised_one():
     online = np.array(online)
     np.testing.assert_allclose(online[:, 0], keyed_exposure(t, np.zeros(400), 1800.0, interrupts), rtol=1e-9,
                                atol=1e-12)
-    np.testing.assert_allclose(online[:, 1], keyed_exposure(t, app, HABITUATION_TAU_DAYS["app"] * 86400.0), rtol=1e-9, atol=1e-12)
+    app_tau = HABITUATION_TAU_DAYS["app"] * 86400.0
+    np.testing.assert_allclose(online[:, 1], keyed_exposure(t, app, app_tau), rtol=1e-9, atol=1e-12)
 
 
 def test_stored_parameters_recompute_every_rows_probability_and_action(tmp_path):
@@ -68,7 +75,8 @@ def test_stored_parameters_recompute_every_rows_probability_and_action(tmp_path)
     frame = dataset.notifications
     truth = pq.read_table(folder / "ground_truth" / "engagement_rows.parquet").to_pandas()
     codes = {name: schemas.field(name).codes(frame[name].tolist()) for name in schemas.FEATURES}
-    state = RowState(**{f: truth[f].to_numpy(dtype=bool if f == "asleep" else np.float64) for f in ROW_FIELDS})
+    state = RowState(**{f: truth[f].to_numpy(dtype=bool if f == "asleep" else np.float64)
+                        for f in ROW_FIELDS})
     exposure = Exposure(**{f: truth[f"exposure_{f}"].to_numpy(np.float64) for f in EXPOSURE_FIELDS})
     p = expit(open_logit(params, params.rows(frame["user_id"].to_numpy()), codes, state, exposure))
     np.testing.assert_allclose(p, truth["p_open"].to_numpy(), atol=2e-6)

@@ -39,7 +39,8 @@ def test_changing_one_fixed_field_of_a_channel_makes_it_impossible(change):
 
 
 def test_every_generated_notification_is_possible_for_its_user(small):
-    codes = {f: schemas.field(f).codes(small.notifications[f].tolist()) for f in schemas.NOTIFICATION_FEATURES}
+    codes = {f: schemas.field(f).codes(small.notifications[f].tolist())
+             for f in schemas.NOTIFICATION_FEATURES}
     params = small.parameters
     has_app = params.has_app[params.rows(small.notifications["user_id"].to_numpy())]
     assert is_possible(codes, has_app).all()

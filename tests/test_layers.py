@@ -98,7 +98,7 @@ def test_no_import_cycle_between_modules():
         seen[node] = 1
         for nxt in graph.get(node, ()):
             if seen.get(nxt) == 1:
-                cycle = path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt]
+                cycle = [*path[path.index(nxt):], nxt] if nxt in path else [node, nxt]
                 raise AssertionError("import cycle: " + " -> ".join(cycle))
             if nxt not in seen:
                 visit(nxt, [*path, nxt])

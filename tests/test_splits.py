@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import tempfile
 from pathlib import Path
@@ -62,6 +63,8 @@ def test_parts_cut_by_calendar_and_by_user(dataset_folder, train, validation, co
         parts = {part: read(folder, part) for part in PARTS}
         description = json.loads((folder / SPLIT_FILE).read_text())
         fingerprints = table_fingerprints(folder)
+        files = {name: hashlib.sha256((folder / name).read_bytes()).hexdigest()
+                 for name in description["files"]}
     everything = pq.read_table(dataset_folder / "notifications.parquet").to_pandas()
     cold_users = set(range(USERS - cold, USERS))
 
@@ -89,7 +92,8 @@ def test_parts_cut_by_calendar_and_by_user(dataset_folder, train, validation, co
     assert {p: v["rows"] for p, v in description["parts"].items()} == {
         p: len(frame) for p, frame in parts.items()}
     assert description["fingerprints"] == fingerprints
-    assert description["fingerprint"] == combine_fingerprints(fingerprints)
+    assert description["fingerprint"] == combine_fingerprints(description["fingerprints"])
+    assert {name: entry["sha256"] for name, entry in description["files"].items()} == files
     assert set(fingerprints) >= {*PARTS, "users", "scorer/ground_truth/engagement_rows",
                                  "scorer/ground_truth/engagement_model.json",
                                  "scorer/ground_truth/initial_state"}

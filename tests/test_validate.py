@@ -129,8 +129,8 @@ def test_cli_validate(written: dict[str, Path], tmp_path: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(cli, ["validate", str(written["csv"])])
     assert result.exit_code == 0
-    assert result.output == f"valid: {written['csv']} (3,771 notifications, 3 users)\n" or (
-        result.output.startswith(f"valid: {written['csv']} (") and "3 users)" in result.output)
+    rows = len(pd.read_csv(written["csv"] / "notifications.csv"))
+    assert result.output == f"valid: {written['csv']} ({rows:,} notifications, 3 users)\n"
 
     folder = copy(written, "parquet", tmp_path)
     (folder / "users.parquet").unlink()
