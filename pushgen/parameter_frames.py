@@ -48,7 +48,8 @@ def from_frames(users: pd.DataFrame, weights: pd.DataFrame, constants: dict) -> 
     for f in FEATURES:
         part = weights[weights["feature"] == f]
         matrix = np.zeros((len(user_ids), len(schemas.values(f))))
-        matrix[position[part["user_id"].to_numpy()].to_numpy(), part["code"].to_numpy()] = part["weight"].to_numpy()
+        rows = position[part["user_id"].to_numpy()].to_numpy()
+        matrix[rows, part["code"].to_numpy()] = part["weight"].to_numpy()
         table[f] = matrix
     app = schemas.field("postingApp")
     has_app = np.zeros((len(user_ids), len(app.values)), dtype=bool)

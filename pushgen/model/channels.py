@@ -37,6 +37,7 @@ GROUPS = (
 
 ANY_UPDATES = ("none", "low", "medium", "high")
 THREAD_UPDATES = ("none", "low", "medium", "high")  # conversations count their follow-ups
+SUMMARY_UPDATES = ("low", "none", "medium", "high")  # a group summary is usually updated
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ WELLBEING = ("health", "nutrition", "fitness", "beauty & fitness", "health condi
 KIND_CHANNELS: dict[str, tuple[Channel, ...]] = {
     "messaging": (
         Channel("messages", 0.86, "msg", "high", "private", False, THREAD_UPDATES, CONVERSATION, "chat"),
-        Channel("group summaries", 0.10, "msg", "default", "private", False, ("low", "none", "medium", "high"),
+        Channel("group summaries", 0.10, "msg", "default", "private", False, SUMMARY_UPDATES,
                 ("people & society", "humor", "other - conversation chatter", "events & listings",
                  "family", "sports"), "chat"),
         Channel("calls", 0.04, "call", "max", "private", False, ("none",),
@@ -170,7 +171,7 @@ KIND_CHANNELS: dict[str, tuple[Channel, ...]] = {
         Channel("sync", 0.30, "service", "low", "private", True, ANY_UPDATES,
                 ("software", "enterprise technology", "business services", "internet software"), "system"),
         Channel("activity", 0.40, "unknown", "default", "private", False, ("none", "low"),
-                LEARNING + ("business services", "enterprise technology", "expos & conventions"), "work"),
+                (*LEARNING, "business services", "enterprise technology", "expos & conventions"), "work"),
     ),
     "calendar": (
         Channel("events", 0.6, "event", "high", "private", False, ("none", "low"), EVENTS, "calendar"),

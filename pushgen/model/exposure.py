@@ -15,6 +15,7 @@ state the user's earlier logged notifications left (``ExposureState``).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +66,7 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
     bounds = np.r_[0, np.flatnonzero(np.diff(chunk)) + 1, n]
     out = np.empty(n)
     carry, previous = 0.0, chunk[0]
-    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+    for a, b in itertools.pairwise(bounds):
         c = chunk[a]
         carry *= np.exp(-CHUNK * (c - previous))
         local = timeline[a:b] - c * CHUNK
