@@ -13,13 +13,13 @@ from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__
 
 if TYPE_CHECKING:
+    from pushgen.access import load_split
     from pushgen.benchmark import run_benchmark
     from pushgen.evaluation import evaluate
     from pushgen.generator import Dataset, GenerationError, generate
     from pushgen.model.feasibility import is_possible
     from pushgen.model.priors import Priors
     from pushgen.registry import list_splits
-    from pushgen.access import load_split
 
 _LAZY = {
     "Dataset": "pushgen.generator",

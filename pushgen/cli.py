@@ -16,8 +16,8 @@ from pushgen._version import __version__
 from pushgen.baselines import BASELINES
 from pushgen.dataset import FORMATS, DatasetError
 from pushgen.engines import ENGINES, EngineError
-from pushgen.replay.rewards import DEFAULT_MODE, MODES
 from pushgen.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
+from pushgen.replay.rewards import DEFAULT_MODE, MODES
 
 USER_ERRORS = (GenerationError, DatasetError, EngineError)
 
