@@ -36,13 +36,15 @@ def channels(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Channel of every arrival (follow-ups take their conversation's)."""
-    of_app = table.of_app[arrivals.app]
-    valid = of_app >= 0
-    safe = np.maximum(of_app, 0)
+    app = arrivals.app.astype(np.int64)
+    valid = table.of_app >= 0
+    safe = np.maximum(table.of_app, 0)
     untriggered = np.where(valid & ~table.triggered[safe], table.share[safe], 0.0)
-    pick = categorical_rows(np.cumsum(untriggered, axis=1), np.arange(len(of_app)), rng)
-    channel = of_app[np.arange(len(of_app)), pick]
-    triggered = np.where(valid & table.triggered[safe], safe, -1).max(axis=1)
+    no_share = untriggered.sum(axis=1) == 0  # trigger-only apps (never sampled without it)
+    untriggered[no_share, 0] = 1.0
+    pick = categorical_rows(np.cumsum(untriggered, axis=1), app, rng)
+    channel = table.of_app[app, pick]
+    triggered = np.where(valid & table.triggered[safe], safe, -1).max(axis=1)[app]
     use_trigger = (triggered >= 0) & (arrivals.alarm | (trigger_on & (rng.random(len(channel))
                                                                      < TRIGGERED_SHARE)))
     channel = np.where(use_trigger, triggered, channel)
@@ -83,10 +85,10 @@ def content(
 
 def _updates(table: ChannelTable, channel: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     usual = table.usual_updates[channel]
-    others = table.updates[channel].astype(np.float64)
-    others[np.arange(len(channel)), usual] = 0.0
+    others = table.updates.astype(np.float64)
+    others[np.arange(len(others)), table.usual_updates] = 0.0
     has_others = others.sum(axis=1) > 0
-    weights = np.where(has_others[:, None], others, 1.0)
-    other = categorical_rows(np.cumsum(weights, axis=1), np.arange(len(channel)), rng)
-    keep_usual = ~has_others | (rng.random(len(channel)) < USUAL_UPDATES)
+    others[~has_others] = 1.0
+    other = categorical_rows(np.cumsum(others, axis=1), channel, rng)
+    keep_usual = ~has_others[channel] | (rng.random(len(channel)) < USUAL_UPDATES)
     return np.where(keep_usual, usual, other).astype(np.int16)

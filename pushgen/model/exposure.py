@@ -54,8 +54,11 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
     if n == 0:
         return np.zeros(0)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    order = np.lexsort((np.arange(n), np.asarray(keys)))
-    k, x, w = np.asarray(keys)[order], np.asarray(seconds, dtype=np.float64)[order] / tau_seconds, w[order]
+    keys = np.asarray(keys)
+    if keys.size and keys.min() >= np.iinfo(np.int16).min and keys.max() <= np.iinfo(np.int16).max:
+        keys = keys.astype(np.int16)  # numpy's stable sort of 16-bit integers is a radix sort
+    order = np.argsort(keys, kind="stable")
+    k, x, w = keys[order], np.asarray(seconds, dtype=np.float64)[order] / tau_seconds, w[order]
     first = np.r_[True, k[1:] != k[:-1]]
     group = np.cumsum(first) - 1
     x = x - x[first][group]
