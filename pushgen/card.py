@@ -8,24 +8,21 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyarrow as pa
 
 from pushgen import schemas
+from pushgen.cards import Json, hub
+from pushgen.cards.tables import DATASET_TABLES, tables
 from pushgen.dataset import CARD, MANIFEST, TRUTH
 from pushgen.describe import Section, describe, pct, right_aligned, sections
 from pushgen.generator import Dataset
 from pushgen.model.priors import Priors
 
-FILE_CONTENT = {
-    "notifications": "one row per notification: its features, context, action and timings",
-    "users": "one row per user: pseudonym and a summary of the user's habits",
-    "engagement_model": "the engagement formula and its constants",
-    "engagement_users": "per user: the scalar parameters of the formula",
-    "engagement_weights": "per user, feature and value: the weight of that value",
-    "engagement_rows": "per notification: the dynamic state, the random draw and P(open)",
-}
+FILE_CONTENT = {Path(table).name: text.rstrip(".") for table, text in DATASET_TABLES.items()}
+HF_TABLES = ("notifications", "users")  # the configs of the card; the ground truth is not loaded with them
 ID_COLUMNS = (
     ("user_id", "int32", "one per user", "The user (key into the users table)."),
     ("notification_id", "int64", "unique",
@@ -59,7 +56,7 @@ ENGAGEMENT_SCALARS = {
 }
 
 
-def summary_paragraph(manifest: dict, out: Path) -> str:
+def summary_paragraph(manifest: Json, out: Path) -> str:
     """One paragraph on what ``make`` wrote: rows, users, date span, open rate, where."""
     recipe, rows = manifest["recipe"], manifest["rows"]["notifications"]
     first = (manifest.get("first_posted") or recipe["start"])[:10]
@@ -71,7 +68,7 @@ def summary_paragraph(manifest: dict, out: Path) -> str:
     )
 
 
-def dataset_card(dataset: Dataset, manifest: dict) -> str:
+def dataset_card(dataset: Dataset, manifest: Json) -> str:
     """The README.md of a dataset folder, from the dataset and its manifest."""
     stats = describe(dataset.notifications, dataset.users)
     parts = [
@@ -83,20 +80,52 @@ def dataset_card(dataset: Dataset, manifest: dict) -> str:
         _statistics(stats),
         _ground_truth(dataset),
     ]
-    return "\n\n".join(part.strip("\n") for part in parts) + "\n"
+    body = "\n\n".join(part.strip("\n") for part in parts) + "\n"
+    rows = manifest["rows"]["notifications"]
+    return hub.render(hub.card_data(pretty_name(manifest), hf_configs(dataset, manifest), rows), body)
 
 
-def markdown_table(header: tuple[str, ...], rows, right: list[bool] | None = None) -> str:
+def pretty_name(manifest: Json) -> str:
+    """Unique per content: the recipe in words and the notifications' content fingerprint."""
+    recipe = manifest["recipe"]
+    return (f"pushgen dataset: {recipe['users']:,} users, {recipe['days']:,} days, seed {recipe['seed']} "
+            f"({manifest['fingerprints']['notifications'][:12]})")
+
+
+def hf_configs(dataset: Dataset, manifest: Json) -> list[hub.Config]:
+    """The Hugging Face configs: notifications (the default) and users, one split each.
+
+    A large dataset's card sees only some users: the bytes of its splits are scaled from theirs.
+    """
+    files = tables(manifest["files"])
+    arrow = {"notifications": dataset.notifications_arrow, "users": dataset.users_arrow}
+    configs = []
+    for name in HF_TABLES:
+        paths, table, rows = files[name], arrow[name], manifest["rows"][name]
+        pattern = paths[0] if len(paths) == 1 else f"{name}/*{Path(paths[0]).suffix}"
+        num_bytes = hub.arrow_bytes(table)
+        if table.num_rows != rows:
+            num_bytes = round(num_bytes * rows / max(table.num_rows, 1))
+        description = (f"{pretty_name(manifest)}: {DATASET_TABLES[name]} Content fingerprint "
+                       f"{manifest['fingerprints'][name]}.")
+        configs.append(hub.Config(name, description, table.schema,
+                                  (hub.TableSplit("train", pattern, rows, num_bytes),),
+                                  default=name == "notifications"))
+    return configs
+
+
+def markdown_table(header: tuple[str, ...], rows: Iterable[Sequence[object]],
+                   right: list[bool] | None = None) -> str:
     right = right or [False] * len(header)
 
-    def line(cells) -> str:
+    def line(cells: Sequence[object]) -> str:
         return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
     rule = "|" + "|".join("---:" if r else "---" for r in right) + "|"
     return "\n".join([line(header), rule, *(line(row) for row in rows)])
 
 
-def _introduction(dataset: Dataset, manifest: dict, stats: dict) -> str:
+def _introduction(dataset: Dataset, manifest: Json, stats: Json) -> str:
     recipe = manifest["recipe"]
     return f"""\
 # pushgen dataset: {recipe['users']:,} users, {recipe['days']:,} days, seed {recipe['seed']}
@@ -114,7 +143,7 @@ challenge. No real person's data is in it: the names are made-up pseudonyms.
 """
 
 
-def _totals(manifest: dict, stats: dict) -> str:
+def _totals(manifest: Json, stats: Json) -> str:
     rows = manifest["rows"]["notifications"]
     first = (manifest.get("first_posted") or stats["first_day"])[:10]
     last = (manifest.get("last_posted") or stats["last_day"])[:10]
@@ -128,7 +157,7 @@ def _totals(manifest: dict, stats: dict) -> str:
     return text
 
 
-def _recipe(manifest: dict) -> str:
+def _recipe(manifest: Json) -> str:
     recipe = manifest["recipe"]
     defaults = Priors().to_dict()
     changed = {k: v for k, v in recipe.get("priors", {}).items() if defaults.get(k) != v}
@@ -162,7 +191,7 @@ def _recipe(manifest: dict) -> str:
     return text
 
 
-def _files(manifest: dict) -> str:
+def _files(manifest: Json) -> str:
     rows = []
     for name, entry in manifest["files"].items():
         stem = Path(name).stem
@@ -185,7 +214,7 @@ def _first_sentence(text: str) -> str:
     return re.split(r"\.\s+(?=[A-Z(])", text)[0].rstrip(".")
 
 
-def _columns(dataset: Dataset, manifest: dict) -> str:
+def _columns(dataset: Dataset, manifest: Json) -> str:
     ext = "csv" if manifest["format"] == "csv" else "parquet"
     rows = [(f"`{name}`", "", kind, values, meaning) for name, kind, values, meaning in ID_COLUMNS]
     names = dataset.notifications_arrow.column_names
@@ -214,7 +243,8 @@ def _arrow_name(kind: pa.DataType) -> str:
     return names.get(str(kind), str(kind))
 
 
-def _loading(manifest: dict) -> str:
+def _loading(manifest: Json) -> str:
+    partitioned = manifest.get("layout") == "partitioned"
     if manifest["format"] == "csv":
         plain = (
             "import pandas as pd\n\n"
@@ -226,17 +256,26 @@ def _loading(manifest: dict) -> str:
             'table = pacsv.read_csv("notifications.csv")'
         )
     else:
-        table = "notifications" if manifest.get("layout") == "partitioned" else "notifications.parquet"
+        table = "notifications" if partitioned else "notifications.parquet"
         plain = (
             "import pandas as pd\n\n"
-            f'notifications = pd.read_parquet("{table}")\n'
+            f'notifications = pd.read_parquet("{table}")  # categorical features as strings\n'
             'users = pd.read_parquet("users.parquet")\n\n'
             "import pyarrow.parquet as pq\n\n"
-            f'table = pq.read_table("{table}")  # categorical columns as dictionaries'
+            f'table = pq.read_table("{table}")'
         )
+        if partitioned:
+            plain += ("\n\nimport duckdb  # DuckDB reads a folder of parts through a glob\n\n"
+                      "duckdb.sql(\"SELECT action, count(*) FROM 'notifications/*.parquet' \"\n"
+                      "           \"GROUP BY action\")")
     return (
         "## Loading\n\n"
         f"```python\n{plain}\n```\n\n"
+        "With Hugging Face `datasets` (the configs above: `notifications`, the default, and `users`; "
+        "the categorical features load as `ClassLabel` over their published values):\n\n"
+        "```python\nfrom datasets import load_dataset\n\n"
+        'notifications = load_dataset("path/to/this/folder")["train"]\n'
+        'users = load_dataset("path/to/this/folder", "users")["train"]\n```\n\n'
         "With pushgen, every feature comes back as a pandas categorical over its full published "
         "value set, and the ground truth as `EngagementParameters`:\n\n"
         "```python\nfrom pushgen.dataset import read_dataset\n\n"
@@ -255,7 +294,7 @@ def _markdown_section(section: Section) -> str:
     return text
 
 
-def _statistics(stats: dict) -> str:
+def _statistics(stats: Json) -> str:
     shown = [s for s in sections(stats) if s.title != "Dataset"]
     return (
         "## Statistics\n\n"

@@ -1,35 +1,48 @@
-"""The Croissant description (``croissant.json``, JSON-LD) of a split folder.
+"""The Croissant description (``croissant.json``, JSON-LD, Croissant 1.1) of a split or dataset folder.
 
-Every file is a ``cr:FileObject`` with its sha256; every table a ``cr:RecordSet`` whose fields
-take their types from ``pushgen.schemas`` (other columns from their Arrow type).
+Every file is a ``cr:FileObject`` with its sha256 (a partitioned table's parts a ``cr:FileSet``);
+every table a ``cr:RecordSet`` whose fields take their types from ``pushgen.schemas`` (other
+columns from their Arrow type). A feature with a published value list references the
+``values/<feature>`` record set, an ``sc:Enumeration`` that holds the list in order. The
+tables come from ``split.json`` or ``manifest.json``; nothing depends on the clock, so the file
+is the same bytes whenever the folder is.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import sha256_file
+from pushgen.cards import Json
+from pushgen.cards.tables import DATASET_TABLES, split_table_description, tables
+from pushgen.dataset import CARD, MANIFEST, read_manifest, sha256_file
 from pushgen.split_card import CARD_FILE, LICENSE_URL, split_label
 from pushgen.splits import SPLIT_FILE
 
 CROISSANT_FILE = "croissant.json"
-CONFORMS_TO = "http://mlcommons.org/croissant/1.0"
+CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 CONTEXT = {
     "@language": "en",
     "@vocab": "https://schema.org/",
+    "arrayShape": "cr:arrayShape",
     "citeAs": "cr:citeAs",
     "column": "cr:column",
     "conformsTo": "dct:conformsTo",
+    "containedIn": "cr:containedIn",
     "cr": "http://mlcommons.org/croissant/",
     "rai": "http://mlcommons.org/croissant/RAI/",
     "data": {"@id": "cr:data", "@type": "@json"},
     "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
     "dct": "http://purl.org/dc/terms/",
+    "description": {"@container": "@language"},
     "equivalentProperty": "cr:equivalentProperty",
     "examples": {"@id": "cr:examples", "@type": "@json"},
     "extract": "cr:extract",
@@ -39,10 +52,12 @@ CONTEXT = {
     "fileSet": "cr:fileSet",
     "format": "cr:format",
     "includes": "cr:includes",
+    "isArray": "cr:isArray",
     "isLiveDataset": "cr:isLiveDataset",
     "jsonPath": "cr:jsonPath",
     "key": "cr:key",
     "md5": "cr:md5",
+    "name": {"@container": "@language"},
     "parentField": "cr:parentField",
     "path": "cr:path",
     "recordSet": "cr:recordSet",
@@ -59,9 +74,9 @@ CONTEXT = {
 }
 SCHEMA_TYPES = {"string": "sc:Text", "boolean": "sc:Boolean", "integer": "sc:Integer",
                 "number": "sc:Float"}
-LISTED_VALUES = 12  # longer value lists are named, not repeated in every record set
-ENCODINGS = {".parquet": "application/x-parquet", ".json": "application/json",
+ENCODINGS = {".parquet": "application/x-parquet", ".csv": "text/csv", ".json": "application/json",
              ".md": "text/markdown"}
+VALUES = "values"
 COLUMNS = {
     "user_id": "Pseudonymous user number.",
     "notification_id": "Notification number, unique in the dataset (user_id * 10^7 + the user's row).",
@@ -80,17 +95,26 @@ COLUMNS = {
     "code": "Position of the value in the feature's published value list.",
     "value": "The feature's value.",
     "weight": "Log-odds contribution of the value to opening.",
+    "key": "The exposure: fatigue, or habituation to an app, subject or channel.",
+    "index": "The app, subject or channel code of the exposure (0 for fatigue).",
 }
-RECORD_SETS = {
-    "task1/train": "Task 1 users: the training months, less the validation weeks.",
-    "task1/validation": "Task 1 users: the last weeks of the training months.",
-    "task1/test": "Task 1 users: the test months.",
-    "task2/test": "Cold-start users (held out entirely): their test months.",
-    "users": "One row per user: pseudonym and a summary of the simulated habits.",
-    "ground_truth/engagement_rows": "Per notification: the dynamic state and draw behind its action.",
-    "ground_truth/engagement_users": "Per user: the engagement model's scalar parameters.",
-    "ground_truth/engagement_weights": "Per user, feature and value: the engagement model's weight.",
+KEYWORDS = ["synthetic data", "push notifications", "user modelling", "benchmark"]
+CREATOR = {"@type": "sc:Organization", "name": "pushgen developers"}
+RAI = {
+    "rai:dataCollection": "Simulated: sampled from pushgen's dynamic Bayesian network; no real "
+                          "person's data.",
+    "rai:personalSensitiveInformation": "None: users and their pseudonyms are invented.",
 }
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table to describe: its record set's name, what it holds, where it is, its columns."""
+
+    name: str
+    description: str
+    source: dict[str, dict[str, str]]
+    schema: pa.Schema
 
 
 def arrow_data_type(data_type: pa.DataType) -> str:
@@ -107,29 +131,60 @@ def arrow_data_type(data_type: pa.DataType) -> str:
     return "sc:Text"
 
 
-def column_field(record_set: str, file_id: str, column: pa.Field) -> dict:
-    spec = schemas.fields().get(column.name)
-    if spec is not None:
-        data_type = SCHEMA_TYPES[spec.type]
-        description = spec.description
-        if spec.values is not None and len(spec.values) <= LISTED_VALUES:
-            description += " One of: " + ", ".join(map(str, spec.values)) + "."
-        elif spec.values is not None:
-            description += f" One of {len(spec.values)} published values (pushgen.schemas)."
-    else:
-        data_type = arrow_data_type(column.type)
-        description = COLUMNS.get(column.name, f"{column.name} (see the dataset card).")
+def has_value_set(spec: schemas.Field) -> bool:
+    """A feature whose values are a published list (booleans need none: their type says it)."""
+    return spec.values is not None and spec.type != "boolean"
+
+
+def value_set(spec: schemas.Field) -> dict[str, object]:
+    """The ``values/<feature>`` record set: the published values in order, with their codes."""
+    name = f"{VALUES}/{spec.name}"
+    values = spec.values or ()
     return {
-        "@type": "cr:Field",
-        "@id": f"{record_set}/{column.name}",
-        "name": column.name,
-        "description": description,
-        "dataType": data_type,
-        "source": {"fileObject": {"@id": file_id}, "extract": {"column": column.name}},
+        "@type": "cr:RecordSet",
+        "@id": name,
+        "name": name,
+        "description": f"The published values of {spec.name}, in order: code is a value's position "
+                       "in the list (pushgen.schemas).",
+        "dataType": "sc:Enumeration",
+        "key": {"@id": f"{name}/value"},
+        "field": [
+            {"@type": "cr:Field", "@id": f"{name}/code", "name": "code",
+             "description": "Position of the value in the published list.", "dataType": "sc:Integer"},
+            {"@type": "cr:Field", "@id": f"{name}/value", "name": "value",
+             "description": f"A value of {spec.name}.", "dataType": SCHEMA_TYPES[spec.type]},
+        ],
+        "data": [{f"{name}/code": code, f"{name}/value": value} for code, value in enumerate(values)],
     }
 
 
-def file_object(path: str, size: int, sha256: str) -> dict:
+def column_field(table: Table, column: pa.Field) -> dict[str, object]:
+    spec = schemas.fields().get(column.name)
+    field: dict[str, object] = {"@type": "cr:Field", "@id": f"{table.name}/{column.name}",
+                                "name": column.name}
+    if spec is not None:
+        field["description"] = spec.description
+        field["dataType"] = SCHEMA_TYPES[spec.type]
+        if has_value_set(spec):
+            field["references"] = {"field": {"@id": f"{VALUES}/{spec.name}/value"}}
+    else:
+        field["description"] = COLUMNS.get(column.name, f"{column.name} (see the dataset card).")
+        field["dataType"] = arrow_data_type(column.type)
+    field["source"] = {**table.source, "extract": {"column": column.name}}
+    return field
+
+
+def record_set(table: Table) -> dict[str, object]:
+    return {
+        "@type": "cr:RecordSet",
+        "@id": table.name,
+        "name": table.name,
+        "description": table.description,
+        "field": [column_field(table, column) for column in table.schema],
+    }
+
+
+def file_object(path: str, size: int, sha256: str) -> dict[str, object]:
     return {
         "@type": "cr:FileObject",
         "@id": path,
@@ -141,66 +196,158 @@ def file_object(path: str, size: int, sha256: str) -> dict:
     }
 
 
+def file_set(pattern: str, description: str) -> dict[str, object]:
+    return {
+        "@type": "cr:FileSet",
+        "@id": pattern,
+        "name": pattern,
+        "description": description,
+        "encodingFormat": ENCODINGS[Path(pattern).suffix],
+        "includes": pattern,
+    }
+
+
 def semantic_version(version: str) -> str:
     """Croissant's MAJOR.MINOR.PATCH form of a split version (``v1`` -> ``1.0.0``)."""
     number = version.removeprefix("v")
     return f"{number}.0.0" if number.isdigit() else version
 
 
-def croissant(folder: Path, title: str | None = None, url: str | None = None) -> dict:
-    """The Croissant JSON-LD of a split folder (``split.json`` and the card written)."""
-    folder = Path(folder)
-    description = json.loads((folder / SPLIT_FILE).read_text())
-    files = dict(description["files"])
-    for extra in (SPLIT_FILE, CARD_FILE):
-        if (folder / extra).is_file():
-            files[extra] = {"bytes": (folder / extra).stat().st_size,
-                            "sha256": sha256_file(folder / extra)}
-    recipe = description["recipe"]
-    label = split_label(description)
-    document = {
+def date_published(recipe: Json) -> str:
+    """The last simulated day: a date the recipe fixes, so the file does not change with the clock."""
+    start = dt.date.fromisoformat(recipe["start"])
+    return (start + dt.timedelta(days=int(recipe["days"]) - 1)).isoformat()
+
+
+def value_sets(described: Iterable[Table]) -> list[dict[str, object]]:
+    used = {column.name for table in described for column in table.schema}
+    return [value_set(spec) for name, spec in schemas.fields().items()
+            if name in used and has_value_set(spec)]
+
+
+def document(name: str, description: str, version: str, recipe: Json, cite_as: str,
+             distribution: list[dict[str, object]], described: list[Table],
+             url: str | None = None) -> dict[str, object]:
+    out: dict[str, object] = {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": CONFORMS_TO,
-        "name": label,
-        "description": (
+        "name": name,
+        "description": description,
+        "license": LICENSE_URL,
+        "citeAs": cite_as,
+        "creator": CREATOR,
+        "datePublished": date_published(recipe),
+        "keywords": KEYWORDS,
+        "version": version,
+        **RAI,
+    }
+    if url:
+        out["url"] = url
+    out["distribution"] = distribution
+    out["recordSet"] = [*value_sets(described), *(record_set(table) for table in described)]
+    return out
+
+
+def cite(label: str, title: str, fingerprint: str) -> str:
+    return (f"@misc{{{label}, title = {{{label}: {title}}}, author = {{{{pushgen developers}}}}, "
+            f"note = {{content fingerprint {fingerprint}}}}}")
+
+
+def described_files(folder: Path, listed: dict[str, Json], extra: Iterable[str]) -> dict[str, Json]:
+    """The files a listing gives (bytes, sha256) and the ``extra`` files present beside them."""
+    files = dict(listed)
+    for name in extra:
+        if (folder / name).is_file():
+            files[name] = {"bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name)}
+    return files
+
+
+def croissant(folder: Path, title: str | None = None, url: str | None = None) -> dict[str, object]:
+    """The Croissant JSON-LD of a split folder (``split.json`` and the card written)."""
+    folder = Path(folder)
+    description = json.loads((folder / SPLIT_FILE).read_text())
+    files = described_files(folder, description["files"], (SPLIT_FILE, CARD_FILE))
+    recipe = description["recipe"]
+    label = split_label(description)
+    described = [
+        Table(table, split_table_description(table), {"fileObject": {"@id": paths[0]}},
+              pq.read_schema(folder / paths[0]))
+        for table, paths in tables(description["files"]).items() if paths[0].endswith(".parquet")
+    ]
+    return document(
+        name=label,
+        description=(
             f"{title or 'A pushgen split'}: synthetic smartphone push notifications of "
             f"{recipe['users']} simulated users from pushgen's dynamic Bayesian network (seed "
             f"{recipe['seed']}), split for the EvalUMAP 2019 tasks. Content fingerprint "
-            f"{description['fingerprint']}."
+            f"{description['fingerprint']}. Everything under scorer/ is the answer key: models must "
+            "not read it."
         ),
-        "license": LICENSE_URL,
-        "citeAs": f"@misc{{{label}, title = {{{label}: {title or 'a pushgen split'}}}, "
-                  f"author = {{{{pushgen developers}}}}, note = {{content fingerprint "
-                  f"{description['fingerprint']}}}}}",
-        "creator": {"@type": "sc:Organization", "name": "pushgen developers"},
-        "keywords": ["synthetic data", "push notifications", "user modelling", "benchmark"],
-        "rai:dataCollection": "Simulated: sampled from pushgen's dynamic Bayesian network; "
-                              "no real person's data.",
-        "rai:personalSensitiveInformation": "None: users and their pseudonyms are invented.",
-    }
-    if description.get("version"):
-        document["version"] = semantic_version(description["version"])
-    if url:
-        document["url"] = url
-    document["distribution"] = [file_object(path, f["bytes"], f["sha256"])
-                                for path, f in sorted(files.items())]
-    document["recordSet"] = [
-        {
-            "@type": "cr:RecordSet",
-            "@id": name,
-            "name": name,
-            "description": text,
-            "field": [column_field(name, f"{name}.parquet", column)
-                      for column in pq.read_schema(folder / f"{name}.parquet")],
-        }
-        for name, text in RECORD_SETS.items()
-        if f"{name}.parquet" in files
-    ]
-    return document
+        version=semantic_version(description.get("version") or description.get("pushgen_version")
+                                 or "0.0.0"),
+        recipe=recipe,
+        cite_as=cite(label, title or "a pushgen split", description["fingerprint"]),
+        distribution=[file_object(path, f["bytes"], f["sha256"]) for path, f in sorted(files.items())],
+        described=described,
+        url=url,
+    )
 
 
 def write_croissant(folder: Path, title: str | None = None, url: str | None = None) -> Path:
     path = Path(folder) / CROISSANT_FILE
     path.write_text(json.dumps(croissant(folder, title, url), indent=1) + "\n")
+    return path
+
+
+def table_schema(path: Path) -> pa.Schema:
+    if path.suffix == ".csv":
+        with pacsv.open_csv(path) as reader:
+            return reader.schema
+    return pq.read_schema(path)
+
+
+def dataset_croissant(folder: Path) -> dict[str, object]:
+    """The Croissant JSON-LD of a dataset folder (``manifest.json`` and the card written)."""
+    folder = Path(folder)
+    manifest = read_manifest(folder)
+    recipe = manifest["recipe"]
+    files = described_files(folder, {}, (MANIFEST, CARD))
+    distribution: list[dict[str, object]] = []
+    described = []
+    for table, paths in tables(manifest["files"]).items():
+        if len(paths) == 1:
+            files[paths[0]] = manifest["files"][paths[0]]
+            source = {"fileObject": {"@id": paths[0]}}
+        else:
+            pattern = f"{table}/part-*{Path(paths[0]).suffix}"
+            distribution.append(file_set(pattern, f"The parts of {table}, read as one table "
+                                                  f"(sha256 of each in {MANIFEST})."))
+            source = {"fileSet": {"@id": pattern}}
+        if Path(paths[0]).suffix in (".parquet", ".csv"):
+            described.append(Table(table, DATASET_TABLES.get(table, f"The table {table}."), source,
+                                   table_schema(folder / paths[0])))
+    label = (f"pushgen-{recipe['users']}u-{recipe['days']}d-seed{recipe['seed']}-"
+             f"{manifest['fingerprints']['notifications'][:12]}")
+    distribution = [file_object(path, f["bytes"], f["sha256"]) for path, f in sorted(files.items())
+                    ] + distribution
+    return document(
+        name=label,
+        description=(
+            f"Synthetic smartphone push notifications of {recipe['users']} simulated users over "
+            f"{recipe['days']} days from {recipe['start']}, from pushgen's dynamic Bayesian network "
+            f"(seed {recipe['seed']}). ground_truth/ holds the simulated user that decided every "
+            "action."
+        ),
+        version=semantic_version(manifest.get("pushgen_version") or "0.0.0"),
+        recipe=recipe,
+        cite_as=cite(label, "a pushgen dataset", manifest["fingerprints"]["notifications"]),
+        distribution=distribution,
+        described=described,
+    )
+
+
+def write_dataset_croissant(folder: Path) -> Path:
+    path = Path(folder) / CROISSANT_FILE
+    path.write_text(json.dumps(dataset_croissant(folder), indent=1) + "\n")
     return path

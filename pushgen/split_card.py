@@ -1,7 +1,8 @@
 """The dataset card (``README.md``) of a split folder.
 
-Hugging Face layout: YAML front matter whose ``configs`` map each part to its Parquet file,
-then the answers to the Datasheets for Datasets questions.
+Hugging Face layout: YAML front matter (``pushgen.cards.hub``) whose ``configs`` load the
+model-facing tables, never the answer key under ``scorer/``; then the answers to the Datasheets
+for Datasets questions. The tables come from ``split.json``, so the card follows the layout.
 """
 
 from __future__ import annotations
@@ -10,20 +11,22 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pushgen.dataset import TRUTH
-from pushgen.splits import MODEL_PARTS as PARTS
-from pushgen.splits import SPLIT_FILE, TRUTH_TABLES
+from pushgen.cards import Json, hub
+from pushgen.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
+from pushgen.splits import SPLIT_FILE
 
 CARD_FILE = "README.md"
-LICENSE = "cc-by-4.0"
+LICENSE = hub.LICENSE
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
-TAGS = ("synthetic", "push-notifications", "user-modeling", "recommender-systems",
-        "reinforcement-learning", "dynamic-bayesian-network", "evalumap")
-SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-                   (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
+HISTORY, CONTEXTS = "history", "contexts"
+CONFIG_TEXT = {
+    HISTORY: "notifications with their context, the user's action and timings",
+    CONTEXTS: "the test contexts a model fills: user_id, context_id and the context features",
+}
 
 
 @dataclass(frozen=True)
@@ -36,10 +39,15 @@ class PartSummary:
     open_rate: float
 
 
+def model_parts(description: Json) -> list[str]:
+    """The parts a model reads, in ``split.json`` order (the answer key's parts left out)."""
+    return [part for part in description["parts"] if not is_answer_key(part)]
+
+
 def summarize_part(folder: Path, part: str) -> PartSummary:
     """Rows, users, dates and open rate of a part; a test part's dates and open rate come from
     its answer key under scorer/ (the card states them; the part itself holds contexts only)."""
-    source = part if part.startswith("scorer/") or "/test" not in part else f"scorer/{part}"
+    source = part if is_answer_key(part) or "/test" not in part else f"scorer/{part}"
     table = pq.read_table(Path(folder) / f"{source}.parquet", columns=["user_id", "posted_at", "action"])
     if table.num_rows == 0:
         return PartSummary(part, 0, 0, "-", "-", float("nan"))
@@ -55,50 +63,68 @@ def summarize_part(folder: Path, part: str) -> PartSummary:
     )
 
 
-def size_category(rows: int) -> str:
-    for bound, label in SIZE_CATEGORIES:
-        if rows < bound:
-            return label
-    return "n>1T"
-
-
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def split_label(description: dict) -> str:
+def split_label(description: Json) -> str:
     version = description.get("version")
     return f"{description['name']}-{version}" if version else description["name"]
 
 
-def front_matter(description: dict, rows: int) -> str:
-    lines = [
-        "---",
-        f"pretty_name: {split_label(description)}",
-        f"license: {LICENSE}",
-        "annotations_creators:", "- machine-generated",
-        "language_creators:", "- machine-generated",
-        "source_datasets:", "- original",
-        "size_categories:", f"- {size_category(rows)}",
-        "task_categories:", "- tabular-classification", "- reinforcement-learning",
-        "tags:", *(f"- {tag}" for tag in TAGS),
-        "configs:",
-    ]
-    tasks: dict[str, list[str]] = {}
-    for part in PARTS:
-        task, split = part.split("/")
-        tasks.setdefault(task, []).append(split)
-    for task, splits in tasks.items():
-        lines += [f"- config_name: {task}", "  data_files:"]
-        for split in splits:
-            lines += [f"  - split: {split}", f"    path: {task}/{split}.parquet"]
-        if task == "task1":
-            lines.append("  default: true")
-    for name, path in [("users", "users.parquet"),
-                       *((table, f"{TRUTH}/{table}.parquet") for table in sorted(TRUTH_TABLES))]:
-        lines += [f"- config_name: {name}", "  data_files:", "  - split: train", f"    path: {path}"]
-    lines.append("---")
-    return "\n".join(lines) + "\n"
+def pretty_name(description: Json) -> str:
+    """Unique per split and version; a local split (no version) is named by its content."""
+    if description.get("version"):
+        return f"{description['name']} {description['version']}"
+    return f"{description['name']} (local split {description['fingerprint'][:12]})"
+
+
+def hf_split_name(part: str, group: list[str]) -> str:
+    """``task1/train`` -> ``train`` when no other part of the group ends the same way."""
+    last = part.rpartition("/")[2]
+    same = [p for p in group if p.rpartition("/")[2] == last]
+    return last if len(same) == 1 else part.replace("/", "_")
+
+
+def common_schema(folder: Path, paths: list[str]) -> pa.Schema:
+    schemas = [pq.read_schema(Path(folder) / path) for path in paths]
+    for path, schema in zip(paths[1:], schemas[1:], strict=True):
+        if not schema.equals(schemas[0]):
+            raise ValueError(f"{path} has other columns than {paths[0]}: one config needs one schema")
+    return schemas[0]
+
+
+def table_split(folder: Path, name: str, paths: list[str]) -> hub.TableSplit:
+    table = pq.read_table([str(Path(folder) / path) for path in paths])
+    pattern = paths[0] if len(paths) == 1 else f"{paths[0].rpartition('/')[0]}/*.parquet"
+    return hub.TableSplit(name, pattern, table.num_rows, hub.arrow_bytes(table))
+
+
+def split_configs(folder: Path, description: Json) -> list[hub.Config]:
+    """The Hugging Face configs of a split: ``history`` (the default), ``contexts`` (the test
+    parts) and one per other model-facing table; nothing under scorer/, no part without rows."""
+    tag = f"{pretty_name(description)}, content fingerprint {description['fingerprint']}"
+    parts = model_parts(description)
+    groups = {HISTORY: [p for p in parts if not p.endswith("/test")],
+              CONTEXTS: [p for p in parts if p.endswith("/test")]}
+    configs = []
+    for name, group in groups.items():
+        # a part without rows is no split: datasets cannot read a Parquet file without rows
+        splits = tuple(table_split(folder, hf_split_name(part, group), [f"{part}.parquet"])
+                       for part in group if description["parts"][part]["rows"])
+        if not splits:
+            continue
+        configs.append(hub.Config(
+            name=name, description=f"{tag}: {CONFIG_TEXT[name]}",
+            schema=common_schema(folder, [s.path for s in splits]), splits=splits,
+            default=name == HISTORY))
+    for table, paths in tables(p for p in description["files"] if p.endswith(".parquet")).items():
+        if is_answer_key(table) or table in description["parts"]:
+            continue
+        configs.append(hub.Config(
+            name=table.replace("/", "_"), description=f"{tag}: {split_table_description(table)}",
+            schema=common_schema(folder, paths), splits=(table_split(folder, "train", paths),)))
+    return configs
 
 
 def parts_table(summaries: list[PartSummary]) -> str:
@@ -111,11 +137,34 @@ def parts_table(summaries: list[PartSummary]) -> str:
     return "\n".join(rows)
 
 
+def configs_table(configs: list[hub.Config]) -> str:
+    rows = ["| config | split | file | rows |", "|---|---|---|---:|"]
+    for config in configs:
+        name = f"{config.name} (default)" if config.default else config.name
+        rows += [f"| {name} | {s.name} | `{s.path}` | {s.rows:,} |" for s in config.splits]
+    return "\n".join(rows)
+
+
+def files_list(description: Json) -> str:
+    """The split's files: the model-facing ones, then the answer key's."""
+    model, answer_key = [], []
+    for table, paths in tables(description["files"]).items():
+        names = ", ".join(f"`{path}`" for path in paths)
+        if is_answer_key(table):
+            answer_key.append(f"  - {names}: {SPLIT_TABLES.get(table, table)}")
+        else:
+            model.append(f"- {names}: {split_table_description(table)}")
+    if answer_key:
+        model.append("- `scorer/`: the answer key, which models must not read:")
+    return "\n".join(model + answer_key)
+
+
 def split_card(folder: Path, title: str | None = None, summary: str | None = None) -> str:
     """The card of the split folder ``folder`` (its ``split.json`` must be written)."""
     folder = Path(folder)
     description = json.loads((folder / SPLIT_FILE).read_text())
-    summaries = [summarize_part(folder, part) for part in PARTS]
+    summaries = [summarize_part(folder, part) for part in model_parts(description)]
+    configs = split_configs(folder, description)
     recipe, spec = description["recipe"], description["split"]
     label = split_label(description)
     users, cold = recipe["users"], spec["cold_start_users"]
@@ -134,6 +183,9 @@ def split_card(folder: Path, title: str | None = None, summary: str | None = Non
     fetch = (f"pushgen download {label}              # or add --regenerate: rebuild it here, no network"
              if standard else f"# a local split: load it by its folder, {folder.name}")
     source = f'"{label}"' if standard else f'"{folder.name}"'
+    hf_folder = ('folder = "..."  # the folder that pushgen download printed' if standard
+                 else f"folder = {source}")
+    history_splits = ", ".join(s.name for c in configs if c.name == HISTORY for s in c.splits)
     body = f"""
 # {label}
 
@@ -170,26 +222,31 @@ split.train, split.validation, split.test, split.users
 ```python
 from datasets import load_dataset
 
-task1 = load_dataset("parquet", data_files={{"train": "task1/train.parquet",
-                                            "validation": "task1/validation.parquet",
-                                            "test": "task1/test.parquet"}})
+{hf_folder}
+history = load_dataset(folder, "history")    # splits: {history_splits}
+contexts = load_dataset(folder, "contexts")  # the test contexts to fill
 ```
+
+Categorical features load as `ClassLabel` over their published values. The configs read exactly
+these files:
+
+{configs_table(configs)}
+
+## The answer key: scorer/
+
+`scorer/` is the answer key, and models must not read it: only the evaluator (`pushgen evaluate`)
+and the environments do. It holds the logged notification, action and timings of every test
+context, every user's habit summary, and the simulated user that decided every action
+(`scorer/ground_truth/`). No config of this card reads it, so `load_dataset` never returns it; in
+`croissant.json` every record set under `scorer/` says that it is the answer key.
 
 ## Files
 
-- `task1/train.parquet`, `task1/validation.parquet`, `task1/test.parquet`: one row per
-  notification of the task-1 users, with its context and the logged action and timings. Every
-  part starts with `context_id` (equal to `notification_id`), the key of a submission's rows.
-- `task2/test.parquet`: the cold-start users' test months, same columns.
-- `users.parquet`: one row per user, with a pseudonym (made up by a seeded faker) and a summary
-  of the user's simulated habits.
-- `ground_truth/`: the simulated user that decided every action, kept apart from the parts:
-  `engagement_model.json` (the formula's constants), `engagement_users.parquet` (per-user
-  scalars), `engagement_weights.parquet` (per user, feature and value), `engagement_rows.parquet`
-  (per notification: dynamic state such as fatigue, the random draw and P(open)). The replay
-  environments use it to judge generated notifications; a model under evaluation must not.
+{files_list(description)}
 - `split.json`: the recipe, the split parameters, rows, users and a fingerprint per part, and
-  the sha256 of every data file. `croissant.json`: the same description in Croissant (JSON-LD).
+  the sha256 of every data file.
+- `croissant.json`: the same description in Croissant (JSON-LD), with the value set of every
+  categorical feature.
 
 ## Motivation
 
@@ -210,7 +267,8 @@ missing values. The split holds all {rows:,} notifications of its {users} users 
 it is not a sample. Instances of one user are related through that user's habits and dynamic
 state (fatigue, novelty), which is why the parts split by time (task 1) and by user (task 2).
 No instance describes a real person: pseudonyms are invented, and nothing is confidential or
-offensive. Subpopulations are the users' occupations and schedules, listed in `users.parquet`.
+offensive. Subpopulations are the users' occupations and schedules, listed in
+`scorer/users.parquet`.
 
 ## Collection process
 
@@ -252,7 +310,7 @@ a new version, and older versions stay downloadable. See `docs/versioning.md` in
 {json.dumps({"recipe": recipe, "split": spec}, indent=1)}
 ```
 """
-    return front_matter(description, rows) + body
+    return hub.render(hub.card_data(pretty_name(description), configs, rows), body)
 
 
 def write_card(folder: Path, title: str | None = None, summary: str | None = None) -> Path:

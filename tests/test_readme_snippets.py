@@ -1,0 +1,109 @@
+"""The README's "Use it with" examples run as written, on small folders with the names they use."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from pushgen import schemas
+from pushgen.build import make_dataset
+from pushgen.card import dataset_card
+from pushgen.croissant import write_dataset_croissant
+from pushgen.dataset import read_manifest
+from pushgen.generator import make_recipe
+from pushgen.splits import SplitSpec, make_split
+from pushgen.standard import write_metadata
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SECTION = "## Use it with"
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+DATASET, SPLIT, LARGE = "pushgen-50u-6m-seed0", "pushgen-50u-6m-seed0-split", "pushgen-500u-12m-seed0"
+
+
+def section_blocks() -> dict[str, str]:
+    """The section's Python blocks, by the library each one shows (its first import)."""
+    text = README.read_text()
+    start = text.index(SECTION + "\n")
+    end = text.find("\n## ", start + len(SECTION))
+    blocks = BLOCK.findall(text[start:end if end >= 0 else None])
+    return {re.search(r"^(?:import|from) (\w+)", block, re.MULTILINE)[1]: block for block in blocks}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory) -> Path:
+    """The folders the examples read, made small: a dataset, its split, a partitioned dataset."""
+    root = tmp_path_factory.mktemp("readme")
+    make_dataset(make_recipe(users=3, months=2, seed=0), root / DATASET, card=dataset_card,
+                 describe=write_dataset_croissant)
+    make_split(root / DATASET, root / SPLIT, SplitSpec(1, 1, 1, 1), describe=write_metadata)
+    make_dataset(make_recipe(users=5, days=20, seed=0), root / LARGE, card=dataset_card,
+                 describe=write_dataset_croissant, partitioned=True, bucket_users=2)
+    return root
+
+
+@pytest.fixture
+def run(workspace, monkeypatch, tmp_path):
+    """Runs a block in the workspace (``datasets`` caching under tmp_path); returns its variables."""
+    monkeypatch.chdir(workspace)
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", str(tmp_path / "hf"))
+
+    def execute(library: str) -> dict:
+        pytest.importorskip(library)
+        namespace: dict = {}
+        exec(compile(section_blocks()[library], f"README.md ({library})", "exec"), namespace)
+        return namespace
+
+    return execute
+
+
+def large_table(workspace: Path) -> pd.DataFrame:
+    return pq.read_table(workspace / LARGE / "notifications").to_pandas()
+
+
+def test_the_section_shows_every_tool():
+    assert set(section_blocks()) == {"pandas", "polars", "duckdb", "datasets"}
+
+
+def test_pandas(run, workspace):
+    out = run("pandas")
+    notifications = out["notifications"]
+    assert len(notifications) == read_manifest(workspace / DATASET)["rows"]["notifications"]
+    assert list(notifications["time"].cat.categories) == list(schemas.values("time"))
+    opened = notifications["action"] == "opened"
+    expected = {t: opened[notifications["time"] == t].mean() for t in schemas.values("time")}
+    assert out["open_rate"].to_dict() == pytest.approx(expected, nan_ok=True)
+
+
+def test_polars(run, workspace):
+    out = run("polars")
+    assert out["notifications"].height == read_manifest(workspace / DATASET)["rows"]["notifications"]
+    large = large_table(workspace)
+    expected = (large["action"] == "opened").groupby(large["postingApp"]).mean()
+    got = dict(zip(out["by_app"]["postingApp"].to_list(), out["by_app"]["open_rate"].to_list(), strict=True))
+    assert got == pytest.approx(expected.to_dict())
+
+
+def test_duckdb_reads_the_partitioned_table_through_a_glob(run, workspace):
+    assert len(list((workspace / LARGE / "notifications").glob("part-*.parquet"))) > 1
+    per_hour = run("duckdb")["per_hour"]
+    large = large_table(workspace)
+    expected = (large["action"] == "opened").groupby(large["posted_at"].dt.hour).mean()
+    assert per_hour["hour"].tolist() == expected.index.tolist()
+    assert np.allclose(per_hour["open_rate"], expected.to_numpy())
+
+
+def test_hugging_face_datasets(run, workspace):
+    out = run("datasets")
+    assert out["notifications"].num_rows == read_manifest(workspace / DATASET)["rows"]["notifications"]
+    parts = pd.read_json(workspace / SPLIT / "split.json", typ="series")["parts"]
+    assert {k: v.num_rows for k, v in out["history"].items()} == {
+        "train": parts["task1/train"]["rows"], "validation": parts["task1/validation"]["rows"]}
+    assert {k: v.num_rows for k, v in out["contexts"].items()} == {
+        "task1_test": parts["task1/test"]["rows"], "task2_test": parts["task2/test"]["rows"]}
+    assert out["apps"] == list(schemas.values("postingApp"))
