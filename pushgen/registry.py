@@ -14,9 +14,11 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from pushgen._version import __version__
 from pushgen.dataset import DatasetError, sha256_file
 from pushgen.generator import Recipe
-from pushgen.splits import SPLIT_FILE, SplitSpec
+from pushgen.model.engagement import MODEL_VERSION
+from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, SplitSpec
 
 REGISTRY_FILE = Path(__file__).with_name("registry.json")
 VERSION = re.compile(r"v(\d+)")
@@ -44,6 +46,8 @@ class StandardSplit:
     files: dict[str, dict]  # relative path -> {"bytes": int, "sha256": str}
     pushgen_version: str | None = None
     environment: dict[str, str] = field(default_factory=dict)
+    supersedes: str | None = None  # the label of the version this one replaces
+    engagement_model: int = 1  # the engagement model version that simulated it
 
     @property
     def label(self) -> str:
@@ -66,6 +70,13 @@ class StandardSplit:
         return sum(f["bytes"] for f in self.files.values())
 
     def make_recipe(self) -> Recipe:
+        """The recipe to regenerate this split; an error if this pushgen simulates another model."""
+        if self.engagement_model != MODEL_VERSION:
+            newer = superseded_by(self.label)
+            instead = f"; use {newer.label}, which supersedes it" if newer else ""
+            raise DatasetError(f"{self.label} was simulated with engagement model {self.engagement_model}; "
+                               f"this pushgen {__version__} simulates model {MODEL_VERSION} and cannot "
+                               f"regenerate it (install the pushgen that built it{instead})")
         return Recipe.from_dict(self.recipe)
 
     def make_spec(self) -> SplitSpec:
@@ -132,6 +143,11 @@ def lookup(text: str, version: str | None = None) -> StandardSplit:
                        f"{', '.join(s.version for s in versions)}")
 
 
+def superseded_by(label: str) -> StandardSplit | None:
+    """The standard split that replaces ``label``, if a newer version does."""
+    return next((s for s in list_splits() if s.supersedes == label), None)
+
+
 def file_entries(folder: Path) -> dict[str, dict]:
     """Size and sha256 of every file of a split folder, by path relative to it."""
     folder = Path(folder)
@@ -153,7 +169,8 @@ def environment() -> dict[str, str]:
     return versions
 
 
-def entry_for_folder(folder: Path, title: str, description: str) -> StandardSplit:
+def entry_for_folder(folder: Path, title: str, description: str,
+                     supersedes: str | None = None) -> StandardSplit:
     """The registry entry of a built standard split folder."""
     folder = Path(folder)
     split = json.loads((folder / SPLIT_FILE).read_text())
@@ -170,6 +187,8 @@ def entry_for_folder(folder: Path, title: str, description: str) -> StandardSpli
         files=file_entries(folder),
         pushgen_version=split.get("pushgen_version"),
         environment=environment(),
+        supersedes=supersedes,
+        engagement_model=int(json.loads((folder / SCORER_MODEL_FILE).read_text())["model_version"]),
     )
 
 

@@ -41,6 +41,7 @@ class Standard:
     months: int
     seed: int
     spec: SplitSpec
+    supersedes: str | None = None
 
     @property
     def label(self) -> str:
@@ -63,6 +64,26 @@ STANDARD = (
                     "the pushgen package, so it needs no network.",
         users=4, months=2, seed=2019,
         spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
+    ),
+    Standard(
+        name="pushgen", version="v2",
+        title="The pushgen benchmark split, engagement model 2",
+        description="As in the EvalUMAP 2019 challenge: 3 months of history and 3 test months for "
+                    "50 users (task 1), and 10 more users held out for the cold-start task 2. "
+                    "Engagement model 2: the best notification depends on the context and on what "
+                    "was sent before; models read contexts only, the answer key is in scorer/.",
+        users=60, months=6, seed=2019,
+        spec=SplitSpec(train_months=3, test_months=3, validation_weeks=2, cold_start_users=10),
+        supersedes="pushgen-v1",
+    ),
+    Standard(
+        name="pushgen-mini", version="v2",
+        title="The pushgen quick-start split, engagement model 2",
+        description="A few users and weeks for quick starts, examples and tests; shipped inside "
+                    "the pushgen package, so it needs no network. Engagement model 2.",
+        users=4, months=2, seed=2019,
+        spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
+        supersedes="pushgen-mini-v1",
     ),
 )
 
@@ -94,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             out = (Path(scratch) if args.check else GENERATED / standard.name) / standard.version
             out.parent.mkdir(parents=True, exist_ok=True)
             build(standard, out, progress=sys.stderr.isatty())
-            entry = entry_for_folder(out, standard.title, standard.description)
+            entry = entry_for_folder(out, standard.title, standard.description, standard.supersedes)
             old = published.get((standard.name, standard.version))
             changed = old is not None and old.fingerprint != entry.fingerprint
             print(f"{standard.label}: {entry.bytes / 1e6:.2f} MB in {len(entry.files)} files, "

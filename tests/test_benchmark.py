@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 
 import numpy as np
@@ -14,7 +15,7 @@ from pushgen.cli import main
 from pushgen.dataset import write_dataset
 from pushgen.splits import SplitSpec, make_split
 
-SPLIT = "pushgen-mini-v1"
+SPLIT = "pushgen-mini-v2"
 TEXT_FILES = ("leaderboard.md", "leaderboard.csv", "per_user.csv", "curves.csv", "benchmark.json")
 
 
@@ -38,13 +39,20 @@ def test_cli_writes_the_results_folder(folder):
     board = pd.read_csv(folder / "leaderboard.csv")
     assert sorted(board["task"].unique()) == [1, 2]
     assert set(board["baseline"]) == set(BASELINES)
+    bound = board[board["baseline"] == "upper-bound"]
+    assert (bound["rank"] == 1).all() and bound["upper_bound"].all()
+    assert board.loc[board["baseline"] != "upper-bound", "upper_bound"].eq(False).all()
     oracle = board[board["baseline"] == "oracle"]
-    assert (oracle["rank"] == 1).all()
-    assert "oracle (upper bound; uses the true model)" in (folder / "leaderboard.md").read_text()
+    assert (oracle["rank"] == 2).all() and oracle["uses_true_model"].all()
+    text = (folder / "leaderboard.md").read_text()
+    assert "**[upper bound]**" in text and text.count("**[upper bound]**") == 3  # legend + 2 tasks
+    task2 = [name for name, b in BASELINES.items() if 2 in b.tasks]
     curves = pd.read_csv(folder / "curves.csv")
-    assert set(curves["baseline"]) == set(BASELINES) and (curves["task"] == 2).all()
+    assert set(curves["baseline"]) == set(task2) and (curves["task"] == 2).all()
     per_user = pd.read_csv(folder / "per_user.csv")
-    assert len(per_user) == len(BASELINES) * (3 + 1)
+    assert len(per_user) == len(BASELINES) * 3 + len(task2) * 1
+    fixed = board[(board["task"] == 2) & (board["baseline"] == "best-fixed-overall")]
+    assert fixed["learning_quarter_gain"].abs().max() < 1e-12
     timings = json.loads((folder / "timings.json").read_text())
     assert timings["total_seconds"] > 0 and "task2/bandit" in timings
     for png in folder.glob("*.png"):
@@ -68,11 +76,9 @@ def test_results_are_the_same_bytes_on_a_second_run(folder, tmp_path, capsys):
         assert (again / name).read_bytes() == (folder / name).read_bytes(), name
 
 
-def test_force_replaces_the_folder(tmp_path, capsys):
+def test_force_replaces_the_folder(folder, tmp_path, capsys):
     out = tmp_path / "results"
-    out.mkdir()
-    (out / "benchmark.json").write_text("{}")  # an earlier benchmark's folder
-    (out / "stale.txt").write_text("old")
+    shutil.copytree(folder, out)  # an earlier benchmark's folder
     code, _, _ = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(out), "--force", "--task", "1",
                      "--baselines", "random,oracle", "--no-plots", "--mode", "sampled")
     assert code == 0

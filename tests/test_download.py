@@ -29,7 +29,7 @@ from pushgen.splits import SPLIT_FILE
 from pushgen.standard import build_split
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
-MINI = lookup("pushgen-mini-v1")
+MINI = lookup("pushgen-mini-v2")
 REMOTE = dataclasses.replace(MINI, name="pushgen-remote")  # same files, never shipped
 REBUILD = ("the generator no longer reproduces the published split. If the change is on purpose, "
            "bump the split's version (a new entry in STANDARD in scripts/build_standard_splits.py, "
@@ -103,14 +103,14 @@ def one_line_error(capsys) -> str:
 def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
     requests = serve(GENERATED)
     cache = tmp_path / "cache"
-    folder = fetch_split("pushgen-mini-v1", cache=cache, prefer_packaged=False)
-    assert folder == cache / "pushgen-mini" / "v1"
-    assert sorted(requests) == sorted(f"/pushgen-mini/v1/{name}" for name in MINI.files)
+    folder = fetch_split("pushgen-mini-v2", cache=cache, prefer_packaged=False)
+    assert folder == cache / "pushgen-mini" / "v2"
+    assert sorted(requests) == sorted(f"/pushgen-mini/v2/{name}" for name in MINI.files)
     for name, expected in MINI.files.items():
         assert sha256_file(folder / name) == expected["sha256"], name
     assert json.loads((folder / RECORD).read_text())["fingerprint"] == MINI.fingerprint
 
-    assert fetch_split("pushgen-mini", "v1", cache=cache, prefer_packaged=False) == folder
+    assert fetch_split("pushgen-mini", "v2", cache=cache, prefer_packaged=False) == folder
     assert len(requests) == len(MINI.files)
     split = pushgen.load_split(folder, task=2)
     assert len(split.test) == MINI.rows["task2/test"]
@@ -118,9 +118,9 @@ def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
 
 def test_a_cached_copy_that_changed_is_downloaded_again(serve, tmp_path):
     requests = serve(GENERATED)
-    folder = fetch_split("pushgen-mini-v1", cache=tmp_path, prefer_packaged=False)
+    folder = fetch_split("pushgen-mini-v2", cache=tmp_path, prefer_packaged=False)
     (folder / "users.parquet").write_bytes(b"changed")
-    assert fetch_split("pushgen-mini-v1", cache=tmp_path, prefer_packaged=False) == folder
+    assert fetch_split("pushgen-mini-v2", cache=tmp_path, prefer_packaged=False) == folder
     assert len(requests) == 2 * len(MINI.files)
     assert sha256_file(folder / "users.parquet") == MINI.files["users.parquet"]["sha256"]
 
@@ -132,9 +132,9 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
     target.write_bytes(bytes(data))
     serve(remote)
     cache = tmp_path / "cache"
-    assert main(["download", "pushgen-remote-v1", "--cache", str(cache)]) == 2
+    assert main(["download", "pushgen-remote-v2", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert error.startswith("pushgen download: error: pushgen-remote-v1: task1/test.parquet from http://127.0.0.1")
+    assert error.startswith("pushgen download: error: pushgen-remote-v2: task1/test.parquet from http://127.0.0.1")
     assert f"failed its checksum: sha256 expected {MINI.files['task1/test.parquet']['sha256']}" in error
     assert f"got {sha256_file(target)}" in error
     assert files_in(cache) == []
@@ -143,9 +143,9 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
 def test_a_connection_cut_mid_file_is_refused(serve, remote, tmp_path, capsys):
     requests = serve(remote, cut=(f"{REMOTE.name}/{REMOTE.version}/task1/train.parquet",))
     cache = tmp_path / "cache"
-    assert main(["download", "pushgen-remote", "--version", "v1", "--cache", str(cache)]) == 2
+    assert main(["download", "pushgen-remote", "--version", "v2", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert "pushgen-remote-v1: cannot download task1/train.parquet" in error
+    assert "pushgen-remote-v2: cannot download task1/train.parquet" in error
     assert "the connection broke off before the whole file arrived; nothing was kept" in error
     assert f"/{REMOTE.name}/{REMOTE.version}/task1/train.parquet" in requests
     assert files_in(cache) == []
@@ -156,18 +156,18 @@ def test_a_missing_file_or_server_says_so(serve, remote, tmp_path, capsys):
     serve(remote)
     cache = tmp_path / "cache"
     with pytest.raises(DownloadError, match=r"cannot download split.json from .*: HTTP 404"):
-        fetch_split("pushgen-remote-v1", cache=cache)
+        fetch_split("pushgen-remote-v2", cache=cache)
     assert files_in(cache) == []
     with pytest.raises(DownloadError, match="PUSHGEN_DATA_URL must be an http"):
-        fetch_split("pushgen-remote-v1", cache=cache, url="file:///nowhere")
+        fetch_split("pushgen-remote-v2", cache=cache, url="file:///nowhere")
 
 
 def test_unknown_names_and_versions_list_what_exists(capsys):
     assert main(["download", "pushgen-v9"]) == 2
-    assert "pushgen has no version 'v9'; versions: v1" in one_line_error(capsys)
+    assert "pushgen has no version 'v9'; versions: v1, v2" in one_line_error(capsys)
     assert main(["download", "cifar10"]) == 2
     error = one_line_error(capsys)
-    assert "no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-mini-v1" in error
+    assert "no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, pushgen-mini-v2" in error
 
 
 def test_the_installed_command_prints_no_traceback(tmp_path):
@@ -176,52 +176,60 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "pushgen download: error: no standard split named 'nope'; "
-        "standard splits: pushgen-v1, pushgen-mini-v1"]
+        "standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, pushgen-mini-v2"]
 
 
 def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
     rebuilt = build_split(MINI.make_recipe(), MINI.make_spec(), tmp_path / "rebuilt", MINI.name, MINI.version)
     ours = json.loads((rebuilt / SPLIT_FILE).read_text())
-    committed = json.loads((GENERATED / "pushgen-mini" / "v1" / SPLIT_FILE).read_text())
+    committed = json.loads((GENERATED / "pushgen-mini" / "v2" / SPLIT_FILE).read_text())
     changed = [t for t in committed["fingerprints"]
                if ours["fingerprints"].get(t) != committed["fingerprints"][t]]
-    assert not changed, f"pushgen-mini-v1 changed in {', '.join(changed)}: {REBUILD}"
+    assert not changed, f"pushgen-mini-v2 changed in {', '.join(changed)}: {REBUILD}"
     assert ours["fingerprint"] == committed["fingerprint"] == MINI.fingerprint, REBUILD
 
-    folder = fetch_split("pushgen-mini-v1", cache=tmp_path / "cache", regenerate=True, progress=False)
-    assert folder == tmp_path / "cache" / "pushgen-mini" / "v1"
+    folder = fetch_split("pushgen-mini-v2", cache=tmp_path / "cache", regenerate=True, progress=False)
+    assert folder == tmp_path / "cache" / "pushgen-mini" / "v2"
     assert json.loads((folder / RECORD).read_text())["how"] == "regenerate"
     assert json.loads((folder / SPLIT_FILE).read_text())["fingerprint"] == MINI.fingerprint
-    assert fetch_split("pushgen-mini-v1", cache=tmp_path / "cache", prefer_packaged=False,
+    assert fetch_split("pushgen-mini-v2", cache=tmp_path / "cache", prefer_packaged=False,
                        url="http://127.0.0.1:9") == folder
+
+
+def test_regenerating_a_split_of_another_engagement_model_is_refused_in_one_line(tmp_path, capsys):
+    assert main(["download", "pushgen-mini-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
+    error = one_line_error(capsys)
+    assert "pushgen-mini-v1 was simulated with engagement model 1" in error
+    assert "use pushgen-mini-v2, which supersedes it" in error
+    assert files_in(tmp_path) == []
 
 
 def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     wrong = dataclasses.replace(REMOTE, fingerprint="0" * 64)
     monkeypatch.setattr(registry, "load_registry", lambda: (wrong,))
-    assert main(["download", "pushgen-remote-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
+    assert main(["download", "pushgen-remote-v2", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
     assert error.startswith(
-        "pushgen download: error: pushgen-remote-v1: the regenerated split does not match")
+        "pushgen download: error: pushgen-remote-v2: the regenerated split does not match")
     assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}; nothing was kept", error)
-    assert "pushgen download pushgen-remote-v1" in error
+    assert "pushgen download pushgen-remote-v2" in error
     assert files_in(tmp_path) == []
     with pytest.raises(FingerprintMismatch):
-        fetch_split("pushgen-remote-v1", cache=tmp_path, regenerate=True)
+        fetch_split("pushgen-remote-v2", cache=tmp_path, regenerate=True)
 
 
 def test_download_command_prints_the_folder(capsys, tmp_path):
-    assert main(["download", "pushgen-mini-v1", "--cache", str(tmp_path)]) == 0
+    assert main(["download", "pushgen-mini-v2", "--cache", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     folder = Path(out.strip())
-    assert (folder / SPLIT_FILE).is_file() and folder.name == "v1"
-    assert f"pushgen-mini-v1: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
+    assert (folder / SPLIT_FILE).is_file() and folder.name == "v2"
+    assert f"pushgen-mini-v2: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
 
 
 def test_load_split_by_name_needs_no_network(tmp_path, monkeypatch):
     monkeypatch.setenv("PUSHGEN_CACHE", str(tmp_path))
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
-    split = pushgen.load_split("pushgen-mini-v1", task=1)
+    split = pushgen.load_split("pushgen-mini-v2", task=1)
     assert len(split.train) == MINI.rows["task1/train"] and len(split.test) == MINI.rows["task1/test"]
     assert str(split.train["postingApp"].dtype) == "category"
     assert files_in(tmp_path) == []

@@ -28,7 +28,7 @@ from pushgen.splits import (
     table_fingerprints,
 )
 
-MINI = Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v1"
+MINI = Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v2"
 USERS = 5
 START = dt.date(2026, 1, 5)
 DATASHEET_SECTIONS = ("## Motivation", "## Composition", "## Collection process",
@@ -202,11 +202,13 @@ def test_mini_card_is_a_hugging_face_card_and_a_datasheet():
     assert meta["size_categories"] == ["10K<n<100K"]
     assert "tabular-classification" in meta["task_categories"] and "synthetic" in meta["tags"]
     configs = {c["config_name"]: c for c in meta["configs"]}
-    assert [d["split"] for d in configs["task1"]["data_files"]] == ["train", "validation", "test"]
-    assert configs["task1"]["default"] is True
+    assert [d["split"] for d in configs["history"]["data_files"]] == ["train", "validation"]
+    assert configs["history"]["default"] is True
+    assert [d["split"] for d in configs["contexts"]["data_files"]] == ["task1_test", "task2_test"]
     for config in configs.values():
         for data in config["data_files"]:
             assert (MINI / data["path"]).is_file(), data["path"]
+            assert not data["path"].startswith("scorer"), "models must not be pointed at the answer key"
     for section in DATASHEET_SECTIONS:
         assert section in card
     description = json.loads((MINI / SPLIT_FILE).read_text())
@@ -216,7 +218,7 @@ def test_mini_card_is_a_hugging_face_card_and_a_datasheet():
 def test_mini_croissant_describes_every_file_and_part():
     document = json.loads((MINI / "croissant.json").read_text())
     assert document["@type"] == "sc:Dataset"
-    assert document["conformsTo"] == "http://mlcommons.org/croissant/1.0"
+    assert document["conformsTo"] == "http://mlcommons.org/croissant/1.1"
     assert document["license"] == "https://creativecommons.org/licenses/by/4.0/"
     files = {f["@id"]: f for f in document["distribution"]}
     on_disk = {p.relative_to(MINI).as_posix() for p in MINI.rglob("*")
@@ -226,16 +228,18 @@ def test_mini_croissant_describes_every_file_and_part():
         assert entry["sha256"] == sha256_file(MINI / name), name
         assert entry["contentSize"] == f"{(MINI / name).stat().st_size} B"
     record_sets = {r["@id"]: r for r in document["recordSet"]}
-    assert set(record_sets) >= set(PARTS) | {"users", "ground_truth/engagement_rows"}
-    types = {f["name"]: f["dataType"] for f in record_sets["task1/test"]["field"]}
+    assert set(record_sets) >= set(PARTS) | {"users", "scorer/task1/test", "scorer/task2/test",
+                                             "scorer/ground_truth/engagement_rows"}
+    types = {f["name"]: f["dataType"] for f in record_sets["task1/train"]["field"]}
     assert types["postingApp"] == "sc:Text" and types["day"] == "sc:Integer"
     assert types["charging"] == "sc:Boolean" and types["seenTime"] == "sc:Float"
     assert types["posted_at"] == "sc:DateTime" and types["context_id"] == "sc:Integer"
-    columns = pq.read_schema(MINI / "task1/test.parquet").names
-    assert [f["name"] for f in record_sets["task1/test"]["field"]] == columns
-    for field in record_sets["task1/test"]["field"]:
-        assert field["source"] == {"fileObject": {"@id": "task1/test.parquet"},
-                                   "extract": {"column": field["name"]}}
+    for part in ("task1/train", "task1/test"):
+        columns = pq.read_schema(MINI / f"{part}.parquet").names
+        assert [f["name"] for f in record_sets[part]["field"]] == columns
+        for field in record_sets[part]["field"]:
+            assert field["source"] == {"fileObject": {"@id": f"{part}.parquet"},
+                                       "extract": {"column": field["name"]}}
 
 
 def test_hugging_face_datasets_loads_the_mini_split_offline(tmp_path, monkeypatch):
@@ -248,11 +252,12 @@ def test_hugging_face_datasets_loads_the_mini_split_offline(tmp_path, monkeypatc
     for split in files:
         assert loaded[split].num_rows == description["parts"][f"task1/{split}"]["rows"]
     assert loaded["test"].features["postingApp"].dtype == "string"
-    by_card = datasets.load_dataset(str(MINI), "task2", cache_dir=str(tmp_path / "hf2"))
-    assert list(by_card) == ["test"]
-    assert by_card["test"].num_rows == description["parts"]["task2/test"]["rows"]
-    assert np.array_equal(by_card["test"]["context_id"][:5],
+    by_card = datasets.load_dataset(str(MINI), "contexts", cache_dir=str(tmp_path / "hf2"))
+    assert sorted(by_card) == ["task1_test", "task2_test"]
+    assert by_card["task2_test"].num_rows == description["parts"]["task2/test"]["rows"]
+    assert np.array_equal(by_card["task2_test"]["context_id"][:5],
                           pq.read_table(MINI / "task2/test.parquet").column("context_id")[:5].to_pylist())
+    assert "action" not in by_card["task1_test"].column_names
 
 
 def test_split_command_writes_beside_the_dataset_by_default(tmp_path, capsys):

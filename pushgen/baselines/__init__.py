@@ -1,7 +1,15 @@
-"""Baseline notification models, each a ``Policy`` (``pushgen.baselines.base``).
+"""Baseline notification models, probes and bounds (``pushgen.baselines.base`` has the interface).
 
-``BASELINES`` names them, in leaderboard order from the lower to the upper bound; a
-user's own model implements the same ``Policy`` interface and runs with
+``BASELINES`` names them, in leaderboard order from the lower to the upper bound:
+
+- models that see only public data: ``random``, ``best-fixed-overall`` (task 2's non-learning
+  reference), ``best-fixed-history``, ``context-frequency``, ``learned``, ``learned-diverse``,
+  ``bandit``;
+- yardsticks that read the simulated user (``reads_truth``): ``best-fixed-user`` (what ignoring
+  the context costs), ``myopic-oracle``, ``oracle`` and ``upper-bound``, the one row marked as
+  a provable upper bound (a bound computed from the true model, not a policy).
+
+A user's own model implements the same ``Policy`` interface and runs with
 ``pushgen.benchmark.run_policy``.
 """
 
@@ -10,22 +18,38 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+
 from pushgen.baselines.agent import PolicyAgent
 from pushgen.baselines.bandit import ThompsonPolicy
 from pushgen.baselines.base import Policy, Setting, Truth
-from pushgen.baselines.frequency import ContextFrequencyPolicy, MostFrequentPolicy
+from pushgen.baselines.fixed import BestFixedFromHistoryPolicy, BestFixedOverallPolicy
+from pushgen.baselines.frequency import ContextFrequencyPolicy
 from pushgen.baselines.learned import LearnedPolicy
-from pushgen.baselines.oracle import OraclePolicy
+from pushgen.baselines.oracle import BestFixedPerUserPolicy, OraclePolicy, myopic_oracle, upper_bound
 from pushgen.baselines.uniform import RandomPolicy
 
 Factory = Callable[[Setting], Policy]
+Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
 class Baseline:
+    """A leaderboard row: a policy (``make``) or a bound computed from the true model (``bound``)."""
+
     name: str
     label: str
-    make: Factory
+    make: Factory | None = None
+    bound: Bound | None = None
+    tasks: tuple[int, ...] = (1, 2)
+    reads_truth: bool = False  # told the simulated user: a yardstick, not a model
+    upper_bound: bool = False  # proven: no policy scores above it
+
+    def __post_init__(self) -> None:
+        if (self.make is None) == (self.bound is None):
+            raise ValueError(f"baseline {self.name!r} needs exactly one of make and bound")
+        if self.bound is not None and not self.reads_truth:
+            raise ValueError(f"baseline {self.name!r}: a bound reads the true model")
 
 
 def _diverse(setting: Setting) -> Policy:
@@ -33,23 +57,36 @@ def _diverse(setting: Setting) -> Policy:
 
 
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
-    Baseline("random", "random (uniform over valid notifications)", RandomPolicy),
-    Baseline("most-frequent", "most frequent notification of the history", MostFrequentPolicy),
-    Baseline("context-frequency", "most opened notification in similar contexts",
-             ContextFrequencyPolicy),
+    Baseline("random", "random (uniform over every published value)", RandomPolicy),
+    Baseline("best-fixed-overall", "best fixed notification overall (public history; never learns)",
+             BestFixedOverallPolicy),
+    Baseline("best-fixed-history", "best fixed notification per user from its history",
+             BestFixedFromHistoryPolicy, tasks=(1,)),
+    Baseline("context-frequency", "most opened notification in similar contexts", ContextFrequencyPolicy),
     Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)", _diverse),
-    Baseline("learned", "learned (logistic regression; best candidate)", LearnedPolicy),
-    Baseline("bandit", "bandit (linear Thompson sampling, online)", ThompsonPolicy),
-    Baseline("oracle", "oracle (upper bound; uses the true model)", OraclePolicy),
+    Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",
+             LearnedPolicy),
+    Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),
+    Baseline("best-fixed-user", "best fixed notification per user (true model, exhaustive search)",
+             BestFixedPerUserPolicy, reads_truth=True),
+    Baseline("myopic-oracle", "greedy on the true P(open), blind to the state it leaves", myopic_oracle,
+             reads_truth=True),
+    Baseline("oracle", "oracle (true model; plans for the fatigue and habituation it causes)",
+             OraclePolicy, reads_truth=True),
+    Baseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
+             bound=upper_bound, reads_truth=True, upper_bound=True),
 )}
 
 __all__ = [
     "BASELINES",
     "Baseline",
+    "BestFixedFromHistoryPolicy",
+    "BestFixedOverallPolicy",
+    "BestFixedPerUserPolicy",
+    "Bound",
     "ContextFrequencyPolicy",
     "Factory",
     "LearnedPolicy",
-    "MostFrequentPolicy",
     "OraclePolicy",
     "Policy",
     "PolicyAgent",
@@ -57,4 +94,6 @@ __all__ = [
     "Setting",
     "ThompsonPolicy",
     "Truth",
+    "myopic_oracle",
+    "upper_bound",
 ]

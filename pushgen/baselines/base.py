@@ -6,9 +6,10 @@ Contexts and notifications are dicts of arrays of schema codes, one entry per fe
 (``pushgen.envs.spaces``: code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``).
 
 The benchmark makes one policy per user with a factory ``make(setting) -> Policy``; the
-``Setting`` carries the task, the user, a seed and the public data. Only the oracle reads
-``setting.truth``. The settings of one run share ``shared``, where a policy may keep what is
-the same for every user (a population model fitted once).
+``Setting`` carries the task, the user, a seed and the public data; ``setting.truth`` (the
+simulated user) is given only to the oracle and the probes marked as reading it. The settings
+of one run share ``shared``, where a policy may keep what is the same for every user (a
+population model fitted once).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
-from pushgen.model.engagement import EngagementParameters
+from pushgen.model.engagement import EngagementParameters, RowTerms
 
 Codes = dict[str, np.ndarray]
 T = TypeVar("T")
@@ -47,10 +48,21 @@ class Policy(Protocol):
 
 @dataclass(frozen=True)
 class Truth:
-    """The simulated user: for the oracle (the upper bound) only."""
+    """The simulated user behind one episode, for the policies that are *told* it (the oracle and
+    the probes built on the true model; ``Baseline.reads_truth``). Never the logged actions.
+
+    Rows are the episode's contexts in time order.
+    """
 
     parameters: EngagementParameters
-    own: np.ndarray  # (n, 7) distinct notifications of the user's own test rows
+    parameter_row: int  # the user's row in ``parameters``
+    row_terms: RowTerms  # the row part of the logit of each context, and its situations
+    seconds: np.ndarray  # posting time of each context, seconds from the start of the test months
+    initial: dict[str, np.ndarray]  # exposure key -> (key size,) the user's exposures at the start
+
+    @property
+    def has_app(self) -> np.ndarray:
+        return self.parameters.has_app[self.parameter_row]
 
 
 @dataclass(frozen=True)
@@ -62,11 +74,18 @@ class Setting:
     seed: np.random.SeedSequence
     pool: np.ndarray  # (n, 7) plausible notifications from the public task 1 training rows
     public: pd.DataFrame  # the task 1 training rows of every task 1 user
-    truth: Truth
+    truth: Truth | None = None  # only for policies that read the true model
     shared: dict = field(default_factory=dict)  # scratch space of one run, shared by its users
 
     def rng(self) -> np.random.Generator:
         return np.random.default_rng(self.seed)
+
+    def true_model(self, reader: str) -> Truth:
+        """``truth``, or an error saying that ``reader`` needs it."""
+        if self.truth is None:
+            raise ValueError(f"{reader} reads the simulated user: make its setting with the truth "
+                             "(run it as a baseline with reads_truth=True)")
+        return self.truth
 
 
 def fitted(history: pd.DataFrame, setting: Setting, key: str, fit: Callable[[pd.DataFrame], T]) -> T:

@@ -1,6 +1,6 @@
-"""Frequency baselines: the most frequent notification, or the most opened one in similar contexts.
+"""Frequency baseline: the notification opened most often in similar contexts.
 
-In task 2 (no history) both count the public task 1 training rows instead: the population's
+In task 2 (no history) it counts the public task 1 training rows instead: the population's
 habits.
 """
 
@@ -23,21 +23,6 @@ def most_frequent(matrix: np.ndarray) -> np.ndarray:
     """The row of ``matrix`` that occurs most often (the first in code order on ties)."""
     unique, _, counts = distinct(matrix)
     return unique[int(np.argmax(counts))]
-
-
-class MostFrequentPolicy(StaticPolicy):
-    """Always the notification the history holds most often."""
-
-    def __init__(self, setting: Setting) -> None:
-        self.setting = setting
-        self.choice: np.ndarray | None = None
-
-    def fit(self, history: pd.DataFrame) -> None:
-        self.choice = fitted(history, self.setting, "most frequent notification",
-                             lambda rows: most_frequent(notification_matrix(rows)))
-
-    def act(self, contexts: Codes) -> Codes:
-        return as_codes(np.tile(self.choice, (batch_size(contexts), 1)))
 
 
 def context_key(variables: tuple[str, ...], contexts: Codes) -> np.ndarray:

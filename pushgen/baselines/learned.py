@@ -1,19 +1,25 @@
-"""Learned: a logistic regression of P(open) on the history, then the candidate it rates highest.
+"""Learned: a logistic regression of P(open) on the history, then per context the best candidate
+less a penalty for what the policy itself sent recently.
 
-The model is fitted on one-hot features of the logged (notification, context) pairs with a
-few category-by-context interactions (``pushgen.baselines.design``). For each context it
-scores the candidates (the distinct notifications of the history) and generates the best:
-maximising P(open) maximises the expected reward, since an opened notification never scores
-less than a dismissed one in the same context.
+The model is fitted on one-hot features of the logged (notification, context) pairs with
+notification-by-context interactions (``pushgen.baselines.design``), plus each logged row's
+recent exposure to its app, subject and channel (``pushgen.baselines.recency``): the fitted
+weight of that exposure is how much a repeat loses, which is what stops the model from
+sending its favourite notification in every context. For each context in turn it generates
+the candidate (a distinct notification of the history) with the highest predicted log-odds
+given the exposures its own earlier choices left: maximising P(open) maximises the expected
+reward, since an opened notification never scores less than a dismissed one.
 
 ``temperature`` is the diversity knob: 0 takes the best candidate; above 0, a candidate is
-drawn with probability proportional to exp(logit / temperature), trading reward for variety.
-In task 2 the model is fitted once on the public task 1 training rows (a population model,
-with an intercept per user), chooses among the public pool of notifications and does not
-learn online.
+drawn with probability proportional to exp(log-odds / temperature) (Gumbel noise on the
+scores), trading reward for variety. In task 2 the model is fitted once on the public task 1
+training rows (a population model, with an intercept per user), chooses among the public
+pool of notifications and does not learn online.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -22,42 +28,61 @@ import scipy.sparse as sp
 from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes, batch_size, fitted
 from pushgen.baselines.candidates import distinct, notification_matrix, opened
 from pushgen.baselines.design import Design
+from pushgen.baselines.greedy import KEYS
+from pushgen.baselines.recency import history_exposure, own_recency_chooser, rows_per_day
 from pushgen.envs.spaces import CONTEXT_FEATURES, frame_codes
 
-REGULARISATION = 0.1  # inverse L2 strength (scikit-learn's C), by log-loss on validation weeks
+REGULARISATION = 0.1  # inverse L2 strength (scikit-learn's C)
 
 
 def require_sklearn():
     try:
         from sklearn.linear_model import LogisticRegression
     except ImportError:
-        raise ImportError("the learned baseline needs scikit-learn: pip install 'pushgen[ml]'") from None
+        raise ImportError("the learned baselines need scikit-learn: pip install 'pushgen[ml]'") from None
     return LogisticRegression
 
 
-def fit_logistic(design: Design, rows: pd.DataFrame, regularisation: float,
-                 per_user: bool = False) -> np.ndarray:
-    """Weights (one per design column) of the L2-regularised logistic regression.
+@dataclass(frozen=True)
+class OpenModel:
+    """A fitted model of the open log-odds."""
+
+    weights: np.ndarray  # one per design column
+    recency: np.ndarray  # (3,) per sqrt(exposure) to the app, subject and channel
+    rows_per_day: float
+
+    def penalties(self) -> np.ndarray:
+        """Log-odds lost per sqrt(exposure) to each key (>= 0)."""
+        return np.maximum(0.0, -self.recency)
+
+
+def fit_open_model(design: Design, rows: pd.DataFrame, regularisation: float,
+                   per_user: bool = False) -> OpenModel:
+    """The L2-regularised logistic regression of the action on the design and recency features.
 
     With ``per_user``, each user of ``rows`` gets an intercept of its own (dropped from the
     result), so that an app only some users receive is not credited with their own open rate.
     """
     was_opened = opened(rows)
+    pace = rows_per_day(rows)
     if was_opened.all() or not was_opened.any():
-        return np.zeros(design.size)
+        return OpenModel(np.zeros(design.size), np.zeros(len(KEYS)), pace)
     logistic = require_sklearn()
-    x = design.matrix(notification_matrix(rows), frame_codes(rows, CONTEXT_FEATURES))
+    matrix = notification_matrix(rows)
+    parts = [design.matrix(matrix, frame_codes(rows, CONTEXT_FEATURES)),
+             sp.csr_matrix(history_exposure(rows, matrix))]
     if per_user:
         users = pd.factorize(rows["user_id"], sort=True)[0]
-        x = sp.hstack([x, sp.csr_matrix((np.ones(len(users)), (np.arange(len(users)), users)))],
-                      format="csr")
-    model = logistic(C=regularisation, max_iter=1000, tol=1e-6)
-    model.fit(x, was_opened)
-    return model.coef_.ravel()[: design.size].astype(np.float64)
+        parts.append(sp.csr_matrix((np.ones(len(users)), (np.arange(len(users)), users))))
+    model = logistic(C=regularisation, max_iter=2000, tol=1e-6)
+    model.fit(sp.hstack(parts, format="csr"), was_opened)
+    coefficients = model.coef_.ravel().astype(np.float64)
+    return OpenModel(coefficients[: design.size], coefficients[design.size:design.size + len(KEYS)], pace)
 
 
 class LearnedPolicy(StaticPolicy):
-    """The candidate with the highest P(open) under a model fitted on the history."""
+    """The candidate with the highest P(open) under a model fitted on the history, given its own
+    recent sends."""
 
     def __init__(self, setting: Setting, temperature: float = 0.0,
                  regularisation: float = REGULARISATION) -> None:
@@ -68,20 +93,25 @@ class LearnedPolicy(StaticPolicy):
         self.regularisation = regularisation
         self.rng = setting.rng()
         self.design = Design()
-        self.weights = np.zeros(self.design.size)
         self.candidates = setting.pool
+        self.model: OpenModel | None = None
+        self.answered = 0
 
     def fit(self, history: pd.DataFrame) -> None:
         if len(history):
             self.candidates = distinct(notification_matrix(history))[0]
-        self.weights = fitted(history, self.setting, f"logistic regression, C={self.regularisation}",
-                              lambda rows: fit_logistic(self.design, rows, self.regularisation,
+        self.model = fitted(history, self.setting, f"open model, C={self.regularisation}",
+                            lambda rows: fit_open_model(self.design, rows, self.regularisation,
                                                         per_user=not len(history)))
+        self.chooser = own_recency_chooser(self.candidates, self.model.penalties())
+        self.answered = 0
 
     def act(self, contexts: Codes) -> Codes:
-        if self.temperature == 0:
-            chosen = self.design.best(self.weights, self.candidates, contexts)
-        else:
-            u = self.rng.random(batch_size(contexts))
-            chosen = self.design.sample(self.weights, self.candidates, contexts, self.temperature, u)
-        return as_codes(self.candidates[chosen])
+        if self.model is None:
+            raise ValueError("fit() the learned policy before act()")
+        n = batch_size(contexts)
+        scores = self.design.scores(self.model.weights, self.candidates, contexts)
+        noise = (self.temperature * self.rng.gumbel(size=scores.shape)) if self.temperature else None
+        clock = (self.answered + np.arange(n)) / self.model.rows_per_day
+        self.answered += n
+        return as_codes(self.candidates[self.chooser.choose(scores, clock, noise)])

@@ -1,50 +1,122 @@
-"""Oracle: the candidate with the highest true P(open). An upper bound: it reads the simulated user.
+"""Policies and bounds that read the simulated user (``Setting.truth``): not models, yardsticks.
 
-For each context it scores every candidate with the split's ground-truth engagement model
-(``pushgen.model.engagement.open_logit``). Within one row the intercept, the context
-weights and the dynamic state (hour, sleep, fatigue, novelty, mood) add the same amount to
-every candidate's logit, so the best candidate depends only on the notification weights and
-the chat bonus (category ``msg`` with headphones in and music on); those are all it computes.
-Candidates: every notification another baseline could choose from (the user's history and
-the public pool) and those of the user's own test rows.
+- ``OraclePolicy``: the true model's plan of the episode (``pushgen.baselines.planner``): in
+  each context, of every notification the user could receive (each of its apps' channels,
+  subjects and update levels), the one with the highest true P(open) given the fatigue and
+  habituation its own earlier choices left, less the shadow price of the fatigue and
+  habituation it leaves for later. ``myopic_oracle`` drops the prices: greedy on P(open) now.
+  Neither is proven optimal, so neither is marked an upper bound.
+- ``upper_bound``: per context, the highest true P(open) of any possible notification at a
+  fresh state (no fatigue, no habituation). Every penalty is >= 0 and everything else in the
+  logit is fixed by the context, so no sequence of notifications, however chosen, has a
+  higher P(open) in any context: a provable upper bound on every policy's reward (the reward
+  grows with P(open) in both modes).
+- ``BestFixedPerUserPolicy``: the single possible notification with the highest expected
+  reward when sent in every context, its own habituation included, found exhaustively; what
+  ignoring the context costs.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.special import expit
 
-from pushgen import schemas
-from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes
-from pushgen.baselines.candidates import notification_matrix, union
-from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.baselines.base import Codes, Setting, StaticPolicy, Truth, as_codes, batch_size
+from pushgen.baselines.fixed import FixedPolicy
+from pushgen.baselines.greedy import KEYS
+from pushgen.baselines.planner import PRICE_SCALES, plan_episode
+from pushgen.baselines.true_model import BLOCK, penalty_weights, row_blocks, time_constants, true_candidates
+from pushgen.model.exposure import keyed_exposure
 
-CATEGORY = NOTIFICATION_FEATURES.index("category")
+CANDIDATE_BLOCK = 256
 
 
 class OraclePolicy(StaticPolicy):
-    """The best candidate under the true engagement model (labelled an upper bound)."""
+    """The true model's plan (``plan_episode``), replayed context by context."""
 
-    def __init__(self, setting: Setting) -> None:
-        self.setting = setting
-        params = setting.truth.parameters
-        row = int(params.rows(np.array([setting.user_id]))[0])
-        self.weights = [params.weights[f][row] for f in NOTIFICATION_FEATURES]
-        self.chat_bonus = float(params.scalars["audio_chat_bonus"][row])
-        self.msg = schemas.field("category").code("msg")
-        self.headphones_in = schemas.field("headphonesIn").code(True)
-        self.music_on = schemas.field("musicActive").code(True)
-        self.choice: dict[bool, np.ndarray] = {}
+    def __init__(self, setting: Setting, prices: tuple[float, ...] = PRICE_SCALES) -> None:
+        self.truth = setting.true_model("the oracle")
+        self.prices = prices
+        self.plan: np.ndarray | None = None
+        self.answered = 0
 
     def fit(self, history: pd.DataFrame) -> None:
-        candidates = union(notification_matrix(history), self.setting.pool, self.setting.truth.own)
-        base = sum(w[candidates[:, j]] for j, w in enumerate(self.weights))
-        is_msg = candidates[:, CATEGORY] == self.msg
-        for chatting in (False, True):
-            score = base + self.chat_bonus * (is_msg & chatting)
-            self.choice[chatting] = candidates[int(np.argmax(score))]
+        return None
 
     def act(self, contexts: Codes) -> Codes:
-        chatting = ((np.asarray(contexts["headphonesIn"]) == self.headphones_in)
-                    & (np.asarray(contexts["musicActive"]) == self.music_on))
-        return as_codes(np.where(chatting[:, None], self.choice[True], self.choice[False]))
+        if self.plan is None:
+            self.plan = plan_episode(self.truth, self.prices).notifications
+        n = batch_size(contexts)
+        if self.answered + n > len(self.plan):
+            raise ValueError("the oracle answers its episode's contexts in order, once each")
+        chosen = self.plan[self.answered:self.answered + n]
+        self.answered += n
+        return as_codes(chosen)
+
+
+def myopic_oracle(setting: Setting) -> OraclePolicy:
+    """Greedy on the true P(open) alone: blind to the fatigue and habituation it causes."""
+    return OraclePolicy(setting, prices=())
+
+
+def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:
+    """Per context of the episode: the highest fresh-state P(open) of any possible notification,
+    and that notification (an (n, 7) matrix)."""
+    penalty_weights(truth)  # the bound holds because these are >= 0
+    candidates = true_candidates(truth)
+    n = len(truth.seconds)
+    if not len(candidates):
+        return np.zeros(n), np.zeros((n, 7), dtype=np.int64)
+    best = np.empty(n)
+    chosen = np.empty(n, dtype=np.int64)
+    for block in row_blocks(n):
+        scores = candidates.scores(truth, block)
+        chosen[block] = np.argmax(scores, axis=1)
+        best[block] = scores[np.arange(len(scores)), chosen[block]]
+    return expit(truth.row_terms.base + best), candidates.matrix[chosen]
+
+
+def fixed_probabilities(truth: Truth, candidates=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per possible notification c: the sum over the episode's contexts of the true P(open) when c
+    is sent in every context (shape (K,)), and the candidates' matrix.
+
+    Sending c everywhere, its exposure to each key at row i is the decayed count of the rows
+    before i plus the user's initial exposure to c's key, decayed; likewise fatigue, scaled
+    by how much c interrupts. So every candidate is evaluated at once from four sums.
+    """
+    candidates = true_candidates(truth) if candidates is None else candidates
+    weights = penalty_weights(truth)
+    taus = time_constants(truth)
+    t = truth.seconds
+    sent_before = {key: keyed_exposure(t, np.zeros(len(t), dtype=np.int64), tau)
+                   for key, tau in taus.items()}
+    fading = {key: np.exp(-t / tau)[:, None] for key, tau in taus.items()}
+    totals = np.zeros(len(candidates))
+    for rows in row_blocks(len(t), BLOCK):
+        base = truth.row_terms.base[rows, None]
+        fatigue = float(truth.initial["fatigue"][0]) * fading["fatigue"][rows]
+        for columns in row_blocks(len(candidates), CANDIDATE_BLOCK):
+            penalty = weights["fatigue"] * (sent_before["fatigue"][rows, None]
+                                            * candidates.interrupts[columns] + fatigue)
+            for key in KEYS:
+                exposure = (sent_before[key][rows, None]
+                            + truth.initial[key][candidates.keys[key][columns]] * fading[key][rows])
+                penalty += weights[key] * np.sqrt(exposure)
+            scores = base + candidates.base[columns] + (truth.row_terms.situations[rows]
+                                                        @ candidates.per_situation[columns].T)
+            totals[columns] += expit(scores - penalty).sum(axis=0)
+    return totals, candidates.matrix
+
+
+class BestFixedPerUserPolicy(FixedPolicy):
+    """The one possible notification with the highest expected reward sent in every context."""
+
+    def __init__(self, setting: Setting) -> None:
+        truth = setting.true_model("the best fixed notification per user")
+        totals, matrix = fixed_probabilities(truth)
+        # expected reward = 2 P(open) - logged open, so the highest total P(open) wins
+        self.choice = matrix[int(np.argmax(totals))] if len(matrix) else np.zeros(7, dtype=np.int64)
+
+    def fit(self, history: pd.DataFrame) -> None:
+        return None

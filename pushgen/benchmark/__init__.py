@@ -10,24 +10,27 @@ from pushgen.benchmark.run import (
     Results,
     TaskData,
     make_setting,
+    run_baseline,
     run_benchmark,
     run_policy,
     select_baselines,
     task_data,
 )
-from pushgen.benchmark.runner import PolicyError, Run, run_episode
+from pushgen.benchmark.runner import Episodes, PolicyError, Run, play
 from pushgen.benchmark.summary import leaderboard
 
 __all__ = [
     "BenchmarkError",
+    "Episodes",
     "PolicyError",
     "Results",
     "Run",
     "TaskData",
     "leaderboard",
     "make_setting",
+    "play",
+    "run_baseline",
     "run_benchmark",
-    "run_episode",
     "run_policy",
     "select_baselines",
     "task_data",

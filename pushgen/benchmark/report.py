@@ -4,7 +4,7 @@
     leaderboard.csv   the same numbers
     per_user.csv      every metric per task, baseline and user
     curves.csv        task 2: mean reward per 100 steps, averaged over users
-    benchmark.json    split, fingerprint, mode, seed, tasks, baselines, versions
+    benchmark.json    split, fingerprint, mode, seed, tasks, baselines, versions, sha256 of the files
     timings.json      wall and decision times (they vary from run to run, so kept apart)
     *.png             learning_curves (task 2), open_rate, diversity
 """
@@ -22,6 +22,7 @@ from pushgen._version import __version__
 from pushgen.benchmark.run import Results
 from pushgen.benchmark.summary import CONFIDENCE, leaderboard
 from pushgen.dataset import atomic_folder
+from pushgen.outputs import file_listing
 
 FLOAT = "%.6f"
 TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context at once)",
@@ -29,17 +30,20 @@ TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context 
 MD_COLUMNS = {  # column -> (heading, format)
     "generated_open_rate": ("open rate", "{:.3f}"),
     "logged_open_rate": ("logged open rate", "{:.3f}"),
+    "impossible_share": ("impossible", "{:.3f}"),
     "entropy": ("entropy", "{:.3f}"),
     "distinct_ratio": ("distinct ratio", "{:.3f}"),
-    "learning_quarter_gain": ("last - first quarter", "{:+.3f}"),
+    "learning_quarter_gain": ("learning", "{:+.3f}"),
 }
+BOUND_MARK = "**[upper bound]**"
+TRUTH_MARK = "*"
 
 
 def write_results(results: Results, out: str | Path, force: bool = False,
                   plots: bool = True) -> Path:
     """Write the results folder ``out`` (refused if it exists, unless ``force``)."""
     out = Path(out)
-    board = leaderboard(results.per_user, results.baselines)
+    board = leaderboard(results.per_user, results.baselines, results.marks)
     order = {name: i for i, name in enumerate(results.baselines)}
     per_user = results.per_user.sort_values(
         ["task", "baseline", "user_id"], key=lambda c: c.map(order) if c.name == "baseline" else c,
@@ -49,13 +53,15 @@ def write_results(results: Results, out: str | Path, force: bool = False,
         board.to_csv(work / "leaderboard.csv", index=False, float_format=FLOAT)
         per_user.to_csv(work / "per_user.csv", index=False, float_format=FLOAT)
         results.curves.to_csv(work / "curves.csv", index=False, float_format=FLOAT)
-        (work / "benchmark.json").write_text(json.dumps(description(results), indent=1) + "\n")
         (work / "timings.json").write_text(json.dumps(
             {"machine": machine(), **results.timings}, indent=1) + "\n")
         if plots:
             from pushgen.benchmark.plots import write_plots
 
             write_plots(board, results.curves, results.baselines, work)
+        files = file_listing(work, exclude=("timings.json",))  # timings vary from run to run
+        (work / "benchmark.json").write_text(json.dumps({**description(results), "files": files},
+                                                        indent=1) + "\n")
     return out
 
 
@@ -67,6 +73,8 @@ def description(results: Results) -> dict:
         "seed": results.seed,
         "tasks": results.tasks,
         "baselines": results.baselines,
+        "upper_bounds": [name for name, mark in results.marks.items() if mark.get("upper_bound")],
+        "uses_true_model": [name for name, mark in results.marks.items() if mark.get("uses_true_model")],
         "pushgen_version": __version__,
     }
 
@@ -87,9 +95,15 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         f"`{results.mode}`, seed {results.seed}. Mean reward: each user's mean reward per "
         f"context, averaged over the users, with the {percent} t-interval across users. "
         "The other columns are averages over users: the open rate of the generated "
-        "notifications (the logged ones' beside it), the diversity of the opened generated "
-        "notifications (normalised entropy and distinct-value ratio), and in task 2 the mean "
-        "reward of the last quarter of the steps less that of the first.",
+        "notifications (the logged ones' beside it), the share of impossible notifications "
+        "(no app of the user posts them; never opened), the diversity of the opened possible "
+        "generated notifications (normalised entropy and distinct-value ratio, capped at 1), "
+        "and in task 2 the learning metric: the mean reward of the last quarter of the steps "
+        "less that of the first, less the same for the best fixed notification overall on the "
+        "same contexts (0 for a policy that never learns).",
+        "",
+        f"{TRUTH_MARK} reads the simulated user (a yardstick, not a model). {BOUND_MARK} a "
+        "provable upper bound: no policy, and no search over notifications, can score above it.",
     ]
     for task in results.tasks:
         part = board[board["task"] == task]
@@ -102,11 +116,20 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
                   "| " + " | ".join(header) + " |",
                   "|" + "|".join("---:" if i != 1 else "---" for i in range(len(header))) + "|"]
         for _, row in part.iterrows():
-            cells = [str(row["rank"]), row["label"], f"{row['mean_reward']:.3f}",
+            cells = [str(row["rank"]), _label(row), f"{row['mean_reward']:.3f}",
                      _interval(row["ci_low"], row["ci_high"]),
                      *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _label(row: pd.Series) -> str:
+    label = str(row["label"])
+    if row.get("uses_true_model", False):
+        label += f" {TRUTH_MARK}"
+    if row.get("upper_bound", False):
+        label += f" {BOUND_MARK}"
+    return label
 
 
 def _users(n: int) -> str:

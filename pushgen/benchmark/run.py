@@ -13,14 +13,17 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from pushgen import schemas
 from pushgen.access import load_split
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
-from pushgen.baselines.base import as_matrix
-from pushgen.baselines.candidates import distinct, public_pool
-from pushgen.benchmark.runner import CHUNK, Run, run_episode
+from pushgen.baselines.candidates import public_pool
+from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, users_of
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.dataset import DatasetError
-from pushgen.envs.replay import ReplayPart, load_part
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.model.engagement import RowTerms
+from pushgen.replay.parts import ReplayPart, load_part
+from pushgen.replay.reference import best_fixed_notification
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.splits import TASKS
 
@@ -41,6 +44,7 @@ class Results:
     baselines: dict[str, str]  # name -> label
     per_user: pd.DataFrame  # task, baseline, user_id, metrics
     curves: pd.DataFrame  # task 2: task, baseline, step, mean_reward, users
+    marks: dict[str, dict[str, bool]] = field(default_factory=dict)  # name -> uses_true_model, upper_bound
     timings: dict = field(default_factory=dict)
 
 
@@ -75,12 +79,16 @@ def single_threaded_blas() -> Iterator[None]:
 
 @dataclass
 class TaskData:
-    """What the runs of one task read: the test part, histories and the public rows."""
+    """What the runs of one task read: the test part (the scorer's side), the contexts the
+    policies are shown (from the model-facing test part), histories and the public rows."""
 
     part: ReplayPart
+    contexts: dict[str, np.ndarray]  # per part row, from the contexts-only test part
     public: pd.DataFrame  # task 1 training rows of every task 1 user
     pool: np.ndarray
     histories: dict[int, pd.DataFrame]
+    reference: dict[str, np.ndarray] | None  # task 2: the non-learning reference, per part row
+    _truths: dict[int, Truth] = field(default_factory=dict, repr=False)
 
     @property
     def users(self) -> list[int]:
@@ -88,6 +96,25 @@ class TaskData:
 
     def history(self, user: int) -> pd.DataFrame:
         return self.histories.get(user, self.public.iloc[0:0])
+
+    def episodes(self, users: Iterable[int] | None = None) -> Episodes:
+        return Episodes(self.part, users_of(self.part, None if users is None else list(users)),
+                        self.contexts, self.reference)
+
+    def truth(self, user: int) -> Truth:
+        """The simulated user behind ``user``'s episode (for the baselines that read it)."""
+        if user not in self._truths:
+            part = self.part
+            rows = part.rows_of(user)
+            index = part.user_index(user)
+            self._truths[user] = Truth(
+                parameters=part.parameters,
+                parameter_row=int(part.parameters.rows(np.array([user]))[0]),
+                row_terms=RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows]),
+                seconds=part.seconds[rows],
+                initial={key: value[index] for key, value in part.truth.initial.items()},
+            )
+        return self._truths[user]
 
 
 def task_data(split: str | Path, task: int) -> TaskData:
@@ -100,42 +127,72 @@ def task_data(split: str | Path, task: int) -> TaskData:
         rows = rows.sort_values(["user_id", "posted_at", "notification_id"], kind="stable")
         histories = {int(u): g.reset_index(drop=True)
                      for u, g in rows.groupby("user_id", sort=True, observed=True)}
-    return TaskData(part=load_part(split, task, "test"), public=offline.train,
-                    pool=public_pool(offline.train), histories=histories)
+    part = load_part(split, task, "test")
+    test = offline.test if task == 1 else load_split(split, 2).test
+    contexts = public_contexts(test, part)
+    reference = None
+    if task == 2:
+        fixed = best_fixed_notification(part.folder)
+        reference = {f: np.full(len(part.user_ids), fixed[f]) for f in NOTIFICATION_FEATURES}
+    return TaskData(part=part, contexts=contexts, public=offline.train, pool=public_pool(offline.train),
+                    histories=histories, reference=reference)
+
+
+def public_contexts(test: pd.DataFrame, part: ReplayPart) -> dict[str, np.ndarray]:
+    """The context codes of the model-facing test part, in the order of the part's rows."""
+    position = pd.Index(test["context_id"].to_numpy()).get_indexer(part.context_ids)
+    if (position < 0).any():
+        raise DatasetError(f"{part.label}: context {part.context_ids[position < 0][0]} is missing "
+                           "from the contexts-only test part")
+    codes = schemas.frame_codes(test, CONTEXT_FEATURES)
+    contexts = {f: codes[f][position] for f in CONTEXT_FEATURES}
+    if any(not np.array_equal(contexts[f], part.codes[f]) for f in CONTEXT_FEATURES):
+        raise DatasetError(f"{part.label}: the contexts-only test part disagrees with the scorer's")
+    return contexts
 
 
 def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
-                 shared: dict | None = None) -> Setting:
-    """What the policy ``name`` is told about ``user``'s episode of task ``task``."""
-    episode = data.part.episode(user)
+                 shared: dict | None = None, reads_truth: bool = False) -> Setting:
+    """What the policy ``name`` is told about ``user``'s episode of task ``task``; the simulated
+    user only with ``reads_truth``."""
     return Setting(task=task, user_id=user, seed=seed_for(seed, name, task, user), pool=data.pool,
-                   public=data.public,
-                   truth=Truth(data.part.parameters, distinct(as_matrix(episode.codes))[0]),
+                   public=data.public, truth=data.truth(user) if reads_truth else None,
                    shared={} if shared is None else shared)
 
 
 def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory,
                mode: str = DEFAULT_MODE, seed: int = 0, users: Iterable[int] | None = None,
                on_user: Callable[[], None] | None = None, shared: dict | None = None,
-               chunk: int = CHUNK) -> list[Run]:
+               chunk: int = CHUNK, reads_truth: bool = False) -> list[Run]:
     """Run the policy ``make(setting)`` makes, one per user, on each test user of task ``task``.
 
     ``name`` seeds the policy's random numbers; ``on_user`` is called after each user;
     ``shared`` is the settings' scratch space (default: a new one); in task 2 the policy hears
-    the responses after every ``chunk`` contexts (1: after each, as in the environment).
+    the responses after every ``chunk`` contexts (1: after each, as in the environment);
+    ``reads_truth`` tells the policy the simulated user (for yardsticks, not models).
     """
     check_mode(mode)
     data = split if isinstance(split, TaskData) else task_data(split, task)
     shared = {} if shared is None else shared
-    runs = []
+    episodes = data.episodes(users)
     with single_threaded_blas():
-        for user in data.users if users is None else [int(u) for u in users]:
-            setting = make_setting(data, task, name, user, seed, shared)
-            runs.append(run_episode(make(setting), data.part.episode(user), data.history(user),
-                                    task, mode, chunk))
-            if on_user is not None:
+        policies = {user: make(make_setting(data, task, name, user, seed, shared, reads_truth))
+                    for user in episodes.users}
+        return play(policies, episodes, data.history, task, mode, chunk, on_user)
+
+
+def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFAULT_MODE, seed: int = 0,
+                 users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
+                 shared: dict | None = None) -> list[Run]:
+    """One leaderboard row's runs: a policy played through the episodes, or a bound."""
+    if baseline.bound is not None:
+        runs = bound_runs(baseline.bound, data.episodes(users), data.truth, mode)
+        if on_user is not None:
+            for _ in runs:
                 on_user()
-    return runs
+        return runs
+    return run_policy(data, task, baseline.name, baseline.make, mode, seed, users, on_user, shared,
+                      reads_truth=baseline.reads_truth)
 
 
 def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
@@ -157,10 +214,12 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
         with tqdm(total=len(data.users) * len(chosen), desc=f"task {task}", unit="user",
                   disable=not progress, leave=False) as bar:
             for baseline in chosen:
+                if task not in baseline.tasks:
+                    bar.update(len(data.users))
+                    continue
                 bar.set_postfix_str(baseline.name)
                 began = perf_counter()
-                runs = run_policy(data, task, baseline.name, baseline.make, mode, seed,
-                                  on_user=bar.update, shared=shared)
+                runs = run_baseline(data, task, baseline, mode, seed, on_user=bar.update, shared=shared)
                 timings[f"task{task}/{baseline.name}"] = _timing(runs, perf_counter() - began)
                 rows += [{"task": task, "baseline": baseline.name, "user_id": run.user_id,
                           **user_metrics(run, mode, task)} for run in runs]
@@ -175,6 +234,7 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
         seed=seed,
         tasks=tasks,
         baselines={b.name: b.label for b in chosen},
+        marks={b.name: {"uses_true_model": b.reads_truth, "upper_bound": b.upper_bound} for b in chosen},
         per_user=pd.DataFrame(rows),
         curves=pd.concat(curves, ignore_index=True)[columns] if curves else pd.DataFrame(columns=columns),
         timings=timings,

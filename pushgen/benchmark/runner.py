@@ -1,29 +1,36 @@
-"""Play a policy through one user's test contexts in batches, judged as the environment judges.
+"""Play policies through the test contexts of their users, judged as the environment judges.
 
-Task 1 (offline): one call to ``act`` with every test context. Task 2 (online): ``act`` on
-the next ``CHUNK`` contexts, judge them, ``update`` with the simulated user's responses
-(the row's own draw < P(open), as ``info["opened"]`` of ``NotificationGeneration-v0``),
-and so on. The rewards are then computed for the whole episode at once with the same
-engagement model and reward table as the environment and ``pushgen.evaluate``.
+A policy sees contexts (the 11 context features, in time order) and, in task 2, the simulated
+user's responses to its own notifications; never the logged notifications or actions of the
+test part. Task 1 (offline): ``fit`` on the user's history, then one ``act`` with every test
+context. Task 2 (online): ``act`` on the user's next ``CHUNK`` contexts, the judge
+(``pushgen.replay.scoring.Judge``, every user stepping together, its fatigue and habituation
+following what was sent) gives each notification's P(open), ``update`` hears the responses
+(the row's own draw < P(open), as ``info["opened"]`` of ``NotificationGeneration-v0``), and
+so on. The rewards of each whole episode are then computed at once with
+``sequence_probabilities``, exactly as ``pushgen.evaluate`` computes them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from time import perf_counter
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from pushgen import schemas
-from pushgen.baselines.base import Policy, as_codes, as_matrix
-from pushgen.replay.rewards import rewards
-from pushgen.envs.replay import Episode
+from pushgen.baselines.base import Codes, Policy, Truth, as_codes, as_matrix
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.model.feasibility import is_possible
+from pushgen.replay.parts import ReplayPart
+from pushgen.replay.rewards import rewards
+from pushgen.replay.scoring import Judge, sequence_probabilities
 
 CHUNK = 50
 SIZES = np.array([len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
+Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
 
 
 class PolicyError(ValueError):
@@ -40,7 +47,9 @@ class Run:
     logged_opened: np.ndarray
     p_open: np.ndarray  # of the generated notifications
     opened: np.ndarray  # the simulated response: the row's own draw < p_open
+    possible: np.ndarray  # whether each generated notification is possible for the user
     reward: np.ndarray
+    reference_reward: np.ndarray | None  # task 2: the non-learning reference's, same contexts
     fit_seconds: float
     decision_seconds: np.ndarray  # per row: its batch's act time / batch size
 
@@ -62,36 +71,136 @@ def checked(action: dict[str, np.ndarray], n: int) -> np.ndarray:
     return matrix
 
 
-def run_episode(policy: Policy, episode: Episode, history: pd.DataFrame, task: int,
-                mode: str = "expected", chunk: int = CHUNK) -> Run:
-    """Fit ``policy`` on ``history``, then answer every context of ``episode``."""
-    started = perf_counter()
-    policy.fit(history)
-    fit_seconds = perf_counter() - started
-    n = len(episode)
-    contexts = {f: episode.codes[f] for f in CONTEXT_FEATURES}
-    generated = np.zeros((n, len(NOTIFICATION_FEATURES)), dtype=np.int64)
-    seconds = np.zeros(n)
-    step = n if task == 1 else chunk
-    for start in range(0, n, max(step, 1)):
-        rows = slice(start, min(start + step, n))
-        batch = {f: c[rows] for f, c in contexts.items()}
-        began = perf_counter()
-        action = checked(policy.act(batch), rows.stop - rows.start)
-        seconds[rows] = (perf_counter() - began) / (rows.stop - rows.start)
-        generated[rows] = action
-        if task == 2:
-            p = expit(episode.logits(as_codes(action), rows))
-            policy.update(batch, as_codes(action), episode.truth.draw[rows] < p)
-    p_open = expit(episode.logits(as_codes(generated)))
+@dataclass
+class Episodes:
+    """The test rows of some users of a part, and the contexts the policies are shown."""
+
+    part: ReplayPart
+    users: list[int]
+    contexts: Codes  # per part row: the public context codes
+    reference: Codes | None = None  # task 2: the non-learning reference notification per part row
+
+    def rows(self, user: int) -> np.ndarray:
+        span = self.part.rows_of(user)
+        return np.arange(span.start, span.stop)
+
+    def context_batch(self, rows: np.ndarray) -> Codes:
+        return {f: self.contexts[f][rows] for f in CONTEXT_FEATURES}
+
+
+def play(policies: dict[int, Policy], episodes: Episodes, histories: Callable[[int], pd.DataFrame],
+         task: int, mode: str, chunk: int = CHUNK, on_user: Callable[[], None] | None = None) -> list[Run]:
+    """Every user's episode with its policy; ``histories(user)`` is what ``fit`` gets."""
+    part = episodes.part
+    generated = np.zeros((len(part.user_ids), len(NOTIFICATION_FEATURES)), dtype=np.int64)
+    seconds = np.zeros(len(part.user_ids))
+    fit_seconds = {}
+    for user in episodes.users:
+        started = perf_counter()
+        policies[user].fit(histories(user))
+        fit_seconds[user] = perf_counter() - started
+        if task == 1:
+            _act(policies[user], episodes, episodes.rows(user), generated, seconds)
+            if on_user is not None:
+                on_user()
+    if task == 2:
+        _online(policies, episodes, generated, seconds, max(int(chunk), 1))
+        if on_user is not None:
+            for _ in episodes.users:
+                on_user()
+    return score(episodes, generated, mode, fit_seconds, seconds)
+
+
+def _act(policy: Policy, episodes: Episodes, rows: np.ndarray, generated: np.ndarray,
+         seconds: np.ndarray) -> None:
+    began = perf_counter()
+    action = checked(policy.act(episodes.context_batch(rows)), len(rows))
+    seconds[rows] = (perf_counter() - began) / max(len(rows), 1)
+    generated[rows] = action
+
+
+def _online(policies: dict[int, Policy], episodes: Episodes, generated: np.ndarray, seconds: np.ndarray,
+            chunk: int) -> None:
+    """Task 2: every user's next chunk, judged step by step with the users' states, then feedback."""
+    part = episodes.part
+    users = np.asarray(episodes.users, dtype=np.int64)
+    judge = Judge(part, users)
+    slots = np.arange(len(users))
+    judge.reset(slots)
+    first = np.array([part.rows_of(int(u)).start for u in users], dtype=np.int64)
+    length = np.array([len(episodes.rows(int(u))) for u in users], dtype=np.int64)
+    draw = part.truth.draw
+    p_open = np.zeros(len(part.user_ids))
+    for start in range(0, int(length.max(initial=0)), chunk):
+        active = np.flatnonzero(length > start)
+        batches = {}
+        for slot in active:
+            rows = first[slot] + np.arange(start, min(start + chunk, length[slot]))
+            _act(policies[int(users[slot])], episodes, rows, generated, seconds)
+            batches[slot] = rows
+        for offset in range(chunk):
+            stepping = active[length[active] > start + offset]
+            if not len(stepping):
+                break
+            rows = first[stepping] + start + offset
+            p_open[rows] = judge.step(slots[stepping], rows, as_codes(generated[rows]))
+        for slot, rows in batches.items():
+            policies[int(users[slot])].update(episodes.context_batch(rows), as_codes(generated[rows]),
+                                              draw[rows] < p_open[rows])
+
+
+def score(episodes: Episodes, generated: np.ndarray, mode: str, fit_seconds: dict[int, float],
+          seconds: np.ndarray) -> list[Run]:
+    """Each user's run: the whole sequence judged at once, as the evaluator judges it."""
+    part = episodes.part
+    rows = np.concatenate([episodes.rows(u) for u in episodes.users]) if episodes.users else np.zeros(0, int)
+    codes = as_codes(generated[rows])
+    p_open = np.zeros(len(part.user_ids))
+    p_open[rows] = sequence_probabilities(part, rows, codes)
+    reference = None
+    if episodes.reference is not None:
+        reference = np.zeros(len(part.user_ids))
+        reference[rows] = sequence_probabilities(part, rows, {f: c[rows] for f, c in
+                                                              episodes.reference.items()})
+    possible = np.zeros(len(part.user_ids), dtype=bool)
+    possible[rows] = is_possible(codes, part.parameters.has_app[part.parameter_rows[rows]])
+    return [_run(part, user, episodes.rows(user), generated, p_open, possible, reference, mode,
+                 fit_seconds.get(user, 0.0), seconds) for user in episodes.users]
+
+
+def bound_runs(bound: Bound, episodes: Episodes, truths: Callable[[int], Truth], mode: str) -> list[Run]:
+    """Runs whose P(open) is a bound computed from the true model (and the notifications behind it)."""
+    part = episodes.part
+    generated = np.zeros((len(part.user_ids), len(NOTIFICATION_FEATURES)), dtype=np.int64)
+    p_open = np.zeros(len(part.user_ids))
+    for user in episodes.users:
+        rows = episodes.rows(user)
+        p_open[rows], generated[rows] = bound(truths(user))
+    possible = np.ones(len(part.user_ids), dtype=bool)
+    return [_run(part, user, episodes.rows(user), generated, p_open, possible, None, mode, 0.0,
+                 np.zeros(len(part.user_ids))) for user in episodes.users]
+
+
+def _run(part: ReplayPart, user: int, rows: np.ndarray, generated: np.ndarray, p_open: np.ndarray,
+         possible: np.ndarray, reference: np.ndarray | None, mode: str, fit_seconds: float,
+         seconds: np.ndarray) -> Run:
+    draw = part.truth.draw[rows]
+    logged_opened = part.logged_opened[rows]
+    p = p_open[rows]
     return Run(
-        user_id=episode.user_id,
-        generated=generated,
-        logged=as_matrix(episode.codes),
-        logged_opened=episode.logged_opened,
-        p_open=p_open,
-        opened=episode.truth.draw < p_open,
-        reward=rewards(episode.logged_opened, p_open, episode.truth.draw, mode),
+        user_id=int(user),
+        generated=generated[rows],
+        logged=as_matrix({f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}),
+        logged_opened=logged_opened,
+        p_open=p,
+        opened=draw < p,
+        possible=possible[rows],
+        reward=rewards(logged_opened, p, draw, mode),
+        reference_reward=None if reference is None else rewards(logged_opened, reference[rows], draw, mode),
         fit_seconds=fit_seconds,
-        decision_seconds=seconds,
+        decision_seconds=seconds[rows],
     )
+
+
+def users_of(part: ReplayPart, users: Sequence[int] | None) -> list[int]:
+    return [int(u) for u in part.users] if users is None else [part.check_user(int(u)) for u in users]

@@ -11,21 +11,24 @@ from pushgen.benchmark.runner import Run
 
 CURVE_BIN = 100  # steps per point of a learning curve
 CONFIDENCE = 0.95
-AVERAGED = ("generated_open_rate", "logged_open_rate", "distinct_ratio", "entropy",
+AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
             "learning_quarter_gain", "learning_slope_per_1000_steps")
+MARKS = ("uses_true_model", "upper_bound")
 
 
 def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
     """The challenge's metrics of one user's run (as ``pushgen.evaluate`` computes them)."""
     generated_open = run.p_open if mode == "expected" else run.opened
     generated = as_codes(run.generated)
+    counted = run.opened & run.possible
     scores = {
         **metrics.performance(run.reward, generated_open, run.logged_opened),
-        "distinct_ratio": metrics.distinct_ratio(generated, run.opened, as_codes(run.logged)),
-        "entropy": metrics.entropy(generated, run.opened),
+        "impossible_share": float(1.0 - run.possible.mean()) if len(run.possible) else float("nan"),
+        "distinct_ratio": metrics.distinct_ratio(generated, counted, as_codes(run.logged)),
+        "entropy": metrics.entropy(generated, counted),
     }
     if task == 2:
-        scores.update(metrics.learning(run.reward))
+        scores.update(metrics.learning(run.reward, run.reference_reward))
     return scores
 
 
@@ -43,9 +46,12 @@ def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float,
     return float(low), float(high)
 
 
-def leaderboard(per_user: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
+def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
+                marks: dict[str, dict[str, bool]] | None = None) -> pd.DataFrame:
     """One row per (task, baseline), best mean reward first: the mean over users of each user's
-    mean reward with its 95% t-interval across users, and the other metrics averaged over users."""
+    mean reward with its 95% t-interval across users, the other metrics averaged over users,
+    and the baseline's marks (``uses_true_model``, ``upper_bound``)."""
+    marks = marks or {}
     rows = []
     for (task, name), group in per_user.groupby(["task", "baseline"], sort=False):
         low, high = interval(group["mean_reward"].to_numpy())
@@ -53,6 +59,7 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str]) -> pd.DataFrame:
                "users": len(group), "mean_reward": float(group["mean_reward"].mean()),
                "ci_low": low, "ci_high": high}
         row.update({k: float(group[k].mean()) for k in AVERAGED if k in group})
+        row.update({k: bool(marks.get(name, {}).get(k, False)) for k in MARKS})
         rows.append(row)
     table = pd.DataFrame(rows)
     if table.empty:

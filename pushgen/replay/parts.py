@@ -23,10 +23,18 @@ from pushgen import schemas
 from pushgen.access import resolve_split
 from pushgen.dataset import DatasetError, read_parameters
 from pushgen.model.catalog import app_catalog
-from pushgen.model.engagement import ROW_FIELDS, EngagementParameters, RowState, RowTerms, row_terms
+from pushgen.model.engagement import (
+    MODEL_VERSION,
+    ROW_FIELDS,
+    EngagementParameters,
+    RowState,
+    RowTerms,
+    row_terms,
+)
 from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
+from pushgen.registry import superseded_by
 from pushgen.split_scorer import SCORER, SCORER_TRUTH
-from pushgen.splits import SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
+from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
 LISTED_USERS = 30
@@ -154,7 +162,24 @@ def load_part(source: str | Path, task: int = 2, part: str = "test") -> ReplayPa
         raise DatasetError(f"task {task} has no {part!r} part; parts: {', '.join(PARTS[task])}")
     folder = resolve_split(source).resolve()
     stamp = (folder / SPLIT_FILE).stat().st_mtime_ns
+    check_model_version(folder)
     return _load_part(folder, task, part, stamp)
+
+
+def check_model_version(folder: Path) -> None:
+    """An error naming the split and what to use instead if it was simulated by another
+    engagement model than this pushgen's (which scores only its own model)."""
+    model_file = folder / SCORER_MODEL_FILE
+    version = json.loads(model_file.read_text()).get("model_version") if model_file.is_file() else 1
+    if version == MODEL_VERSION:
+        return
+    description = json.loads((folder / SPLIT_FILE).read_text())
+    label = "-".join(str(v) for v in (description.get("name") or folder.name, description.get("version"))
+                     if v)
+    newer = superseded_by(label)
+    instead = f"use {newer.label}, which supersedes it" if newer else "make a new split with this pushgen"
+    raise DatasetError(f"{label} was simulated with engagement model {version} and this pushgen scores "
+                       f"model {MODEL_VERSION}: {instead}")
 
 
 @lru_cache(maxsize=8)

@@ -1,0 +1,71 @@
+"""Fixed notifications from public data: one notification sent in every context, never learning.
+
+- ``BestFixedOverallPolicy``: the notification with the best open rate among those at least two
+  users received in the public task 1 training rows (ties: the more often received), sent to
+  every user. Task 2's non-learning reference: its learning metric is 0 by construction.
+- ``BestFixedFromHistoryPolicy``: the user's own most opened notification in its history, by
+  open rate shrunk towards the user's overall open rate (``SMOOTHING`` pseudo-rows), so a
+  notification seen once does not win by luck. Without history, the overall one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes, batch_size
+from pushgen.baselines.candidates import distinct, notification_matrix, opened
+
+MIN_USERS = 2
+SMOOTHING = 10.0
+
+
+def best_fixed_overall(public: pd.DataFrame, min_users: int = MIN_USERS) -> np.ndarray:
+    """The best open rate among the notifications ``min_users`` users received (or all received)."""
+    matrix = notification_matrix(public)
+    unique, inverse, counts = distinct(matrix)
+    if not len(unique):
+        raise ValueError("no public training rows to choose a fixed notification from")
+    users = np.unique(np.column_stack([inverse, public["user_id"].to_numpy(dtype=np.int64)]), axis=0)[:, 0]
+    n_users = np.bincount(users, minlength=len(unique))
+    rate = np.bincount(inverse, weights=opened(public), minlength=len(unique)) / counts
+    eligible = n_users >= min(min_users, int(public["user_id"].nunique()))
+    return unique[np.lexsort((-counts, -np.where(eligible, rate, -1.0)))[0]]
+
+
+def best_fixed_from_history(history: pd.DataFrame, smoothing: float = SMOOTHING) -> np.ndarray:
+    """The history's notification with the highest smoothed open rate (ties: the more frequent)."""
+    unique, inverse, counts = distinct(notification_matrix(history))
+    was_opened = opened(history)
+    prior = float(was_opened.mean())
+    opens = np.bincount(inverse, weights=was_opened, minlength=len(unique))
+    rate = (opens + smoothing * prior) / (counts + smoothing)
+    return unique[np.lexsort((-counts, -rate))[0]]
+
+
+class FixedPolicy(StaticPolicy):
+    """Always ``self.choice``."""
+
+    choice: np.ndarray
+
+    def act(self, contexts: Codes) -> Codes:
+        return as_codes(np.tile(self.choice, (batch_size(contexts), 1)))
+
+
+class BestFixedOverallPolicy(FixedPolicy):
+    def __init__(self, setting: Setting) -> None:
+        if "best fixed overall" not in setting.shared:
+            setting.shared["best fixed overall"] = best_fixed_overall(setting.public)
+        self.choice = setting.shared["best fixed overall"]
+
+    def fit(self, history: pd.DataFrame) -> None:
+        return None
+
+
+class BestFixedFromHistoryPolicy(FixedPolicy):
+    def __init__(self, setting: Setting) -> None:
+        self.overall = BestFixedOverallPolicy(setting).choice
+        self.choice = self.overall
+
+    def fit(self, history: pd.DataFrame) -> None:
+        self.choice = best_fixed_from_history(history) if len(history) else self.overall

@@ -1,0 +1,165 @@
+"""Planning a user's whole episode with the true model: greedy choices priced by the state they leave.
+
+A notification sent now costs later ones: it adds fatigue (by how much it interrupts) and
+habituation to its app, subject and channel, which lower the P(open) of what follows. A
+myopic greedy plan takes, in each context, the possible notification with the highest P(open)
+now. Its *shadow prices* estimate what one more unit of fatigue, or of exposure to a key,
+at context i costs the plan's later opens (linearised: for later context j, the plan's
+dP/dlogit = p_j (1 - p_j) times the penalty's slope, decayed from i to j). A priced plan
+takes in each context the highest
+
+    logit now - scale * (interruption * fatigue price + prices of its app, subject and channel)
+
+Each plan's P(open) is computed exactly as it goes (the state follows its own choices), and
+``plan_episode`` keeps the plan with the highest expected reward among the myopic one and
+the priced ones at a few scales.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+
+from pushgen.baselines.base import Truth
+from pushgen.baselines.greedy import KEYS
+from pushgen.baselines.true_model import (
+    TrueCandidates,
+    penalty_weights,
+    row_blocks,
+    time_constants,
+    true_candidates,
+)
+from pushgen.model.exposure import keyed_exposure
+
+PRICE_SCALES = (2.5, 5.0, 8.0)  # the linearised prices understate the cost; the best scale is kept
+
+
+@dataclass(frozen=True)
+class Plan:
+    chosen: np.ndarray  # (n,) candidate index per context
+    notifications: np.ndarray  # (n, 7)
+    p_open: np.ndarray  # (n,) exact true P(open) of the plan
+    exposure: dict[str, np.ndarray]  # key -> (n,) the chosen key's exposure just before each send
+    scale: float  # price scale (0: myopic)
+
+    @property
+    def total(self) -> float:
+        return float(self.p_open.sum())
+
+
+@dataclass(frozen=True)
+class Prices:
+    fatigue: np.ndarray  # (n,) cost of one unit of fatigue added at each context
+    keys: np.ndarray  # (n, priced slots) cost of one unit of exposure to each priced slot
+    candidates: sp.csr_matrix  # (K, priced slots): 1 where a candidate has the slot as a key
+
+    def of_candidates(self, rows: slice) -> np.ndarray:
+        """(rows, K): each candidate's summed key prices."""
+        return (self.candidates @ self.keys[rows].T).T
+
+
+class Slots:
+    """Apps, subjects and channels laid end to end as one vector of exposure slots."""
+
+    def __init__(self, truth: Truth, candidates: TrueCandidates) -> None:
+        sizes = {k: len(truth.initial[k]) for k in KEYS}
+        offsets = dict(zip(KEYS, np.cumsum([0, *(sizes[k] for k in KEYS)])[:-1].tolist(), strict=True))
+        weights, taus = penalty_weights(truth), time_constants(truth)
+        self.of_candidate = [candidates.keys[k] + offsets[k] for k in KEYS]  # 3 x (K,)
+        self.weight = np.concatenate([np.full(sizes[k], weights[k]) for k in KEYS])
+        self.tau = np.concatenate([np.full(sizes[k], taus[k]) for k in KEYS])
+        self.initial = np.concatenate([np.asarray(truth.initial[k], dtype=np.float64) for k in KEYS])
+        self.key_of = {k: slice(offsets[k], offsets[k] + sizes[k]) for k in KEYS}
+
+
+def greedy_plan(truth: Truth, candidates: TrueCandidates, prices: Prices | None = None,
+                scale: float = 0.0) -> Plan:
+    """One pass through the episode: in each context the candidate with the highest logit now,
+    less ``scale`` times its prices."""
+    slots = Slots(truth, candidates)
+    weights, taus = penalty_weights(truth), time_constants(truth)
+    t = truth.seconds
+    n = len(t)
+    steps = np.diff(np.r_[0.0, t])
+    fatigue_decay = np.exp(-steps / taus["fatigue"])
+    exposure = slots.initial.copy()
+    fatigue = float(truth.initial["fatigue"][0])
+    first, second, third = slots.of_candidate
+    weight, fatigue_weight = slots.weight, weights["fatigue"]
+    interrupts = candidates.interrupts
+    chosen = np.empty(n, dtype=np.int64)
+    logit = np.empty(n)
+    before = np.empty((n, len(KEYS)))
+    for block in row_blocks(n):
+        scores = candidates.scores(truth, block)
+        decay = np.exp(-steps[block, None] / slots.tau)
+        cost = None
+        if prices is not None and scale:
+            cost = scale * (prices.fatigue[block, None] * interrupts + prices.of_candidates(block))
+        for r in range(block.stop - block.start):
+            i = block.start + r
+            exposure *= decay[r]
+            penalty = weight * np.sqrt(exposure)
+            now = scores[r] - (penalty[first] + penalty[second] + penalty[third])
+            j = int((now if cost is None else now - cost[r]).argmax())
+            fatigue *= fatigue_decay[i]
+            chosen[i] = j
+            logit[i] = now[j] - fatigue_weight * fatigue
+            key = [first[j], second[j], third[j]]
+            before[i] = exposure[key]
+            exposure[key] += 1.0
+            fatigue += interrupts[j]
+    return Plan(chosen=chosen, notifications=candidates.matrix[chosen],
+                p_open=expit(truth.row_terms.base + logit),
+                exposure={k: before[:, m] for m, k in enumerate(KEYS)}, scale=scale)
+
+
+def shadow_prices(truth: Truth, candidates: TrueCandidates, plan: Plan) -> Prices:
+    """What one unit of fatigue or exposure added at each context costs the plan's later P(open)."""
+    slots = Slots(truth, candidates)
+    weights, taus = penalty_weights(truth), time_constants(truth)
+    t = truth.seconds
+    n = len(t)
+    slope = plan.p_open * (1.0 - plan.p_open)
+    later = t[-1] - t[::-1] if n else t  # reversed time: "earlier" rows are the later contexts
+    fatigue = weights["fatigue"] * keyed_exposure(later, np.zeros(n, dtype=np.int64), taus["fatigue"],
+                                                  slope[::-1])[::-1]
+    gains = {k: weights[k] * slope / (2.0 * np.sqrt(np.maximum(plan.exposure[k], 1.0))) for k in KEYS}
+    sent = {k: slots.of_candidate[m][plan.chosen] for m, k in enumerate(KEYS)}
+    priced = np.concatenate([np.unique(sent[k]) for k in KEYS])  # slots the plan sent to
+    keys = np.zeros((n, len(priced)))
+    column = 0
+    for k in KEYS:
+        for slot in np.unique(sent[k]):
+            keys[:, column] = keyed_exposure(later, np.zeros(n, dtype=np.int64), slots.tau[slot],
+                                             (gains[k] * (sent[k] == slot))[::-1])[::-1]
+            column += 1
+    position = np.full(len(slots.weight), -1)
+    position[priced] = np.arange(len(priced))
+    has = [position[of] for of in slots.of_candidate]
+    rows = np.concatenate([np.flatnonzero(h >= 0) for h in has])
+    columns = np.concatenate([h[h >= 0] for h in has])
+    incidence = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(candidates), len(priced)))
+    return Prices(fatigue=fatigue, keys=keys, candidates=incidence)
+
+
+def plan_episode(truth: Truth, scales: tuple[float, ...] = PRICE_SCALES,
+                 candidates: TrueCandidates | None = None) -> Plan:
+    """The best of the myopic plan and the plans priced from it at ``scales``."""
+    candidates = true_candidates(truth) if candidates is None else candidates
+    if not len(candidates):
+        n = len(truth.seconds)
+        return Plan(np.zeros(n, dtype=np.int64), np.zeros((n, 7), dtype=np.int64), np.zeros(n),
+                    {k: np.zeros(n) for k in KEYS}, 0.0)
+    best = greedy_plan(truth, candidates)
+    if not scales:
+        return best
+    prices = shadow_prices(truth, candidates, best)
+    for scale in scales:
+        plan = greedy_plan(truth, candidates, prices, scale)
+        if plan.total > best.total:
+            best = plan
+    return best

@@ -1,0 +1,88 @@
+"""The simulated user's view of every notification it could receive: what the oracle and the probes
+built on the true model compute with (``pushgen.model.engagement``'s decomposition of the logit).
+
+For a user, every possible notification c (``pushgen.baselines.possible``) and a context row i:
+
+    logit[i, c] = row.base[i] + base[c] + row.situations[i] . per_situation[c] - penalty[i, c]
+
+where ``penalty`` (fatigue, and habituation to c's app, subject and channel) is >= 0 and
+depends on what the user was sent before; everything else is fixed by the row and c.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen.baselines.base import Truth, as_codes
+from pushgen.baselines.greedy import KEYS
+from pushgen.baselines.possible import possible_notifications
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.model.engagement import notification_terms
+from pushgen.model.exposure import HABITUATION_TAU_DAYS, interruption
+
+BLOCK = 1024  # rows (or candidates) per block of a (rows x candidates) array
+APP, SUBJECT = NOTIFICATION_FEATURES.index("postingApp"), NOTIFICATION_FEATURES.index("subject")
+PRIORITY, UPDATES = NOTIFICATION_FEATURES.index("priority"), NOTIFICATION_FEATURES.index("numberOfUpdates")
+
+
+@dataclass(frozen=True)
+class TrueCandidates:
+    """A user's possible notifications and their parts of the true logit."""
+
+    matrix: np.ndarray  # (K, 7) codes
+    keys: dict[str, np.ndarray]  # app, subject, channel of each
+    base: np.ndarray  # (K,)
+    per_situation: np.ndarray  # (K, situations)
+    interrupts: np.ndarray  # (K,) fatigue each adds
+
+    def __len__(self) -> int:
+        return len(self.matrix)
+
+    def scores(self, truth: Truth, rows: slice | np.ndarray) -> np.ndarray:
+        """(rows, K): the logit at fresh state less the row's own base (the same for every c)."""
+        return self.base + truth.row_terms.situations[rows] @ self.per_situation.T
+
+
+def true_candidates(truth: Truth) -> TrueCandidates:
+    matrix, channel = possible_notifications(truth.has_app)
+    rows = np.full(len(matrix), truth.parameter_row)
+    terms = notification_terms(truth.parameters, rows, as_codes(matrix))
+    if not terms.possible.all() or not np.array_equal(terms.channel, channel):
+        raise RuntimeError("the catalog of possible notifications disagrees with the engagement model")
+    return TrueCandidates(
+        matrix=matrix,
+        keys={"app": matrix[:, APP], "subject": matrix[:, SUBJECT], "channel": channel},
+        base=terms.base,
+        per_situation=terms.per_situation,
+        interrupts=interruption(matrix[:, PRIORITY], matrix[:, UPDATES]),
+    )
+
+
+def habituation_weights(truth: Truth) -> dict[str, float]:
+    scalars = truth.parameters.scalars
+    return {k: float(scalars[f"habituation_{k}"][truth.parameter_row]) for k in KEYS}
+
+
+def penalty_weights(truth: Truth) -> dict[str, float]:
+    """Log-odds lost per unit of fatigue and of sqrt(exposure) to each key: all >= 0, which is
+    what makes the fresh-state maximum an upper bound."""
+    weights = {"fatigue": float(truth.parameters.scalars["fatigue_weight"][truth.parameter_row]),
+               **habituation_weights(truth)}
+    negative = {k: w for k, w in weights.items() if w < 0}
+    if negative:
+        raise ValueError(f"negative penalty weights {negative}: the fresh state would not bound P(open)")
+    return weights
+
+
+def time_constants(truth: Truth) -> dict[str, float]:
+    """Seconds, per exposure key."""
+    return {"fatigue": truth.parameters.fatigue_tau_seconds,
+            **{k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in KEYS}}
+
+
+def row_blocks(n: int, size: int = BLOCK) -> Iterator[slice]:
+    for start in range(0, n, size):
+        yield slice(start, min(start + size, n))
