@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -20,6 +19,7 @@ from pushgen.dataset import CARD, MANIFEST, TRUTH
 from pushgen.describe import Section, describe, pct, right_aligned, sections
 from pushgen.generator import Dataset
 from pushgen.model.priors import Priors
+from pushgen.text_tables import markdown_table
 
 FILE_CONTENT = {Path(table).name: text.rstrip(".") for table, text in DATASET_TABLES.items()}
 HF_TABLES = ("notifications", "users")  # the configs of the card; the ground truth is not loaded with them
@@ -112,17 +112,6 @@ def hf_configs(dataset: Dataset, manifest: Json) -> list[hub.Config]:
                                   (hub.TableSplit("train", pattern, rows, num_bytes),),
                                   default=name == "notifications"))
     return configs
-
-
-def markdown_table(header: tuple[str, ...], rows: Iterable[Sequence[object]],
-                   right: list[bool] | None = None) -> str:
-    right = right or [False] * len(header)
-
-    def line(cells: Sequence[object]) -> str:
-        return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
-
-    rule = "|" + "|".join("---:" if r else "---" for r in right) + "|"
-    return "\n".join([line(header), rule, *(line(row) for row in rows)])
 
 
 def _introduction(dataset: Dataset, manifest: Json, stats: Json) -> str:

@@ -31,6 +31,7 @@ from pushgen.replay.reference import best_fixed_notification
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.submission import SubmissionError, check_submission, read_submission
+from pushgen.text_tables import aligned_table
 
 COLUMNS = {  # metric -> (table heading, format, scale)
     "steps": ("steps", "{:.0f}", 1),
@@ -84,12 +85,9 @@ class Evaluation:
         rows = [[str(user), *(_format(k, row[k]) for k in keys)]
                 for user, row in self.per_user.iterrows()]
         rows.append(["all", *(_format(k, self.overall[k]) for k in keys)])
-        widths = [max(len(line[i]) for line in [header, *rows]) for i in range(len(header))]
         lines = [f"split {self.split}, task {self.task}, mode {self.mode}: "
                  f"{len(self.per_user)} users, {self.overall['steps']} contexts"]
-        for line in [header, *rows]:
-            lines.append("  ".join(cell.rjust(width) for cell, width in zip(line, widths, strict=True)))
-        return "\n".join(lines)
+        return "\n".join(lines + aligned_table(header, rows, right=[True] * len(header)))
 
 
 def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from pushgen.cards import Json, hub
 from pushgen.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
 from pushgen.splits import SPLIT_FILE
+from pushgen.text_tables import markdown_table
 
 CARD_FILE = "README.md"
 LICENSE = hub.LICENSE
@@ -128,21 +129,19 @@ def split_configs(folder: Path, description: Json) -> list[hub.Config]:
 
 
 def parts_table(summaries: list[PartSummary]) -> str:
-    rows = ["| part | file | rows | users | first day | last day | open rate |",
-            "|---|---|---:|---:|---|---|---:|"]
-    for s in summaries:
-        rate = "-" if s.rows == 0 else f"{s.open_rate:.3f}"
-        rows.append(f"| {s.part} | `{s.part}.parquet` | {s.rows:,} | {s.users} | {s.first} | "
-                    f"{s.last} | {rate} |")
-    return "\n".join(rows)
+    return markdown_table(
+        ("part", "file", "rows", "users", "first day", "last day", "open rate"),
+        [(s.part, f"`{s.part}.parquet`", f"{s.rows:,}", s.users, s.first, s.last,
+          "-" if s.rows == 0 else f"{s.open_rate:.3f}") for s in summaries],
+        right=(False, False, True, True, False, False, True))
 
 
 def configs_table(configs: list[hub.Config]) -> str:
-    rows = ["| config | split | file | rows |", "|---|---|---|---:|"]
-    for config in configs:
-        name = f"{config.name} (default)" if config.default else config.name
-        rows += [f"| {name} | {s.name} | `{s.path}` | {s.rows:,} |" for s in config.splits]
-    return "\n".join(rows)
+    return markdown_table(
+        ("config", "split", "file", "rows"),
+        [(f"{config.name} (default)" if config.default else config.name, s.name, f"`{s.path}`",
+          f"{s.rows:,}") for config in configs for s in config.splits],
+        right=(False, False, False, True))
 
 
 def files_list(description: Json) -> str:

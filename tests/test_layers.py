@@ -16,7 +16,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "pushgen"
 LAYERS = {
-    1: ("pushgen.model", "pushgen._version", "pushgen.schemas"),
+    1: ("pushgen.model", "pushgen._version", "pushgen.schemas", "pushgen.text_tables"),
     2: ("pushgen.tables", "pushgen.fingerprint", "pushgen.dataset", "pushgen.generator", "pushgen.engines",
         "pushgen.build", "pushgen.validate", "pushgen.describe", "pushgen.describe_engagement",
         "pushgen.outputs", "pushgen.verify", "pushgen.parameter_frames"),
