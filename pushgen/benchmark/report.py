@@ -23,6 +23,7 @@ from pushgen.benchmark.run import Results
 from pushgen.benchmark.summary import CONFIDENCE, leaderboard
 from pushgen.dataset import atomic_folder
 from pushgen.outputs import file_listing
+from pushgen.text_tables import markdown_table
 
 FLOAT = "%.6f"
 TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context at once)",
@@ -112,14 +113,11 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         extra = [c for c in MD_COLUMNS if c in part and not (task == 1 and c.startswith("learning"))]
         header = ["rank", "baseline", "mean reward", f"{percent} interval",
                   *(MD_COLUMNS[c][0] for c in extra)]
+        rows = [[str(row["rank"]), _label(row), f"{row['mean_reward']:.3f}",
+                 _interval(row["ci_low"], row["ci_high"]),
+                 *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)] for _, row in part.iterrows()]
         lines += ["", f"## {TASK_TITLES[task]}", "", _users(int(part["users"].iloc[0])), "",
-                  "| " + " | ".join(header) + " |",
-                  "|" + "|".join("---:" if i != 1 else "---" for i in range(len(header))) + "|"]
-        for _, row in part.iterrows():
-            cells = [str(row["rank"]), _label(row), f"{row['mean_reward']:.3f}",
-                     _interval(row["ci_low"], row["ci_high"]),
-                     *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)]
-            lines.append("| " + " | ".join(cells) + " |")
+                  markdown_table(header, rows, right=[i != 1 for i in range(len(header))])]
     return "\n".join(lines) + "\n"
 
 
