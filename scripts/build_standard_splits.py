@@ -1,9 +1,12 @@
 """Build the standard splits into generated/<name>/<version>/ and record them in pushgen/registry.json.
 
     python scripts/build_standard_splits.py                 # build all, update the registry
-    python scripts/build_standard_splits.py --only pushgen-mini-v1
+    python scripts/build_standard_splits.py --only pushgen-mini-v2
     python scripts/build_standard_splits.py --check         # rebuild in a temporary folder and
                                                             # compare with the registry; writes nothing
+
+Only the splits of this pushgen's engagement model are built; those of earlier models stay as
+they were published (their folders and registry entries are kept).
 
 Re-running with the same generator and library versions rewrites the same bytes. A published
 version must never change: if a split's fingerprint changes on purpose, add a new version to
@@ -22,6 +25,7 @@ from pathlib import Path
 
 from pushgen.download import standard_url
 from pushgen.generator import make_recipe
+from pushgen.model.engagement import MODEL_VERSION
 from pushgen.registry import REGISTRY_FILE, entry_for_folder, read_registry, write_registry
 from pushgen.splits import SplitSpec
 from pushgen.standard import build_split, write_metadata
@@ -42,6 +46,7 @@ class Standard:
     seed: int
     spec: SplitSpec
     supersedes: str | None = None
+    engagement_model: int = MODEL_VERSION  # a split of another model is kept as published, not rebuilt
 
     @property
     def label(self) -> str:
@@ -56,6 +61,7 @@ STANDARD = (
                     "50 users (task 1), and 10 more users held out for the cold-start task 2.",
         users=60, months=6, seed=2019,
         spec=SplitSpec(train_months=3, test_months=3, validation_weeks=2, cold_start_users=10),
+        engagement_model=1,
     ),
     Standard(
         name="pushgen-mini", version="v1",
@@ -64,6 +70,7 @@ STANDARD = (
                     "the pushgen package, so it needs no network.",
         users=4, months=2, seed=2019,
         spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
+        engagement_model=1,
     ),
     Standard(
         name="pushgen", version="v2",
@@ -103,9 +110,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="rebuild in a temporary folder and compare with the registry")
     args = parser.parse_args(argv)
-    chosen = [s for s in STANDARD if not args.only or s.label in args.only]
+    current = [s for s in STANDARD if s.engagement_model == MODEL_VERSION]
+    chosen = [s for s in current if not args.only or s.label in args.only]
     if args.only and len(chosen) != len(args.only):
-        parser.error(f"--only takes one of {', '.join(s.label for s in STANDARD)}")
+        parser.error(f"--only takes one of {', '.join(s.label for s in current)} (the splits of "
+                     f"engagement model {MODEL_VERSION}; the others are kept as published)")
     published = {(e.name, e.version): e for e in read_registry(REGISTRY_FILE)}
     entries = dict(published)
     failures = 0
