@@ -34,12 +34,14 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'pushgen' has no attribute {name!r}")
+if not TYPE_CHECKING:  # type checkers see the imports above, and a misspelt name is an error, not Any
+
+    def __getattr__(name: str) -> Any:
+        if name in _LAZY:
+            value = getattr(importlib.import_module(_LAZY[name]), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'pushgen' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

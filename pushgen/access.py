@@ -7,6 +7,7 @@ so the splits module below stays free of it.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -14,14 +15,16 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen.dataset import DatasetError
 from pushgen.splits import SPLIT_FILE, TASKS, Split, read_part
+from pushgen.verify import verify_split
 
 
 def resolve_split(source: str | Path) -> Path:
     """A split folder from a path, or a standard split's name (fetched or from the cache)."""
+    if not isinstance(source, (str, os.PathLike)) or not str(source):
+        raise DatasetError(f"a split is a standard split's name or a split folder; got {source!r}")
     path = Path(source)
     if path.is_dir():
-        if not (path / SPLIT_FILE).is_file():
-            raise DatasetError(f"{path} is not a split folder: no {SPLIT_FILE}")
+        verify_split(path)
         return path
     if path.exists():
         raise DatasetError(f"{path} is not a split folder")
@@ -29,7 +32,9 @@ def resolve_split(source: str | Path) -> Path:
         raise DatasetError(f"no split folder at {source}")
     from pushgen.download import fetch_split  # a name: the network layer only when needed
 
-    return fetch_split(str(source))
+    folder = fetch_split(str(source))
+    verify_split(folder)
+    return folder
 
 
 def load_split(source: str | Path, task: int = 1) -> Split:

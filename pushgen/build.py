@@ -26,13 +26,15 @@ def make_dataset(
     progress: bool = False,
     bucket_users: int | None = None,
     partitioned: bool | None = None,
+    describe: Callable[[Path], None] | None = None,
 ) -> dict:
     """Simulate ``recipe`` and write it at ``out``; returns the manifest.
 
     Memory stays bounded: buckets of users are written as they arrive, and a large dataset
     is partitioned (``partitioned=None``: decided by its size), its workers encoding one
     Parquet part per bucket. The card's statistics cover every user of a small dataset, and
-    the first bucket's users of a large one.
+    the first bucket's users of a large one. ``describe``, if given, runs on the finished folder
+    (manifest and card written) before it takes the place of ``out``.
     """
     partitioned = (is_partitioned(recipe) if partitioned is None else partitioned) and fmt == "parquet"
     with atomic_folder(Path(out), force) as work, writing(
@@ -48,6 +50,8 @@ def make_dataset(
         manifest = writer.close(recipe)
         if card is not None and described:
             (work / CARD).write_text(card(_as_dataset(recipe, described), manifest))
+        if describe is not None:
+            describe(work)
     return manifest
 
 

@@ -1,25 +1,42 @@
 """The ``pushgen`` command line: thin commands over the library's public functions."""
+# ruff: noqa: E402  (Ctrl-C is handled before the slow imports)
 
 from __future__ import annotations
+
+import signal
+import sys
+import threading
+
+
+def _stop_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C while the command's modules load: nothing was written yet, so just stop."""
+    sys.stderr.write("Interrupted; nothing was written.\n")
+    raise SystemExit(130)
+
+
+_STARTING = threading.current_thread() is threading.main_thread()
+_INTERRUPT_HANDLER = signal.signal(signal.SIGINT, _stop_while_starting) if _STARTING else None
 
 import contextlib
 import datetime as dt
 import json
-import signal
-import sys
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import click
+import pyarrow as pa
 
 from pushgen._version import __version__
 from pushgen.baselines import BASELINES
-from pushgen.dataset import FORMATS, DatasetError
+from pushgen.dataset import FORMATS, DatasetError, first_line
 from pushgen.engines import ENGINES, EngineError
 from pushgen.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
+from pushgen.outputs import check_output, os_error_message
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
 
 USER_ERRORS = (GenerationError, DatasetError, EngineError)
+LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 class UserFacingError(click.ClickException):
@@ -60,6 +77,7 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
     """Generate a dataset of USERS users over MONTHS months."""
     from pushgen.build import make_dataset
     from pushgen.card import dataset_card, summary_paragraph
+    from pushgen.croissant import write_dataset_croissant
 
     if months is not None and days is not None:
         raise click.UsageError("give --months or --days, not both")
@@ -68,13 +86,12 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
     if out is None:
         span = f"{days}d" if days is not None else f"{months or 6}m"
         out = Path(f"pushgen-{users}u-{span}-seed{seed}")
-    if out.exists() and not force:
-        raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
     with user_errors():
+        check_output(out, force)
         recipe = make_recipe(users=users, months=months, days=days,
                              start=start.date() if start else None, seed=seed)
         manifest = make_dataset(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine,
-                                scheduler=scheduler, card=dataset_card,
+                                scheduler=scheduler, card=dataset_card, describe=write_dataset_croissant,
                                 progress=sys.stderr.isatty())
     click.echo(summary_paragraph(manifest, out))
 
@@ -105,7 +122,7 @@ def validate_command(path: Path) -> None:
         for problem in problems:
             click.echo(problem)
         click.echo(f"invalid: {path} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
-        sys.exit(1)
+        raise click.exceptions.Exit(1)
     rows = read_manifest(path)["rows"]
     click.echo(f"valid: {path} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
 
@@ -117,6 +134,10 @@ def user_errors() -> Iterator[None]:
         yield
     except USER_ERRORS as error:
         raise UserFacingError(str(error)) from None
+    except OSError as error:  # a full disk, a file that cannot be read or written
+        raise UserFacingError(os_error_message(error)) from None
+    except pa.ArrowException as error:  # a table that cannot be read
+        raise UserFacingError(f"a table cannot be read: {first_line(error)}") from None
 
 
 @cli.command("split")
@@ -143,6 +164,7 @@ def split_command(dataset: Path, out: Path | None, train_months: int, test_month
         source = dataset.resolve()
         out = source.with_name(f"{source.name}-split")
     with user_errors():
+        check_output(out, force, keep=(dataset,))
         spec = SplitSpec(train_months, test_months, validation_weeks, cold_start_users)
         make_split(dataset, out, spec, force=force, describe=write_metadata)
     description = json.loads((out / "split.json").read_text())
@@ -230,16 +252,16 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, out: Path | None,
                       mode: str, seed: int, no_plots: bool, force: bool) -> None:
     """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
-    from pushgen.benchmark import run_benchmark, select_baselines, write_results
-    from pushgen.benchmark.requirements import check_requirements
-
     if out is None:
         out = Path(f"benchmark-{Path(split).name}")
     with user_errors():
+        check_output(out, force)
+    from pushgen.benchmark import run_benchmark, select_baselines, write_results
+    from pushgen.benchmark.requirements import check_requirements
+
+    with user_errors():
         names = [b.name for b in select_baselines(baselines.split(",") if baselines is not None
                                                    else None)]
-        if out.exists() and not force:
-            raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
         try:
             check_requirements(names, plots=not no_plots)
         except ImportError as error:
@@ -264,11 +286,16 @@ def main(argv: list[str] | None = None) -> int:
         click.echo("Interrupted; nothing was written.", err=True)
         return 130
     except click.ClickException as error:
-        click.echo(f"{_command_name(args)}: error: {error.format_message()}", err=True)
+        click.echo(f"{_command_name(args)}: error: {one_line(error.format_message())}", err=True)
         return error.exit_code
     except click.exceptions.Exit as done:
         return done.exit_code
     return result if isinstance(result, int) else 0
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: line breaks and other control characters (say, in a file name) escaped."""
+    return LINE_BREAKING.sub(lambda found: repr(found[0])[1:-1], text.strip())
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -279,6 +306,9 @@ def _command_name(args: list[str]) -> str:
     command = next((a for a in args if not a.startswith("-")), None)
     return f"pushgen {command}" if command in cli.commands else "pushgen"
 
+
+if _STARTING and _INTERRUPT_HANDLER is not None:
+    signal.signal(signal.SIGINT, _INTERRUPT_HANDLER)
 
 if __name__ == "__main__":
     sys.exit(main())

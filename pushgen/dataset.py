@@ -37,6 +37,16 @@ from pushgen._version import __version__
 from pushgen.fingerprint import Fingerprint, user_digests
 from pushgen.generator import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
+from pushgen.outputs import (
+    DatasetError,
+    check_output,
+    check_replaceable,
+    json_kind,
+    remove_leftovers,
+    snapshot,
+    write_error_message,
+    writer_lock,
+)
 from pushgen.parameter_frames import from_frames, user_frame, weight_frame
 
 FORMATS = ("parquet", "csv")
@@ -45,17 +55,15 @@ CARD = "README.md"
 TRUTH = "ground_truth"
 MODEL_FILE = f"{TRUTH}/engagement_model.json"
 KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
-PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True}
+# No Arrow schema in the files: categoricals read back as strings (their pages stay dictionary-encoded),
+# which Hugging Face datasets can load as ClassLabel; it cannot cast Arrow dictionaries to ClassLabel.
+PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True, "store_schema": False}
 
 
 def first_line(error: Exception) -> str:
     """An exception's message cut to its first line (its class name if it has none)."""
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
-
-
-class DatasetError(ValueError):
-    """A dataset folder or output path that cannot be used (message says why)."""
 
 
 def sha256_file(path: Path) -> str:
@@ -93,53 +101,55 @@ def read_table(path: Path) -> pd.DataFrame:
 def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = ()) -> Iterator[Path]:
     """A temporary folder beside ``out`` that becomes ``out`` only if the block succeeds.
 
-    ``--force`` replaces only an earlier pushgen output (or an empty folder), never the current
-    folder, one of its parents, or a folder holding one of the ``keep`` paths (the inputs).
+    One run at a time writes ``out`` (a second is refused), and it first removes what killed
+    runs to ``out`` left behind. ``--force`` replaces only an earlier pushgen output (or an empty
+    folder), never the current folder, one of its parents, or a folder holding one of the
+    ``keep`` paths (the inputs); the earlier output stays until the new one is complete.
     """
     out = Path(out)
-    if out.exists() and not force:
-        raise DatasetError(f"{out} already exists; choose another --out or pass --force")
-    if out.exists() and not out.is_dir():
-        raise DatasetError(f"{out} exists and is not a folder; remove it or choose another --out")
-    if out.exists():
-        _check_replaceable(out, keep)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {parent} does not exist")
+    with writer_lock(out):
+        remove_leftovers(out)
+        check_output(out, force, keep)
+        before = snapshot(out)
+        try:
+            work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
+            umask = os.umask(0)
+            os.umask(umask)
+            work.chmod(0o777 & ~umask)
+        except OSError as error:
+            raise DatasetError(f"cannot write into {parent}: {error.strerror}") from None
+        try:
+            yield work
+            _put_in_place(work, out, force, keep, before)
+        except OSError as error:
+            shutil.rmtree(work, ignore_errors=True)
+            raise DatasetError(write_error_message(error, out)) from None
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+
+
+def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
+                  before: dict[str, tuple[int, int]]) -> None:
+    """``work`` becomes ``out``; an earlier ``out`` is checked again if it changed meanwhile."""
+    if not (out.exists() or out.is_symlink()):
+        os.replace(work, out)
+        return
+    if not force:
+        raise DatasetError(f"{out} appeared while it was being written; nothing was written")
+    if snapshot(out) != before:
+        check_replaceable(out, keep)
+    trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=work.parent))
+    os.replace(out, trash / out.name)
     try:
-        work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
-        umask = os.umask(0)
-        os.umask(umask)
-        work.chmod(0o777 & ~umask)
-    except OSError as error:
-        raise DatasetError(f"cannot write into {parent}: {error.strerror}") from None
-    try:
-        yield work
-        if out.exists():
-            trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
-            os.replace(out, trash / out.name)
-            os.replace(work, out)
-            shutil.rmtree(trash, ignore_errors=True)
-        else:
-            os.replace(work, out)
-    except BaseException:
-        shutil.rmtree(work, ignore_errors=True)
+        os.replace(work, out)
+    except OSError:
+        os.replace(trash / out.name, out)
         raise
-
-
-OUTPUT_MARKERS = (MANIFEST, "split.json", "benchmark.json")
-
-
-def _check_replaceable(out: Path, keep: tuple[Path, ...]) -> None:
-    resolved = out.resolve()
-    if resolved == Path.cwd().resolve() or resolved in Path.cwd().resolve().parents:
-        raise DatasetError(f"--out {out} is the current folder or holds it; choose a new folder")
-    for path in keep:
-        if Path(path).resolve() == resolved or resolved in Path(path).resolve().parents:
-            raise DatasetError(f"--out {out} holds the input {path}; choose another --out")
-    if any(out.iterdir()) and not any((out / marker).is_file() for marker in OUTPUT_MARKERS):
-        raise DatasetError(f"{out} is not empty and not a pushgen output; --force replaces only "
-                           "those; choose another --out")
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 FINGERPRINTED = ("notifications", "users", "engagement_rows")
@@ -361,9 +371,14 @@ def read_manifest(folder: Path) -> dict:
     if not path.is_file():
         raise DatasetError(f"{folder} is not a pushgen dataset: no {MANIFEST}")
     try:
-        return json.loads(path.read_text())
+        manifest = json.loads(path.read_bytes())
     except json.JSONDecodeError as error:
         raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise DatasetError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(manifest)})")
+    return manifest
 
 
 def table_path(folder: Path, name: str, manifest: dict) -> Path:

@@ -23,9 +23,10 @@ import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
-from pushgen.dataset import MANIFEST, DatasetError, first_line, read_manifest, read_table, table_path
+from pushgen.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.model.catalog import app_catalog
+from pushgen.verify import verify_dataset
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps
@@ -99,7 +100,7 @@ def describe_path(path: Path) -> dict:
     if not path.is_dir():
         raise DatasetError(f"{path} does not exist")
     if (path / MANIFEST).is_file():
-        manifest = read_manifest(path)
+        manifest = verify_dataset(path)
         notifications = table_path(path, "notifications", manifest)
         users = table_path(path, "users", manifest)
     else:

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from importlib import resources
@@ -26,7 +27,8 @@ import pooch
 import requests
 from tqdm.auto import tqdm
 
-from pushgen.dataset import DatasetError, atomic_folder, sha256_file
+from pushgen.dataset import CARD, DatasetError, atomic_folder, sha256_file
+from pushgen.outputs import files_problem, listed_files, writer_lock
 from pushgen.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.splits import SPLIT_FILE
 from pushgen.standard import build_split, write_metadata
@@ -35,6 +37,7 @@ DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/main/gener
 DATA_URL_ENV = "PUSHGEN_DATA_URL"
 CACHE_ENV = "PUSHGEN_CACHE"
 RECORD = ".pushgen-verified.json"
+CROISSANT = "croissant.json"
 TIMEOUT_SECONDS = 60
 
 
@@ -69,13 +72,11 @@ def shipped_folders(entry: StandardSplit) -> list[Path]:
 
 def matches(folder: Path, files: dict[str, dict]) -> bool:
     """Whether ``folder`` holds every file of ``files`` with its size and sha256."""
-    for relative, expected in files.items():
-        path = folder / relative
-        if not path.is_file() or path.stat().st_size != expected["bytes"]:
-            return False
-        if sha256_file(path) != expected["sha256"]:
-            return False
-    return True
+    try:
+        listed = listed_files({"files": files}, "the file list")
+    except DatasetError:
+        return False
+    return files_problem(folder, listed, "the file list") is None
 
 
 def shipped_copy(entry: StandardSplit) -> Path | None:
@@ -87,18 +88,34 @@ def shipped_copy(entry: StandardSplit) -> Path | None:
 
 def read_record(folder: Path) -> dict | None:
     try:
-        return json.loads((folder / RECORD).read_text())
+        record = json.loads((folder / RECORD).read_text())
     except (OSError, ValueError):
         return None
+    return record if isinstance(record, dict) else None
 
 
 def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
     """``folder`` if it holds a checked copy of ``entry`` whose files are unchanged since."""
     record = read_record(folder)
     if (record is None or record.get("fingerprint") != entry.fingerprint
-            or set(record.get("files", {})) != set(entry.files)):
+            or not isinstance(record.get("files"), dict) or set(record["files"]) != set(entry.files)):
         return None
     return folder if matches(folder, record["files"]) else None
+
+
+def discard_stale_copy(entry: StandardSplit, folder: Path) -> None:
+    """Remove a cached copy of ``entry`` that no longer passes its checks; refuse if the folder
+    holds anything that is not one of the split's files."""
+    with writer_lock(folder):
+        if not folder.exists() or cached_copy(entry, folder) is not None:
+            return
+        ours = {*entry.files, RECORD, CARD, CROISSANT}
+        for path in sorted(folder.rglob("*")):
+            relative = path.relative_to(folder).as_posix()
+            if not path.is_dir() and relative not in ours:
+                raise DatasetError(f"{folder} holds {relative}, which is not a file of {entry.label}; "
+                                   "move it away or use another --cache")
+        shutil.rmtree(folder)
 
 
 def write_record(folder: Path, entry: StandardSplit, how: str) -> None:
@@ -108,12 +125,12 @@ def write_record(folder: Path, entry: StandardSplit, how: str) -> None:
 
 
 def where(entry: StandardSplit, cache: Path | None = None) -> str:
-    """Where a split is at hand without a download (a quick look, no checksums):
-    'packaged', 'repository' (the source tree's ``generated/``), 'cached' or ''."""
+    """Where a split is at hand without a download: 'packaged', 'repository' (the source tree's
+    ``generated/``; a quick look), 'cached' (a copy whose files pass their checks) or ''."""
     for kind, folder in zip(("packaged", "repository"), shipped_folders(entry), strict=True):
         if folder.is_dir():
             return kind
-    if (cache_dir(cache) / entry.name / entry.version / RECORD).is_file():
+    if cached_copy(entry, cache_dir(cache) / entry.name / entry.version) is not None:
         return "cached"
     return ""
 
@@ -141,13 +158,22 @@ def fetch_split(
     target = cache_dir(cache) / entry.name / entry.version
     if not regenerate and cached_copy(entry, target) is not None:
         return target
+    base_url = None if regenerate else data_url(url)
+    created = [folder for folder in (target.parent, *target.parent.parents) if not folder.exists()]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise DatasetError(f"cannot use the cache folder {target.parent}: {error.strerror}") from None
-    if regenerate:
-        return regenerate_split(entry, target, progress)
-    return download_split(entry, target, data_url(url), progress)
+    try:
+        discard_stale_copy(entry, target)
+        if regenerate:
+            return regenerate_split(entry, target, progress)
+        return download_split(entry, target, base_url, progress)
+    except BaseException:
+        for folder in created:  # deepest first; only those this call made, and only if empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:
@@ -162,8 +188,9 @@ def download_split(entry: StandardSplit, target: Path, base_url: str, progress: 
 
 def fetch_file(entry: StandardSplit, url: str, relative: str, expected: dict, folder: Path,
                progress: bool) -> None:
-    bar = tqdm(desc=f"{entry.label} {relative}", unit="B", unit_scale=True, leave=False,
-               disable=not progress)
+    # a bar with its total: pooch tests the bar's truth, which tqdm refuses without a total
+    bar = tqdm(desc=f"{entry.label} {relative}", total=expected["bytes"], unit="B", unit_scale=True,
+               leave=False, disable=not progress)
     path = folder / relative
     try:
         pooch.retrieve(url, known_hash=f"sha256:{expected['sha256']}", fname=relative, path=folder,

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import multiprocessing.connection
+import os
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
@@ -89,13 +92,31 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
             yield function(*args)
     else:
         context = multiprocessing.get_context("spawn")  # no server process left behind
-        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                    initializer=end_with_parent) as pool:
             try:
                 yield from _windowed(lambda item: pool.submit(*task(item)),
                                      lambda future: future.result(), work, jobs + 1)
             except BaseException:
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
+
+
+def end_with_parent() -> None:
+    """In a worker process: end it as soon as its parent process ends, however the parent ends.
+
+    The parent's end closes the pipe that ``multiprocessing`` gives each child (its sentinel),
+    on every platform and for SIGKILL too; a thread waits on it.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def wait_for_parent() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=wait_for_parent, name="pushgen-parent-watch", daemon=True).start()
 
 
 def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | None) -> Iterator[Bucket]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import numbers
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -84,9 +85,9 @@ def make_recipe(
     priors: Priors | None = None,
 ) -> Recipe:
     """Check the parameters and fix the number of days (``months`` counts calendar months)."""
-    _check_int("users", users, 1, MAX_USERS)
-    _check_int("seed", seed, 0, 2**63 - 1)
-    _check_int("first_user", first_user, 0, MAX_USERS)
+    users = _check_int("users", users, 1, MAX_USERS)
+    seed = _check_int("seed", seed, 0, 2**63 - 1)
+    first_user = _check_int("first_user", first_user, 0, MAX_USERS)
     if isinstance(start, str):
         try:
             start = dt.date.fromisoformat(start)
@@ -95,6 +96,8 @@ def make_recipe(
                 f"start {start!r} is not a date; use YYYY-MM-DD, e.g. 2026-01-05") from None
     if isinstance(start, dt.datetime):
         raise GenerationError(f"start must be a date, not a date and time; got {start!r}")
+    if start is not None and not isinstance(start, dt.date):
+        raise GenerationError(f"start must be a date or YYYY-MM-DD text, e.g. 2026-01-05; got {start!r}")
     start = start or DEFAULT_START
     if not EARLIEST_START <= start <= LATEST_START:
         raise GenerationError(f"start must be from {EARLIEST_START} to {LATEST_START}; got {start}")
@@ -102,16 +105,17 @@ def make_recipe(
         raise GenerationError("give months or days, not both")
     if days is None:
         months = 6 if months is None else months
-        _check_int("months", months, 1, MAX_MONTHS)
+        months = _check_int("months", months, 1, MAX_MONTHS)
         days = (add_months(start, months) - start).days
-    _check_int("days", days, 1, MAX_DAYS)
+    days = _check_int("days", days, 1, MAX_DAYS)
     return Recipe(users=users, days=days, start=start, seed=seed, months=months,
                   first_user=first_user, priors=priors or Priors())
 
 
-def _check_int(name: str, value, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+def _check_int(name: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
         raise GenerationError(f"{name} must be a whole number from {low} to {high}; got {value!r}")
+    return int(value)
 
 
 def simulate(recipe: Recipe, user_ids: Iterable[int] | None = None) -> Iterator[UserData]:

@@ -47,7 +47,6 @@ from pushgen.dataset import (
     DatasetError,
     atomic_folder,
     read_arrow,
-    read_manifest,
     read_parameters,
     sha256_file,
     truth_path,
@@ -64,6 +63,7 @@ from pushgen.split_scorer import (
     contexts_only,
     initial_state,
 )
+from pushgen.verify import verify_dataset
 
 SPLIT_FILE = "split.json"
 TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")
@@ -166,14 +166,14 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
     ``out`` (to add a dataset card, or to check the content): if it raises, nothing is written.
     """
     dataset = Path(dataset)
-    manifest = read_manifest(dataset)
+    manifest = verify_dataset(dataset)
     recipe = manifest["recipe"]
     months = recipe.get("months")
     needed = spec.train_months + spec.test_months
     start = dt.date.fromisoformat(recipe["start"])
     if (add_months(start, needed) - start).days > recipe["days"]:
         raise DatasetError(
-            f"the dataset covers {recipe['days']} days ({months or '?'} months); "
+            f"the dataset covers {recipe['days']} days" + (f" ({months} months)" if months else "") + "; "
             f"--train-months + --test-months = {needed} months do not fit")
     if spec.validation_weeks * 7 >= (add_months(start, spec.train_months) - start).days:
         raise DatasetError("--validation-weeks must be shorter than the training months")

@@ -31,6 +31,7 @@ REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "re
                     "user_id", "notification_id", "posted_at")
 TABLES = ("notifications", "users", "engagement_rows")
 READ_ERRORS = (OSError, ValueError, pa.ArrowException)
+UNLISTED = (MANIFEST, CARD, "croissant.json")  # written after the manifest
 # responseTime, seenTime and decisionTime are each rounded to float32 on their own
 TIMING_RTOL = 8 * float(np.finfo(np.float32).eps)
 TIMING_ATOL = 1e-4
@@ -52,9 +53,11 @@ def validate(folder: Path) -> list[str]:
             raise DatasetError(f"{folder} is not a pushgen dataset: no {MANIFEST}")
         return [f"{MANIFEST} is missing"]
     try:
-        manifest = json.loads(path.read_text())
+        manifest = json.loads(path.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         return [f"{MANIFEST} is not valid JSON: {error}"]
+    except OSError as error:
+        return [f"{MANIFEST}: cannot read ({error.strerror or error})"]
     problems = _check_manifest(manifest)
     if problems:
         return problems
@@ -118,16 +121,19 @@ def _check_files(folder: Path, manifest: dict) -> list[str]:
             problems.append(f"{relative}: listed path leaves the dataset folder")
             continue
         path = folder / relative
-        if not path.is_file():
-            problems.append(f"{relative}: missing")
-        elif path.stat().st_size != entry["bytes"]:
-            problems.append(f"{relative}: {path.stat().st_size} bytes; the manifest says {entry['bytes']}")
-        elif sha256_file(path) != entry["sha256"]:
-            problems.append(f"{relative}: sha256 differs from the manifest")
+        try:
+            if not path.is_file():
+                problems.append(f"{relative}: missing")
+            elif (size := path.stat().st_size) != entry["bytes"]:
+                problems.append(f"{relative}: {size} bytes; the manifest says {entry['bytes']}")
+            elif sha256_file(path) != entry["sha256"]:
+                problems.append(f"{relative}: sha256 differs from the manifest")
+        except OSError as error:
+            problems.append(f"{relative}: cannot read ({error.strerror or error})")
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder).as_posix()
         hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
-        if path.is_file() and not hidden and relative not in (MANIFEST, CARD) and relative not in listed:
+        if path.is_file() and not hidden and relative not in UNLISTED and relative not in listed:
             problems.append(f"{relative}: not listed in {MANIFEST}")
     return problems
 

@@ -38,7 +38,9 @@ def test_make_writes_a_dataset_folder_named_from_its_parameters(tmp_path):
         assert sha256_file(out / name) == entry["sha256"]
     table = pq.read_table(out / "notifications.parquet")
     assert table.num_rows == manifest["rows"]["notifications"]
-    assert str(table.schema.field("postingApp").type).startswith("dictionary")
+    column = pq.ParquetFile(out / "notifications.parquet").metadata.row_group(0).column(
+        table.schema.get_field_index("postingApp"))
+    assert str(table.schema.field("postingApp").type) == "string" and "RLE_DICTIONARY" in column.encodings
     card = (out / "README.md").read_text()
     assert card.startswith("---\n") and "\n---\n" in card[4:] and "notifications" in card
 
@@ -97,8 +99,13 @@ def test_an_existing_output_is_kept_unless_forced(tmp_path):
     assert "d already exists; choose another --out or pass --force" in done.stderr
     assert (out / "manifest.json").read_text() == before and (out / "keep.txt").is_file()
     done = run("make", "--users", "1", "--days", "3", "--out", "d", "--force", cwd=tmp_path)
+    assert done.returncode == 2  # keep.txt is not the dataset's: --force does not delete it
+    assert "(keep.txt is not one of the dataset's files)" in done.stderr
+    assert (out / "manifest.json").read_text() == before and (out / "keep.txt").read_text() == "mine"
+    (out / "keep.txt").unlink()
+    done = run("make", "--users", "1", "--days", "3", "--out", "d", "--force", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "keep.txt" not in leftovers(out) and "manifest.json" in leftovers(out)
+    assert "manifest.json" in leftovers(out)
     assert (out / "manifest.json").read_text() != before
     assert leftovers(tmp_path) == ["d"]
 

@@ -264,7 +264,10 @@ def test_report_puts_published_figures_beside_the_values(generated: pushgen.Data
 def test_describe_path_reads_folders_and_files(generated: pushgen.Dataset, tmp_path) -> None:
     folder = write_dataset(generated, tmp_path / "d", fmt="csv")
     expected = describe(generated.notifications, generated.users)
-    assert describe_path(folder) == expected
+    from_folder = describe_path(folder)
+    engagement = from_folder.pop("engagement")  # the folder's ground truth adds the simulated user's effects
+    assert from_folder == expected
+    assert {"habituation"} <= set(engagement)
     assert describe_path(folder / "notifications.csv")["rows"] == expected["rows"]
     with pytest.raises(DatasetError, match="does not exist"):
         describe_path(tmp_path / "nothing")

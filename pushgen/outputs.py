@@ -1,0 +1,259 @@
+"""Output folders: which folders are pushgen's own, one writer per output path, and leftovers.
+
+A folder is a pushgen output when its description (``manifest.json`` of a dataset,
+``split.json`` of a split, ``benchmark.json`` of benchmark results) is a JSON object with that
+description's fields, it lists the folder's files with their size and sha256, and the files
+match. Besides the listed files, only the description itself and the few files written after
+it (the card, the Croissant description, a download's record) may be there. ``--force``
+replaces such a folder, or an empty one, and nothing else.
+
+A run that writes ``out`` holds the lock file ``.<out>.lock`` beside it; a second run to the
+same path is refused. Its temporary folders (``.<out>.partial-*``, ``.<out>.old-*``) are left
+behind only if the run is killed; the next run to that path removes them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from filelock import FileLock, Timeout
+
+SHA256 = re.compile(r"[0-9a-f]{64}")
+LEFTOVER_KINDS = ("partial", "old")  # the work folder, an output being replaced
+FULL_DISK = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+class DatasetError(ValueError):
+    """A dataset folder or output path that cannot be used (message says why)."""
+
+
+class OutputBusy(DatasetError):
+    """Another run is writing the same output path."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of pushgen output: its description file, the fields the description must hold,
+    and the files written after the description (so not listed in it)."""
+
+    name: str
+    description: str
+    fields: tuple[str, ...]
+    written_after: tuple[str, ...]
+
+
+KINDS = (
+    Kind("dataset", "manifest.json", ("recipe", "rows", "files"), ("README.md", "croissant.json")),
+    Kind("split", "split.json", ("recipe", "parts", "files"),
+         ("README.md", "croissant.json", ".pushgen-verified.json")),
+    Kind("benchmark", "benchmark.json", ("split", "fingerprint", "files"), ("timings.json",)),
+)
+
+
+def sha256_of(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def json_kind(value: object) -> str:
+    """The JSON name of a parsed value's type ("an array", "a number", ...)."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+             int: "a number", float: "a number"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def listed_files(description: object, source: str) -> dict[str, tuple[int, str]]:
+    """The ``files`` of a description: relative path -> (bytes, sha256); a clear error if malformed."""
+    files = description.get("files") if isinstance(description, dict) else None
+    if not isinstance(files, dict):
+        raise DatasetError(f"{source}: 'files' must map each file to its bytes and sha256")
+    listed = {}
+    for relative, entry in files.items():
+        parts = PurePosixPath(relative).parts
+        if not relative or PurePosixPath(relative).is_absolute() or ".." in parts or "\\" in relative:
+            raise DatasetError(f"{source}: the listed file {relative!r} is not a path inside the folder")
+        size = entry.get("bytes") if isinstance(entry, dict) else None
+        digest = entry.get("sha256") if isinstance(entry, dict) else None
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0 or not (
+                isinstance(digest, str) and SHA256.fullmatch(digest)):
+            raise DatasetError(f"{source}: the entry of {relative} must give its bytes and sha256")
+        listed[relative] = (size, digest)
+    return listed
+
+
+def file_problem(folder: Path, relative: str, size: int, digest: str, source: str) -> str | None:
+    """What is wrong with one listed file (None: it is there with its size and sha256)."""
+    path = Path(folder) / relative
+    try:
+        if not path.is_file():
+            return f"{relative} is missing"
+        actual = path.stat().st_size
+        if actual != size:
+            return f"{relative} has {actual:,} bytes; {source} says {size:,} (truncated or changed)"
+        if sha256_of(path) != digest:
+            return f"{relative}: its sha256 differs from {source} (the file changed)"
+    except OSError as error:
+        return f"{relative} cannot be read ({error.strerror or error})"
+    return None
+
+
+def files_problem(folder: Path, files: dict[str, tuple[int, str]], source: str) -> str | None:
+    """The first listed file that is missing or differs from its listing (None: all match)."""
+    for relative, (size, digest) in files.items():
+        problem = file_problem(folder, relative, size, digest, source)
+        if problem is not None:
+            return problem
+    return None
+
+
+def file_listing(folder: Path, exclude: tuple[str, ...] = ()) -> dict[str, dict]:
+    """Size and sha256 of every file under ``folder`` but ``exclude``, for a description's ``files``."""
+    folder = Path(folder)
+    return {
+        path.relative_to(folder).as_posix(): {"bytes": path.stat().st_size, "sha256": sha256_of(path)}
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.relative_to(folder).as_posix() not in exclude
+    }
+
+
+def output_problem(folder: Path) -> str | None:
+    """Why ``folder`` is not a pushgen output that ``--force`` may replace (None: it is one,
+    or it is empty)."""
+    folder = Path(folder)
+    present = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                     if p.is_file() or p.is_symlink())
+    if not present:
+        return None
+    kinds = [kind for kind in KINDS if kind.description in present]
+    if not kinds:
+        return f"it holds no {', '.join(k.description for k in KINDS[:-1])} or {KINDS[-1].description}"
+    if len(kinds) > 1:
+        return f"it holds both {kinds[0].description} and {kinds[1].description}"
+    kind = kinds[0]
+    try:
+        description = json.loads((folder / kind.description).read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return f"its {kind.description} is not readable JSON"
+    if not isinstance(description, dict):
+        return f"its {kind.description} is not a JSON object"
+    missing = [name for name in kind.fields if name not in description]
+    if missing:
+        return f"its {kind.description} has no {missing[0]!r}"
+    try:
+        files = listed_files(description, kind.description)
+    except DatasetError as error:
+        return str(error)
+    if (problem := files_problem(folder, files, kind.description)) is not None:
+        return problem
+    others = [p for p in present if p not in files and p not in (kind.description, *kind.written_after)]
+    if others:
+        return f"{others[0]} is not one of the {kind.name}'s files"
+    return None
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Size and modification time of every file under ``folder`` (to see whether it changed)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return {}
+    return {p.relative_to(folder).as_posix(): (p.lstat().st_size, p.lstat().st_mtime_ns)
+            for p in folder.rglob("*") if not p.is_dir()}
+
+
+def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
+    """Refuse (``DatasetError``) to replace ``out`` unless it is an earlier pushgen output or an
+    empty folder, and never the current folder, one of its parents, or a folder holding one of
+    the ``keep`` paths (the inputs)."""
+    out = Path(out)
+    if not out.is_dir() or out.is_symlink():
+        raise DatasetError(f"{out} exists and is not a folder; remove it or choose another --out")
+    resolved = out.resolve()
+    here = Path.cwd().resolve()
+    if resolved == here or resolved in here.parents:
+        raise DatasetError(f"--out {out} is the current folder or holds it; choose a new folder")
+    for path in keep:
+        if Path(path).resolve() == resolved or resolved in Path(path).resolve().parents:
+            raise DatasetError(f"--out {out} holds the input {path}; choose another --out")
+    problem = output_problem(out)
+    if problem is not None:
+        raise DatasetError(f"{out} is not empty and not a pushgen output; --force replaces only those "
+                           f"({problem}); choose another --out")
+
+
+def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
+    """Refuse an output path early: it exists without ``force``, or it is not replaceable."""
+    out = Path(out)
+    if out.exists() or out.is_symlink():
+        if not force:
+            raise DatasetError(f"{out} already exists; choose another --out or pass --force")
+        check_replaceable(out, keep)
+
+
+def lock_path(out: Path) -> Path:
+    out = Path(out)
+    return out.with_name(f".{out.name}.lock")
+
+
+@contextlib.contextmanager
+def writer_lock(out: Path) -> Iterator[None]:
+    """Hold the lock of the output path ``out``: a second run to the same path is refused."""
+    path = lock_path(out)
+    lock = FileLock(path, timeout=0)
+    try:
+        lock.acquire(blocking=False)
+    except Timeout:
+        raise OutputBusy(f"{out} is being written by another pushgen run (it holds {path.name}); "
+                         "wait for it to finish or choose another --out") from None
+    except OSError as error:
+        parent = path.parent if str(path.parent) else Path(".")
+        raise DatasetError(f"cannot write into {parent}: {error.strerror or error}") from None
+    try:
+        yield
+    finally:
+        # removed while still held: a run that opened the old file sees it unlinked and tries again
+        with contextlib.suppress(OSError):
+            path.unlink()
+        lock.release()
+
+
+def leftovers(out: Path) -> list[Path]:
+    """Temporary folders of earlier runs to ``out`` (safe to remove while holding its lock)."""
+    out = Path(out)
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.({'|'.join(LEFTOVER_KINDS)})-[A-Za-z0-9_]+")
+    parent = out.parent if str(out.parent) else Path(".")
+    try:
+        return sorted(p for p in parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir()
+                      and not p.is_symlink())
+    except OSError:
+        return []
+
+
+def remove_leftovers(out: Path) -> None:
+    for folder in leftovers(out):
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def os_error_message(error: OSError) -> str:
+    """One line for an operating system error: what happened, to which file."""
+    where = f" ({error.filename})" if error.filename else ""
+    if error.errno in FULL_DISK or "No space left on device" in str(error):
+        return f"no space left on the device{where}; nothing was written"
+    reason = error.strerror or " ".join(str(error).split()) or type(error).__name__
+    return f"{reason}{where}"
+
+
+def write_error_message(error: OSError, out: Path) -> str:
+    """One line for an operating system error met while writing ``out``."""
+    where = f" ({error.filename})" if error.filename else ""
+    if error.errno in FULL_DISK or "No space left on device" in str(error):
+        return f"no space left on the device while writing {out}{where}; nothing was written"
+    reason = error.strerror or " ".join(str(error).split()) or type(error).__name__
+    return f"cannot write {out}: {reason}{where}; nothing was written"

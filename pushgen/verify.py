@@ -1,0 +1,201 @@
+"""Check an input folder against its own description before anything reads its tables.
+
+``verify_dataset`` checks a dataset folder against its ``manifest.json``, ``verify_split`` a
+split folder against its ``split.json``: the description is a JSON object with usable fields,
+every file it lists is there with its size and sha256, and every row count it records matches
+the table's Parquet metadata. The tables are found through the description, so a new layout
+needs no change here. A problem raises ``DatasetError`` naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pushgen.dataset import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
+from pushgen.generator import Recipe, make_recipe
+from pushgen.outputs import DatasetError, files_problem, json_kind, listed_files
+
+SPLIT_FILE = "split.json"
+DATASET_TABLES = ("notifications", "users", f"{TRUTH}/engagement_users", f"{TRUTH}/engagement_weights",
+                  f"{TRUTH}/engagement_rows")
+COUNTED = {"notifications": "notifications", "users": "users", f"{TRUTH}/engagement_rows": "engagement_rows"}
+LAYOUTS = ("single", "partitioned")
+RECIPE_NUMBERS = ("users", "days", "seed")
+SPEC_FIELDS = ("train_months", "test_months", "validation_weeks", "cold_start_users")
+
+_verified: dict[Path, tuple[tuple, dict]] = {}  # split folder -> (what its files looked like, description)
+
+
+def verify_dataset(folder: Path) -> dict:
+    """The manifest of the dataset folder ``folder``, once the folder matches it."""
+    folder = _existing_folder(folder)
+    manifest = read_manifest(folder)
+    source = f"{folder / MANIFEST}"
+    recipe = _recipe(manifest, source)
+    if manifest.get("format", "parquet") not in FORMATS:
+        raise DatasetError(f"{source}: format {manifest.get('format')!r} is not one of {', '.join(FORMATS)}")
+    if manifest.get("layout", "single") not in LAYOUTS:
+        raise DatasetError(f"{source}: layout {manifest.get('layout')!r} is not one of {', '.join(LAYOUTS)}")
+    if not isinstance(manifest.get("pushgen_version", ""), str):
+        raise DatasetError(f"{source}: pushgen_version must be text")
+    rows = manifest.get("rows")
+    if not isinstance(rows, dict) or not all(_count(rows.get(name)) for name in COUNTED.values()):
+        raise DatasetError(f"{source}: 'rows' must give a row count of at least 0 for "
+                           f"{', '.join(COUNTED.values())}")
+    if rows["users"] != recipe.users:
+        raise DatasetError(f"{source}: rows give {rows['users']} users but the recipe {recipe.users}")
+    files = listed_files(manifest, source)
+    for table in DATASET_TABLES:
+        if not _table_files(files, table, manifest):
+            raise DatasetError(f"{source} lists no file of the table {table}")
+    if MODEL_FILE not in files:
+        raise DatasetError(f"{source} does not list {MODEL_FILE}")
+    _check_files(folder, files, source)
+    for table, name in COUNTED.items():
+        listed = _table_files(files, table, manifest)
+        if all(path.endswith(".parquet") for path in listed):
+            _check_rows(folder, listed, rows[name], source, table)
+    return manifest
+
+
+def verify_split(folder: Path) -> dict:
+    """The description (``split.json``) of the split folder ``folder``, once the folder matches it.
+
+    A folder verified before in this process is checked again only if a file changed.
+    """
+    folder = _existing_folder(folder)
+    path = folder / SPLIT_FILE
+    if not path.is_file():
+        raise DatasetError(f"{folder} is not a split folder: no {SPLIT_FILE}")
+    description = read_json_object(path)
+    files = listed_files(description, str(path))
+    state = _state(folder, path, files)
+    known = _verified.get(folder.resolve())
+    if known is not None and known[0] == state:
+        return description
+    _check_split_fields(description, str(path), files)
+    _check_files(folder, files, str(path))
+    for part, entry in description["parts"].items():
+        if "rows" in entry:
+            _check_rows(folder, [f"{part}.parquet"], entry["rows"], str(path), part)
+    _verified[folder.resolve()] = (state, description)
+    return description
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON file that must hold an object; a clear error otherwise."""
+    try:
+        content = json.loads(Path(path).read_bytes())
+    except json.JSONDecodeError as error:
+        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path} is not valid JSON: it is not UTF-8 text") from None
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
+    if not isinstance(content, dict):
+        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(content)})")
+    return content
+
+
+def _existing_folder(folder: Path) -> Path:
+    folder = Path(folder)
+    if not folder.exists():
+        raise DatasetError(f"{folder} does not exist")
+    if not folder.is_dir():
+        raise DatasetError(f"{folder} is not a folder")
+    return folder
+
+
+def _recipe(description: dict, source: str) -> Recipe:
+    """The recipe of a description, once its values have the types pushgen writes."""
+    stored = description.get("recipe")
+    if not isinstance(stored, dict):
+        raise DatasetError(f"{source} has no recipe" if stored is None
+                           else f"{source}: the recipe must be an object, not {json_kind(stored)}")
+    for key in RECIPE_NUMBERS:
+        if key not in stored:
+            raise DatasetError(f"{source}: the recipe has no {key!r}")
+        if not _count(stored[key]):
+            raise DatasetError(f"{source}: the recipe's {key} must be a whole number; got {stored[key]!r}")
+    if not isinstance(stored.get("start"), str):
+        raise DatasetError(f"{source}: the recipe's start must be a YYYY-MM-DD date; got "
+                           f"{stored.get('start')!r}")
+    months = stored.get("months")
+    if months is not None and not _count(months):
+        raise DatasetError(f"{source}: the recipe's months must be a whole number or null; got {months!r}")
+    if not isinstance(stored.get("priors", {}), dict):
+        raise DatasetError(f"{source}: the recipe's priors must be an object")
+    try:
+        recipe = Recipe.from_dict(stored)
+        days = recipe.days if months is None else make_recipe(1, months=months, start=recipe.start).days
+    except (TypeError, ValueError) as error:
+        raise DatasetError(f"{source}: the recipe is not usable: {first_line(error)}") from None
+    if days != recipe.days:
+        raise DatasetError(f"{source}: the recipe's {recipe.days} days are not its {months} months "
+                           f"from {recipe.start}")
+    return recipe
+
+
+def _count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_split_fields(description: dict, source: str, files: dict) -> None:
+    _recipe(description, source)
+    for key in ("name", "version", "pushgen_version"):
+        if not isinstance(description.get(key, ""), str | None):
+            raise DatasetError(f"{source}: {key} must be text")
+    spec = description.get("split")
+    if not isinstance(spec, dict) or set(spec) != set(SPEC_FIELDS) or not all(map(_count, spec.values())):
+        raise DatasetError(f"{source}: 'split' must give {', '.join(SPEC_FIELDS)} as whole numbers")
+    parts = description.get("parts")
+    if not isinstance(parts, dict) or not parts:
+        raise DatasetError(f"{source}: 'parts' must map each part to its rows and users")
+    for part, entry in parts.items():
+        if not isinstance(entry, dict) or ("rows" in entry and not _count(entry["rows"])) or (
+                not isinstance(entry.get("users", []), list)
+                or not all(_count(u) for u in entry.get("users", []))):
+            raise DatasetError(f"{source}: the part {part} must give its rows and users as whole numbers")
+        if f"{part}.parquet" not in files:
+            raise DatasetError(f"{source} lists the part {part} but not its file {part}.parquet")
+
+
+def _table_files(files: dict, table: str, manifest: dict) -> list[str]:
+    """The listed files of a dataset's table: one file, or the parts of a partitioned table."""
+    suffix = ".csv" if manifest.get("format") == "csv" and table in ("notifications", "users") else ".parquet"
+    if f"{table}{suffix}" in files:
+        return [f"{table}{suffix}"]
+    return sorted(path for path in files if path.startswith(f"{table}/") and path.endswith(".parquet"))
+
+
+def _check_files(folder: Path, files: dict, source: str) -> None:
+    problem = files_problem(folder, files, Path(source).name)
+    if problem is not None:
+        raise DatasetError(f"{folder}/{problem}")
+
+
+def _check_rows(folder: Path, paths: list[str], expected: int, source: str, table: str) -> None:
+    try:
+        rows = sum(pq.read_metadata(folder / path).num_rows for path in paths)
+    except (OSError, pa.ArrowException) as error:
+        reason = first_line(error)
+        raise DatasetError(f"{folder}/{paths[0]} is not a readable Parquet file ({reason})") from None
+    if rows != expected:
+        raise DatasetError(f"{folder}/{paths[0]} has {rows:,} rows; {Path(source).name} says "
+                           f"{expected:,} for {table}")
+
+
+def _state(folder: Path, description: Path, files: dict) -> tuple:
+    """Size and modification time of the description and of every file it lists."""
+    def stamp(path: Path) -> tuple[int, int] | None:
+        try:
+            status = path.stat()
+        except OSError:
+            return None
+        return status.st_size, status.st_mtime_ns
+
+    return (stamp(description), *((name, stamp(folder / name)) for name in sorted(files)))
