@@ -294,3 +294,27 @@ def test_a_split_without_cold_start_users_replays_task_1(tmp_path):
     env = gym.make(GENERATION_ID, split=tmp_path / "s").unwrapped
     assert env.replay.task == 1 and env.user == 0
     assert gym.make(GENERATION_ID, split=tmp_path / "s", user=1).unwrapped.user == 1
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"priority": 1.5}, r"action priority: 1\.5 is not a whole-number code"),
+    ({"priority": "1"}, r"action priority: '1' is not a whole-number code"),
+    ({"ongoing": True}, r"action ongoing: True is not a whole-number code"),
+    ({"extra": 0}, "an action is a dict of codes, one per notification feature"),
+])
+def test_generation_actions_must_be_whole_codes_of_exactly_the_features(change, message):
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v2", task=1, user=0)
+    env.reset(seed=0)
+    action = {**{f: 0 for f in NOTIFICATION_FEATURES}, **change}
+    with pytest.raises(ValueError, match=message):
+        env.unwrapped.step(action)
+    _, reward, *_ = env.unwrapped.step({f: np.int64(0) for f in NOTIFICATION_FEATURES})
+    assert np.isfinite(reward)
+
+
+@pytest.mark.parametrize("action", [0.5, 1.0, "0", None, True])
+def test_inbox_actions_must_be_whole_codes(action):
+    env = gym.make(INBOX_ID, split="pushgen-mini-v2", user=0)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="an action is 0 \\(opened\\) or 1 \\(dismissed\\)"):
+        env.unwrapped.step(action)

@@ -27,6 +27,7 @@ history would otherwise be pickled to the main process at every step.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -38,7 +39,13 @@ from pushgen.access import resolve_split
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
-from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, context_space, notification_space
+from pushgen.envs.spaces import (
+    CONTEXT_FEATURES,
+    NOTIFICATION_FEATURES,
+    context_space,
+    notification_space,
+    whole_code,
+)
 from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
 from pushgen.replay.scoring import Judge
 from pushgen.splits import SPLIT_FILE
@@ -116,15 +123,18 @@ class NotificationGenerationEnv(ReplayEnv):
         return observation, reward, terminated, False, info
 
     def _codes(self, action: dict[str, Any]) -> tuple[int, ...]:
-        try:
-            codes = tuple(int(action[f]) for f, _ in self._ranges)
-        except (KeyError, TypeError, ValueError, IndexError):
+        if not isinstance(action, Mapping) or set(action) != set(NOTIFICATION_FEATURES):
             raise ValueError("an action is a dict of codes, one per notification feature: "
-                             f"{', '.join(NOTIFICATION_FEATURES)}; got {action!r}") from None
-        for (name, size), code in zip(self._ranges, codes, strict=True):
+                             f"{', '.join(NOTIFICATION_FEATURES)}; got {action!r}")
+        codes = []
+        for name, size in self._ranges:
+            code = whole_code(action[name])
+            if code is None:
+                raise ValueError(f"action {name}: {action[name]!r} is not a whole-number code")
             if not 0 <= code < size:
                 raise ValueError(f"action {name}: code {code} is outside 0..{size - 1}")
-        return codes
+            codes.append(code)
+        return tuple(codes)
 
     def _shared_info(self) -> dict[str, Any]:
         k = self._row

@@ -27,6 +27,7 @@ from pushgen.envs.spaces import (
     OPENED,
     engagement_action_space,
     feature_space,
+    whole_code,
 )
 
 
@@ -59,10 +60,7 @@ class NotificationInboxEnv(ReplayEnv):
 
     def step(self, action: Any) -> tuple[dict[str, int], float, bool, bool, dict[str, Any]]:
         i = self._check_running()
-        try:
-            predicted = int(action)
-        except (TypeError, ValueError):
-            predicted = -1
+        predicted = whole_code(action)
         if predicted not in (OPENED, DISMISSED):
             raise ValueError(f"an action is {OPENED} ({ACTION_VALUES[OPENED]}) or "
                              f"{DISMISSED} ({ACTION_VALUES[DISMISSED]}); got {action!r}")

@@ -42,6 +42,16 @@ def engagement_action_space() -> spaces.Discrete:
     return spaces.Discrete(len(ACTION_VALUES))
 
 
+def whole_code(value: Any) -> int | None:
+    """``value`` as a code if it is a whole number (a Python or numpy integer, or a one-element
+    integer array), else None: 1.5, "1" and True are not codes."""
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.reshape(()).item() if np.issubdtype(value.dtype, np.integer) else None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return None
+    return int(value)
+
+
 def encode(values: Mapping[str, Any]) -> dict[str, int]:
     """Codes of feature values, e.g. ``{"priority": "high"}`` -> ``{"priority": 1}``.
 
