@@ -167,7 +167,8 @@ def test_unknown_names_and_versions_list_what_exists(capsys):
     assert "pushgen has no version 'v9'; versions: v1, v2" in one_line_error(capsys)
     assert main(["download", "cifar10"]) == 2
     error = one_line_error(capsys)
-    assert "no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, pushgen-mini-v2" in error
+    assert ("no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, "
+            "pushgen-mini-v2") in error
 
 
 def test_the_installed_command_prints_no_traceback(tmp_path):

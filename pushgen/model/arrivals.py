@@ -1,9 +1,12 @@
 """Dynamic notification arrivals: an inhomogeneous Poisson process per app over the slots.
 
-Routine intensity of app a in slot t (expected count):
+Routine intensity of app a in slot t of day d (expected count):
 
-    rate[a] * days * shape[a, t] / sum_t shape[a, t]
+    rate[a] * days * volume[d] * shape[a, t] / sum_t shape[a, t]
     shape[a, t] = rhythm[a](hour) * (asleep[a] if sleeping) * (weekend[a] * user factor if day off)
+
+where ``volume`` is the daily regime's (``pushgen.model.regime``: 0 on a phone-off day, when
+nothing arrives at all)
     rhythm[a](h) = 0.25 + sum_k height[a, k] * exp(-0.5 * (circular distance(h, peak[a, k]) / 1.5)^2)
 
 plus a triggered intensity ``trigger_rate[a] / n * slot hours`` while the app's trigger lasts
@@ -49,8 +52,8 @@ def rhythm(folio: Portfolio) -> np.ndarray:
 
 
 def routine_arrivals(
-    grid: TimeGrid, state: np.ndarray, plan: DayPlan, folio: Portfolio, catalog: AppCatalog,
-    rng: np.random.Generator,
+    grid: TimeGrid, state: np.ndarray, plan: DayPlan, volume: np.ndarray, folio: Portfolio,
+    catalog: AppCatalog, rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Slot and portfolio row of each routine arrival.
 
@@ -62,14 +65,16 @@ def routine_arrivals(
     apps = folio.apps
     per_day = rhythm(folio)  # (A, K)
     sleeping = (state == State.SLEEP).reshape(grid.days, -1).astype(np.float64)  # (D, K)
-    day_factor = np.where(~plan.workday[None, :], catalog.weekend[apps, None] * folio.weekend_factor,
-                          1.0)  # (A, D)
+    usual_factor = np.where(~plan.workday[None, :], catalog.weekend[apps, None] * folio.weekend_factor,
+                            1.0)  # (A, D)
+    day_factor = usual_factor * volume[None, :]
     asleep_factor = catalog.asleep[apps]
     # einsum, not BLAS: the same sums in the same order on every machine
     awake_mass = np.einsum("ak,dk->ad", per_day, 1.0 - sleeping)
     asleep_mass = np.einsum("ak,dk->ad", per_day, sleeping)
-    mass = day_factor * (awake_mass + asleep_factor[:, None] * asleep_mass)
-    scale = folio.daily_rate * grid.days / mass.sum(axis=1)
+    usual_mass = usual_factor * (awake_mass + asleep_factor[:, None] * asleep_mass)
+    # the rate is the app's on a usual day; the daily regime's volume scales each day
+    scale = folio.daily_rate * grid.days / usual_mass.sum(axis=1)
     proposals = rng.poisson(scale * per_day.sum(axis=1) * day_factor.sum(axis=1))
     row = np.repeat(np.arange(len(apps)), proposals)
     day = categorical_rows(np.cumsum(day_factor, axis=1), row, rng)
@@ -80,14 +85,14 @@ def routine_arrivals(
 
 
 def triggered_arrivals(
-    grid: TimeGrid, state: np.ndarray, music: np.ndarray, folio: Portfolio, catalog: AppCatalog,
-    rng: np.random.Generator,
+    grid: TimeGrid, state: np.ndarray, music: np.ndarray, phone_on: np.ndarray, folio: Portfolio,
+    catalog: AppCatalog, rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Slot and portfolio row of arrivals caused by music, commuting/travel or a workout."""
     active = {
-        TRIGGERS.index("music"): music,
-        TRIGGERS.index("commute"): (state == State.COMMUTE) | (state == State.TRAVEL),
-        TRIGGERS.index("exercise"): state == State.EXERCISE,
+        TRIGGERS.index("music"): music & phone_on,
+        TRIGGERS.index("commute"): ((state == State.COMMUTE) | (state == State.TRAVEL)) & phone_on,
+        TRIGGERS.index("exercise"): (state == State.EXERCISE) & phone_on,
     }
     slots, rows = [], []
     for trigger, on in active.items():
@@ -109,13 +114,16 @@ def arrivals(
     state: np.ndarray,
     music: np.ndarray,
     plan: DayPlan,
+    volume: np.ndarray,
     folio: Portfolio,
     catalog: AppCatalog,
     rng: np.random.Generator,
 ) -> Arrivals:
-    """Parents: routine state, music, day plan, portfolio. The Poisson process above."""
-    routine_slot, routine_row = routine_arrivals(grid, state, plan, folio, catalog, rng)
-    trigger_slot, trigger_row = triggered_arrivals(grid, state, music, folio, catalog, rng)
+    """Parents: routine state, music, day plan, the daily regime's volume, portfolio. The Poisson
+    process above; nothing arrives on a day of volume 0 (the phone is off)."""
+    phone_on = np.repeat(volume > 0, grid.slots // grid.days)
+    routine_slot, routine_row = routine_arrivals(grid, state, plan, volume, folio, catalog, rng)
+    trigger_slot, trigger_row = triggered_arrivals(grid, state, music, phone_on, folio, catalog, rng)
     slot = np.concatenate([routine_slot, trigger_slot])
     row = np.concatenate([routine_row, trigger_row])
     count = len(slot)
@@ -136,7 +144,7 @@ def arrivals(
     offset -= np.repeat(offset[first] - gaps[first], counts) if len(parent) else 0.0
 
     # alarms at wake-up
-    p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off)
+    p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off) * (volume > 0)
     alarm_days = np.flatnonzero(rng.random(grid.days) < p_alarm)
     alarm_seconds = (alarm_days * 24 + plan.wake[alarm_days]) * 3600.0 - rng.uniform(
         0, 60, len(alarm_days))
@@ -150,6 +158,7 @@ def arrivals(
     is_alarm = np.r_[np.zeros(len(seconds) + len(parent), dtype=bool),
                      np.ones(len(alarm_days), dtype=bool)]
     keep = (all_seconds >= 0) & (all_seconds < grid.slots * SLOT_SECONDS)
+    keep[keep] = volume[(all_seconds[keep] // 86400).astype(np.int64)] > 0
     order = np.argsort(all_seconds[keep], kind="stable")
     kept = np.flatnonzero(keep)[order]
     new_index = np.full(len(all_seconds), -1)

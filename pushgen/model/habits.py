@@ -94,16 +94,16 @@ class Places:
 
 
 WORK_PLACES = {
-    Occupation.OFFICE: ("TYPE_ACCOUNTING", "TYPE_BANK", "TYPE_OTHER"),
+    Occupation.OFFICE: ("TYPE_ACCOUNTING", "TYPE_BANK"),
     Occupation.SHIFT: ("TYPE_BAKERY", "TYPE_BAR", "TYPE_AIRPORT", "TYPE_AMUSEMENT_PARK",
                        "TYPE_AQUARIUM", "TYPE_ART_GALLERY", "TYPE_BANK"),
-    Occupation.STUDENT: ("TYPE_OTHER", "TYPE_ART_GALLERY"),
+    Occupation.STUDENT: ("TYPE_ART_GALLERY",),
     Occupation.REMOTE: ("TYPE_OTHER",),
     Occupation.NOT_WORKING: ("TYPE_OTHER",),
 }
 LEISURE_PLACES = ("TYPE_BAR", "TYPE_AMUSEMENT_PARK", "TYPE_AQUARIUM", "TYPE_ART_GALLERY",
-                  "TYPE_BAKERY", "TYPE_OTHER")
-ERRAND_PLACES = ("TYPE_ATM", "TYPE_BANK", "TYPE_BAKERY", "TYPE_OTHER")
+                  "TYPE_BAKERY")
+ERRAND_PLACES = ("TYPE_ATM", "TYPE_BANK", "TYPE_BAKERY")
 
 
 def places(sched: Schedule, rng: np.random.Generator) -> Places:

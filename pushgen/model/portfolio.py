@@ -66,7 +66,7 @@ def portfolio(
         clock_app=int(clock[np.isin(clock, apps)][0]),
         alarm_workday=float(rng.beta(6, 1.5)),
         alarm_day_off=float(rng.beta(1, 4)),
-        chattiness=float(rng.gamma(2.0, priors.chattiness_mean / 2.0)),
+        chattiness=float(rng.gamma(3.0, priors.chattiness_mean / 3.0)),
         weekend_factor=float(np.clip(rng.normal(0.85, 0.12), 0.5, 1.2)),
     )
 

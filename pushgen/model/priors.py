@@ -27,6 +27,9 @@ class Priors:
     outings_per_week: float = 1.5
     exercise_per_week: float = 1.8
     vacation_weeks_per_year: float = 4.0
+    # daily regime (pushgen.model.regime): rare days with the phone off or on do-not-disturb
+    phone_off_days_per_year: float = 2.0
+    do_not_disturb_days_per_year: float = 4.0
     # device habits
     night_charge_share: float = 0.8  # mean P(charges overnight) across users
     drain_percent_per_hour: float = 4.5  # median battery drain while awake
@@ -34,8 +37,8 @@ class Priors:
     ringer_shares: tuple[float, ...] = (0.18, 0.64, 0.18)  # vibrate, normal, silent habit
     ringer_concentration: float = 3.0  # Dirichlet concentration of users around the shares
     # app portfolio and volume: a user's daily volume multiplies every app's rate
-    volume_sd: float = 0.5  # sd of the log volume multiplier (median 1)
-    app_rate_sd: float = 0.6  # sd of a user's log rate for one app around the app's rate
+    volume_sd: float = 0.4  # sd of the log volume multiplier (median 1)
+    app_rate_sd: float = 0.5  # sd of a user's log rate for one app around the app's rate
     chattiness_mean: float = 1.6  # mean follow-up messages per messaging conversation
     # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0

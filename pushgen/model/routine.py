@@ -58,13 +58,14 @@ def day_plan(
     sched: Schedule,
     places: Places,
     life: Lifestyle,
+    away: np.ndarray,
     rng: np.random.Generator,
 ) -> DayPlan:
-    """Parents: chronotype, schedule, places, lifestyle, weekday. Jitters ~ Normal; events ~ Bernoulli."""
+    """Parents: chronotype, schedule, places, lifestyle, weekday, the daily regime (days away).
+    Jitters ~ Normal; events ~ Bernoulli."""
     days = grid.days
     weekday = grid.weekday_of_day
-    week = np.arange(days) // 7
-    on_vacation = (rng.random(week[-1] + 1) < life.vacation_week_share)[week]
+    on_vacation = np.asarray(away, dtype=bool)
     workday = sched.workdays[weekday] & ~on_vacation
     day_off = ~workday
     wake = chrono.wake_hour + day_off * chrono.weekend_delay + rng.normal(0, 0.3, days)

@@ -32,6 +32,7 @@ class NodeFamily(IntEnum):
     PSEUDONYM = 16
     LIFESTYLE = 17
     MOOD = 18
+    REGIME = 19
 
 
 def stream(seed: int, user: int, family: NodeFamily) -> np.random.Generator:

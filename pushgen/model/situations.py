@@ -5,8 +5,8 @@ A situation is a number in [0, 1] per row, from the context's features and the c
 
     morning      exp(-((h - 7.5) / 1.5)^2 / 2)
     work hours   [Monday-Friday] x s((h - 8.5) / 0.5) x s((17.5 - h) / 0.5)
-    evening      s((h - 18.5) / 0.6) x s((23 - h) / 0.6)
-    night        1 - s((h - 6.5) / 0.6) x s((22.5 - h) / 0.6)
+    evening      s((h - 18.5) / 0.8) x s((23.5 - h) / 1.0)
+    night        1 - s((h - 6.5) / 0.6) x s((23.5 - h) / 1.0)
     weekend      [Saturday or Sunday]
     vehicle      [activity = vehicle]
     exercise     [activity = foot running or bicycle]
@@ -100,8 +100,8 @@ def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
     columns = {
         "morning": np.exp(-0.5 * ((h - 7.5) / 1.5) ** 2),
         "work hours": (day < 5) * expit((h - 8.5) / 0.5) * expit((17.5 - h) / 0.5),
-        "evening": expit((h - 18.5) / 0.6) * expit((23.0 - h) / 0.6),
-        "night": 1.0 - expit((h - 6.5) / 0.6) * expit((22.5 - h) / 0.6),
+        "evening": expit((h - 18.5) / 0.8) * expit((23.5 - h) / 1.0),
+        "night": 1.0 - expit((h - 6.5) / 0.6) * expit((23.5 - h) / 1.0),
         "weekend": day >= 5,
         "vehicle": activity == act.code("vehicle"),
         "exercise": (activity == act.code("foot running")) | (activity == act.code("bicycle")),

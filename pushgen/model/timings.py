@@ -1,7 +1,8 @@
 """Timing nodes: seconds until a notification is seen, and from seen to the user's action.
 
 seenTime: asleep at posting -> the time until wake-up + LogNormal(median 40 s); awake ->
-LogNormal(median = the user's median x ringer x routine x priority x evening factors, sd 1.1).
+LogNormal(median = the user's median x ringer x routine x priority x evening factors, sd 1.1),
+the evening factor a smooth dip of the clock (``evening_factor``).
 decisionTime: opened -> LogNormal(median 4 s, sd 0.8); dismissed -> swiped away
 (LogNormal(median 3 s)) with the user's P(swipe), else left until cleared
 (LogNormal(median 40 min, sd 1.0)). responseTime = seenTime + decisionTime.
@@ -19,7 +20,8 @@ from pushgen.model.routine import State
 
 RINGER_FACTOR = {"vibrate": 0.7, "normal": 1.0, "silent": 3.0}
 STATE_FACTOR = np.array([1.0, 1.5, 0.6, 1.2, 0.9, 1.1, 2.5, 0.9])  # by routine state
-EVENING_FACTOR = 0.6  # 20:00-23:59: the phone is at hand, delays are shortest
+EVENING_FACTOR = 0.55  # at 23:30 the phone is most at hand: delays are shortest ...
+EVENING_PEAK_HOUR, EVENING_WIDTH_HOURS = 23.5, 2.5  # ... a smooth dip around it
 PRIORITY_FACTOR = {"max": 0.5, "high": 0.75, "default": 1.0, "low": 1.6, "min": 3.0,
                    "unknown": 1.2}
 
@@ -43,6 +45,14 @@ def attention_habits(priors: Priors, rng: np.random.Generator) -> AttentionHabit
     """Static node, parents: none. median ~ prior x LogNormal(0, 0.5); swipe share ~ Beta(3, 3)."""
     return AttentionHabits(seen_median=priors.seen_seconds_median * rng.lognormal(0.0, 0.5),
                            swipe_share=float(rng.beta(3, 3)))
+
+
+def evening_factor(hour: np.ndarray) -> np.ndarray:
+    """Multiplier of the time until seen over the clock: 1 by day, ``EVENING_FACTOR`` at
+    ``EVENING_PEAK_HOUR``, a Gaussian dip (circular hours) with no step anywhere."""
+    distance = np.abs(np.asarray(hour) - EVENING_PEAK_HOUR)
+    distance = np.minimum(distance, 24.0 - distance)
+    return 1.0 - (1.0 - EVENING_FACTOR) * np.exp(-0.5 * (distance / EVENING_WIDTH_HOURS) ** 2)
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,7 @@ def timings(
     n = len(opened)
     asleep = state == State.SLEEP
     median = habits.seen_median * RINGER_BY_CODE[ringer] * PRIORITY_BY_CODE[priority] * STATE_FACTOR[state]
-    median = np.where(hour >= 20, median * EVENING_FACTOR, median)
+    median = median * evening_factor(hour)
     # one standard normal per row and quantity; each branch scales it to its own LogNormal
     z_seen, z_decision = rng.standard_normal(n), rng.standard_normal(n)
     seen = np.where(asleep, seconds_to_wake + 40.0 * np.exp(0.8 * z_seen),

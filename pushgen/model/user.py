@@ -2,10 +2,11 @@
 
     static:  chronotype -> schedule -> places;  lifestyle;  device habits;
              portfolio (chronotype, vendor);  interests;  engagement traits (interests)
-    per day: day plan (chronotype, schedule, places, lifestyle, weekday)
+    per day: daily regime (lifestyle, weekday; Markov over days) ;
+             day plan (chronotype, schedule, places, lifestyle, weekday, regime)
     per slot: routine state (plan, schedule) -> place, activity, noise, proximity;
               headphones, music (state) ;  ringer mode (state) ;  battery, charging (state, music, plan)
-    per day and segment: mood (hidden availability)
+    per day and segment: mood (hidden availability; the regime's attention)
     per notification: arrivals (state, music, plan, portfolio) -> features (app, interests)
               -> context at its slot -> fatigue (earlier arrivals)
               -> P(open) (user, features, context, fatigue, mood) -> action -> timings
@@ -27,6 +28,7 @@ from pushgen.model import (
     feasibility,
     habits,
     portfolio,
+    regime,
     routine,
     surroundings,
     timings,
@@ -74,8 +76,11 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     params = traits.engagement_traits(user_id, priors, catalog, log_interest, folio.apps,
                                       rng(NodeFamily.TRAITS))
 
+    # day nodes
+    daily = regime.day_regime(grid.days, grid.weekday_of_day, priors, life, rng(NodeFamily.REGIME))
+    plan = routine.day_plan(grid, chrono, sched, where, life, daily.away, rng(NodeFamily.ROUTINE))
+
     # dynamic context nodes on the slot grid
-    plan = routine.day_plan(grid, chrono, sched, where, life, rng(NodeFamily.ROUTINE))
     state = routine.routine_state(grid, plan, sched)
     around = rng(NodeFamily.SURROUNDINGS)
     slot_place = routine.place(grid, state, plan, where)
@@ -84,10 +89,12 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     slot_proximity = surroundings.proximity(state, around)
     sound = device.audio(state, dev, rng(NodeFamily.AUDIO))
     power = device.battery(grid, state, sound.music, plan, dev, rng(NodeFamily.BATTERY))
-    slot_ringer = device.ringer_mode(state, dev, rng(NodeFamily.RINGER))
+    slots_per_day = grid.slots // grid.days
+    slot_ringer = device.ringer_mode(state, dev, np.repeat(daily.do_not_disturb, slots_per_day),
+                                     rng(NodeFamily.RINGER))
 
     # notifications
-    posts = arrivals.arrivals(grid, state, sound.music, plan, folio, catalog,
+    posts = arrivals.arrivals(grid, state, sound.music, plan, daily.volume, folio, catalog,
                               rng(NodeFamily.ARRIVALS))
     slot = (posts.seconds // SLOT_SECONDS).astype(np.int64)
     codes = content.content(posts, catalog, log_interest,
@@ -109,7 +116,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     day_mood, segment_mood = engagement.mood(grid.days, int(segment[-1]) + 1, priors.mood_day_sd,
                                              priors.mood_segment_sd, rng(NodeFamily.MOOD))
     dynamic = engagement.RowState(
-        mood=_stored(day_mood[day] + segment_mood[segment[slot]]),
+        mood=_stored(day_mood[day] + daily.attention[day] + segment_mood[segment[slot]]),
         hour=_stored(hour),
         days=_stored(posts.seconds / 86400.0),
         asleep=state[slot] == routine.State.SLEEP,
