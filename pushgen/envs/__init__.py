@@ -3,7 +3,9 @@
 - ``pushgen/NotificationGeneration-v0``: tasks 1 and 2, generate a notification per context.
 - ``pushgen/NotificationInbox-v0``: the classic gym-push task, predict open or dismiss.
 
-Both take ``split=`` (a standard split's name or a split folder) and ``user=``. Registering
+Both take ``split=`` (a standard split's name or a split folder) and ``user=``. The generation
+environment also has a native vector version (``gym.make_vec(GENERATION_ID, num_envs=N,
+vectorization_mode="vector_entry_point", ...)``, ``pushgen.envs.vector``). Registering
 them imports none of their modules: gymnasium imports an environment's module when it is made.
 """
 
@@ -18,10 +20,13 @@ ENTRY_POINTS = {
     GENERATION_ID: "pushgen.envs.generation:NotificationGenerationEnv",
     INBOX_ID: "pushgen.envs.inbox:NotificationInboxEnv",
 }
-VECTOR_ENTRY_POINTS: dict[str, str] = {}
+VECTOR_ENTRY_POINTS: dict[str, str] = {
+    GENERATION_ID: "pushgen.envs.vector:NotificationGenerationVectorEnv",
+}
 _LAZY = {
     "NotificationGenerationEnv": "pushgen.envs.generation",
     "NotificationInboxEnv": "pushgen.envs.inbox",
+    "NotificationGenerationVectorEnv": "pushgen.envs.vector",
     "History": "pushgen.envs.history",
     "MODES": "pushgen.replay.rewards",
     "REWARDS": "pushgen.replay.rewards",

@@ -6,7 +6,10 @@ for a task 1 user (``user=`` one of them, or ``task=1``) that user's test part. 
 - observation: the context, ``Dict`` of ``Discrete`` over the 11 context features;
 - action: a notification, ``Dict`` of ``Discrete`` over the 7 notification features
   (code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``; see
-  ``pushgen.envs.spaces.encode``/``decode``);
+  ``pushgen.envs.spaces.encode``/``decode``); with ``flat_actions=True`` one
+  ``MultiDiscrete`` vector of the 7 codes in ``NOTIFICATION_FEATURES`` order (postingApp,
+  category, numberOfUpdates, subject, priority, ongoing, visibility), which RL libraries such
+  as stable-baselines3 take as it is;
 - reward: the challenge's table, comparing the simulated user's response to the generated
   notification with the logged action in that context (``mode`` as in ``pushgen.replay.rewards``).
   The simulated user is the generator's engagement model; its fatigue and habituation follow
@@ -43,6 +46,8 @@ from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
     context_space,
+    flat_notification_space,
+    flat_to_codes,
     notification_space,
     whole_code,
 )
@@ -58,12 +63,13 @@ class NotificationGenerationEnv(ReplayEnv):
 
     def __init__(self, split: str | Path, user: int | None = None, task: int | None = None,
                  part: str = "test", mode: str = DEFAULT_MODE, render_mode: str | None = None,
-                 history_in_info: bool = True) -> None:
+                 history_in_info: bool = True, flat_actions: bool = False) -> None:
         if task is None:
             task = task_of_user(split, user)
         self.mode = check_mode(mode)
         self.observation_space = context_space()
-        self.action_space = notification_space()
+        self.flat_actions = flat_actions
+        self.action_space = flat_notification_space() if flat_actions else notification_space()
         self.history_in_info = history_in_info
         self._keys = tuple(self.observation_space.keys())
         self._ranges = [(f, len(schemas.values(f))) for f in NOTIFICATION_FEATURES]
@@ -122,7 +128,9 @@ class NotificationGenerationEnv(ReplayEnv):
         self._ready = perf_counter()
         return observation, reward, terminated, False, info
 
-    def _codes(self, action: dict[str, Any]) -> tuple[int, ...]:
+    def _codes(self, action: Any) -> tuple[int, ...]:
+        if self.flat_actions:
+            return tuple(int(c[0]) for c in flat_to_codes(action).values())
         if not isinstance(action, Mapping) or set(action) != set(NOTIFICATION_FEATURES):
             raise ValueError("an action is a dict of codes, one per notification feature: "
                              f"{', '.join(NOTIFICATION_FEATURES)}; got {action!r}")

@@ -37,6 +37,34 @@ def context_space() -> spaces.Dict:
     return feature_space(CONTEXT_FEATURES)
 
 
+NOTIFICATION_SIZES = tuple(len(schemas.values(f)) for f in NOTIFICATION_FEATURES)
+
+
+def flat_notification_space() -> spaces.MultiDiscrete:
+    """A notification as one ``MultiDiscrete`` vector of codes, in ``NOTIFICATION_FEATURES`` order
+    (postingApp, category, numberOfUpdates, subject, priority, ongoing, visibility)."""
+    return spaces.MultiDiscrete(np.array(NOTIFICATION_SIZES, dtype=np.int64))
+
+
+def flat_to_codes(action: Any, n: int | None = None) -> dict[str, np.ndarray]:
+    """A flat action (7 codes; or ``n`` x 7 for ``n`` environments) as codes per feature.
+    Raises ``ValueError`` naming the shape or the value that is not a whole-number code."""
+    array = np.asarray(action)
+    shape = (len(NOTIFICATION_FEATURES),) if n is None else (n, len(NOTIFICATION_FEATURES))
+    if array.shape != shape:
+        raise ValueError(f"a flat action is an array of shape {shape} of codes in the order "
+                         f"{', '.join(NOTIFICATION_FEATURES)}; got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"a flat action holds whole-number codes; got dtype {array.dtype}")
+    array = array.reshape(-1, len(NOTIFICATION_FEATURES)).astype(np.int64)
+    outside = (array < 0) | (array >= np.array(NOTIFICATION_SIZES))
+    if outside.any():
+        row, column = np.argwhere(outside)[0]
+        raise ValueError(f"action {NOTIFICATION_FEATURES[column]}: code {array[row, column]} is outside "
+                         f"0..{NOTIFICATION_SIZES[column] - 1}")
+    return {f: array[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
+
+
 def engagement_action_space() -> spaces.Discrete:
     """Open or dismiss: code ``i`` stands for ``pushgen.schemas.values("action")[i]``."""
     return spaces.Discrete(len(ACTION_VALUES))

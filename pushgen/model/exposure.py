@@ -148,9 +148,11 @@ class ExposureState:
                         **{k: self._read(k, users, keys[k], t) for k in HABITUATION_KEYS})
 
     def add(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
-            channel: np.ndarray, interrupts: np.ndarray) -> None:
-        """Users ``users`` receive notifications with these keys at times ``t``."""
-        current = self.at(users, t, app, subject, channel)
+            channel: np.ndarray, interrupts: np.ndarray, current: Exposure | None = None) -> None:
+        """Users ``users`` receive notifications with these keys at times ``t``; ``current`` is
+        ``at(users, t, ...)`` if the caller has it already."""
+        if current is None:
+            current = self.at(users, t, app, subject, channel)
         zero = np.zeros(len(users), dtype=np.int64)
         self.value["fatigue"][users, zero] = current.fatigue + interrupts
         self.time["fatigue"][users, zero] = t

@@ -102,6 +102,11 @@ class Judge:
         row = RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows])
         p = expit(combine(row, terms, exposure_penalty(params, param_rows, exposure)))
         ok = terms.possible
-        self.state.add(slots[ok], t[ok], keys["app"][ok], keys["subject"][ok], keys["channel"][ok],
-                       interruption(codes["priority"], codes["numberOfUpdates"])[ok])
+        interrupts = interruption(codes["priority"], codes["numberOfUpdates"])
+        if ok.all():
+            self.state.add(slots, t, keys["app"], keys["subject"], keys["channel"], interrupts, exposure)
+        else:
+            reached = Exposure(**{k: getattr(exposure, k)[ok] for k in EXPOSURE_FIELDS})
+            self.state.add(slots[ok], t[ok], keys["app"][ok], keys["subject"][ok], keys["channel"][ok],
+                           interrupts[ok], reached)
         return p

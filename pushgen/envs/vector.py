@@ -1,0 +1,137 @@
+"""A native vector version of ``pushgen/NotificationGeneration-v0``: many episodes in one call.
+
+    envs = gym.make_vec("pushgen/NotificationGeneration-v0", num_envs=256,
+                        vectorization_mode="vector_entry_point", split="pushgen-v2", task=1)
+
+Environment ``i`` replays the episodes of user ``users[i % len(users)]`` (default: every user of
+the task's test part, in order), again and again. One ``step`` judges the ``num_envs``
+notifications together with one batched call of the simulated user
+(``pushgen.replay.scoring.Judge``: fatigue and habituation follow each environment's own
+notifications), so the rewards are those of ``num_envs`` single environments stepped with the
+same actions. Observations are the batched ``Dict`` of context codes, actions the batched
+``Dict`` of notification codes (or, with ``flat_actions=True``, an ``(num_envs, 7)`` array in
+``NOTIFICATION_FEATURES`` order).
+
+Autoreset follows gymnasium's default (next step): the step after an episode ends resets that
+environment, returning its first context with reward 0 and ``terminated`` false, and ignores
+its action. ``infos`` holds, for the environments that stepped, ``p_open``, ``opened`` and
+``logged_opened``, each with gymnasium's ``_name`` mask.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from pushgen.envs.generation import task_of_user
+from pushgen.envs.spaces import (
+    CONTEXT_FEATURES,
+    NOTIFICATION_FEATURES,
+    NOTIFICATION_SIZES,
+    context_space,
+    flat_notification_space,
+    flat_to_codes,
+    notification_space,
+)
+from pushgen.replay.parts import load_part
+from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
+from pushgen.replay.scoring import Judge
+
+
+class NotificationGenerationVectorEnv(VectorEnv):
+    """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
+
+    def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
+                 users: list[int] | None = None, part: str = "test", mode: str = DEFAULT_MODE,
+                 flat_actions: bool = False, render_mode: str | None = None) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
+        self.num_envs = int(num_envs)
+        self.mode = check_mode(mode)
+        self.flat_actions = flat_actions
+        task = task_of_user(split, None if not users else users[0]) if task is None else task
+        self.replay = load_part(split, task, part)
+        chosen = [int(u) for u in self.replay.users] if users is None else [self.replay.check_user(int(u))
+                                                                           for u in users]
+        if not chosen:
+            raise ValueError("users is empty; give some users of the part or None for all")
+        self.users = np.array([chosen[i % len(chosen)] for i in range(self.num_envs)], dtype=np.int64)
+        spans = [self.replay.rows_of(int(u)) for u in self.users]
+        self._first = np.array([s.start for s in spans], dtype=np.int64)
+        self._length = np.array([s.stop - s.start for s in spans], dtype=np.int64)
+        self.single_observation_space = context_space()
+        self.single_action_space = flat_notification_space() if flat_actions else notification_space()
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._contexts = {f: np.asarray(self.replay.codes[f], dtype=np.int64) for f in CONTEXT_FEATURES}
+        self._draw = np.asarray(self.replay.truth.draw)
+        self._logged = np.asarray(self.replay.logged_opened, dtype=bool)
+        self._judge = Judge(self.replay, self.users)
+        self._slots = np.arange(self.num_envs)
+        self._position = np.zeros(self.num_envs, dtype=np.int64)
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._sizes = np.array(NOTIFICATION_SIZES)
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        rows = self._first + np.minimum(self._position, self._length - 1)
+        return {f: codes[rows] for f, codes in self._contexts.items()}
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        self._position[:] = 0
+        self._needs_reset[:] = False
+        self._judge.reset(self._slots)
+        return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
+
+    def _codes(self, actions: Any) -> dict[str, np.ndarray]:
+        if self.flat_actions:
+            return flat_to_codes(actions, self.num_envs)
+        if not isinstance(actions, dict) or set(actions) != set(NOTIFICATION_FEATURES):
+            raise ValueError("actions are a dict of code arrays, one per notification feature: "
+                             f"{', '.join(NOTIFICATION_FEATURES)}")
+        codes = {}
+        for name, size in zip(NOTIFICATION_FEATURES, NOTIFICATION_SIZES, strict=True):
+            array = np.asarray(actions[name])
+            if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+                raise ValueError(f"actions[{name!r}] must be {self.num_envs} whole-number codes; got "
+                                 f"shape {array.shape}, dtype {array.dtype}")
+            if array.min() < 0 or array.max() >= size:
+                raise ValueError(f"actions[{name!r}]: a code is outside 0..{size - 1}")
+            codes[name] = array
+        return codes
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        codes = self._codes(actions)
+        resetting = self._needs_reset
+        stepping = ~resetting
+        reward = np.zeros(self.num_envs)
+        p_open = np.zeros(self.num_envs)
+        if resetting.any():
+            slots = np.flatnonzero(resetting)
+            self._position[slots] = 0
+            self._judge.reset(slots)
+        slots = np.flatnonzero(stepping)
+        rows = self._first[slots] + self._position[slots]
+        p = self._judge.step(slots, rows, {f: c[slots] for f, c in codes.items()})
+        p_open[slots] = p
+        reward[slots] = rewards(self._logged[rows], p, self._draw[rows], self.mode)
+        self._position[slots] += 1
+        terminated = stepping & (self._position >= self._length)
+        self._needs_reset = terminated.copy()
+        opened = np.zeros(self.num_envs, dtype=bool)
+        opened[slots] = self._draw[rows] < p
+        logged = np.zeros(self.num_envs, dtype=bool)
+        logged[slots] = self._logged[rows]
+        infos = {"p_open": p_open, "_p_open": stepping, "opened": opened, "_opened": stepping,
+                 "logged_opened": logged, "_logged_opened": stepping}
+        return self._observe(), reward, terminated, np.zeros(self.num_envs, dtype=bool), infos

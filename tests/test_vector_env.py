@@ -1,0 +1,101 @@
+"""The native vector environment steps like the single environments it stands for."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from pushgen import schemas
+from pushgen.envs import GENERATION_ID
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
+
+SPLIT = "pushgen-mini-v2"
+
+
+def test_rewards_equal_single_environments_step_by_step_across_autoreset():
+    vector = gym.make_vec(GENERATION_ID, num_envs=4, vectorization_mode="vector_entry_point",
+                          split=SPLIT, task=1)
+    users = list(vector.unwrapped.users)
+    assert users == [0, 1, 2, 0]  # round-robin over the task's test users
+    singles = [gym.make(GENERATION_ID, split=SPLIT, task=1, user=int(u), history_in_info=False).unwrapped
+               for u in users]
+    observation, _ = vector.reset(seed=0)
+    single_observations = [env.reset(seed=0)[0] for env in singles]
+    lengths = vector.unwrapped._length
+    rng = np.random.default_rng(0)
+    catalog = [env.episode for env in singles]
+    done = np.zeros(4, dtype=bool)
+    resets = 0
+    for step in range(int(lengths.min()) + 5):  # past the end of the shortest episode
+        for i in range(len(singles)):
+            assert {f: int(observation[f][i]) for f in observation} == single_observations[i]
+        # mostly logged notifications of the users (possible), sometimes anything
+        pick = rng.integers(0, 50, 4)
+        action = {f: np.array([int(catalog[i].codes[f][pick[i]]) for i in range(4)])
+                  for f in NOTIFICATION_FEATURES}
+        if step % 7 == 0:
+            action = {f: np.asarray(v) for f, v in vector.action_space.sample().items()}
+        observation, reward, terminated, truncated, infos = vector.step(action)
+        for i, env in enumerate(singles):
+            if done[i]:  # next-step autoreset: the vector env resets, the action is ignored
+                assert reward[i] == 0.0 and not terminated[i] and not infos["_p_open"][i]
+                single_observations[i] = env.reset(seed=0)[0]
+                done[i] = False
+                resets += 1
+                continue
+            single_observations[i], r, t, _, info = env.step({f: action[f][i] for f in action})
+            assert reward[i] == pytest.approx(r, abs=1e-12) and bool(terminated[i]) == t
+            assert infos["p_open"][i] == pytest.approx(info["p_open"], abs=1e-12)
+            done[i] = t
+        assert not truncated.any()
+    assert resets >= 1
+
+
+def test_flat_actions_are_multidiscrete_in_schema_order():
+    single = gym.make(GENERATION_ID, split=SPLIT, task=1, user=0, flat_actions=True)
+    assert isinstance(single.action_space, gym.spaces.MultiDiscrete)
+    np.testing.assert_array_equal(single.action_space.nvec,
+                                  [len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
+    assert list(single.action_space.nvec[[0, 4]]) == [len(schemas.values("postingApp")), 6]
+    dict_env = gym.make(GENERATION_ID, split=SPLIT, task=1, user=0)
+    single.reset(seed=0)
+    dict_env.reset(seed=0)
+    episode = dict_env.unwrapped.episode
+    for k in range(20):
+        codes = [int(episode.codes[f][k]) for f in NOTIFICATION_FEATURES]
+        _, flat_reward, *_ = single.step(np.array(codes))
+        _, dict_reward, *_ = dict_env.step(dict(zip(NOTIFICATION_FEATURES, codes, strict=True)))
+        assert flat_reward == dict_reward
+    with pytest.raises(ValueError, match=r"a flat action is an array of shape \(7,\)"):
+        single.unwrapped.step(np.zeros(6, dtype=np.int64))
+    with pytest.raises(ValueError, match="whole-number codes; got dtype float64"):
+        single.unwrapped.step(np.zeros(7))
+
+
+def test_the_env_checker_accepts_the_flat_environment():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(gym.make(GENERATION_ID, split=SPLIT, task=1, user=0, flat_actions=True).unwrapped,
+              skip_render_check=True)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"num_envs": 0}, "num_envs must be a whole number of at least 1"),
+    ({"num_envs": 2, "users": [99]}, "user 99 is not in"),
+])
+def test_bad_vector_arguments_are_named(kwargs, message):
+    with pytest.raises(Exception, match=message):
+        gym.make_vec(GENERATION_ID, vectorization_mode="vector_entry_point", split=SPLIT, task=1, **kwargs)
+
+
+def test_bad_vector_actions_are_named():
+    envs = gym.make_vec(GENERATION_ID, num_envs=2, vectorization_mode="vector_entry_point", split=SPLIT,
+                        task=1, flat_actions=True)
+    envs.reset(seed=0)
+    with pytest.raises(ValueError, match=r"shape \(2, 7\)"):
+        envs.step(np.zeros((3, 7), dtype=np.int64))
+    bad = np.zeros((2, 7), dtype=np.int64)
+    bad[1, 4] = 6
+    with pytest.raises(ValueError, match=r"action priority: code 6 is outside 0\.\.5"):
+        envs.step(bad)
