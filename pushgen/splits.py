@@ -47,13 +47,11 @@ from pushgen.dataset import (
     DatasetError,
     atomic_folder,
     read_arrow,
-    read_parameters,
     sha256_file,
     truth_path,
     write_table,
 )
 from pushgen.fingerprint import fingerprint
-from pushgen.model.engagement import EngagementParameters
 from pushgen.model.timegrid import add_months
 from pushgen.split_scorer import (
     MODEL_USER_COLUMNS,
@@ -258,16 +256,6 @@ class Split:
     validation: pd.DataFrame  # empty for task 2
     test: pd.DataFrame
     users: pd.DataFrame
-
-    @property
-    def parameters(self) -> EngagementParameters:
-        """The simulated user (the scorer's: models must not read it)."""
-        return read_parameters(self.folder / SCORER)
-
-    @property
-    def truth_rows(self) -> pd.DataFrame:
-        """The test rows' hidden state (the scorer's: models must not read it)."""
-        return pq.read_table(self.folder / SCORER_TRUTH / "engagement_rows.parquet").to_pandas()
 
 
 def read_part(folder: Path, part: str) -> pd.DataFrame:

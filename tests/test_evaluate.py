@@ -5,12 +5,13 @@ import json
 import gymnasium as gym
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from envs_split import small_split
 
 import pushgen
 from pushgen import metrics, schemas
-from pushgen.access import load_split
+from pushgen.access import resolve_split
 from pushgen.cli import main
 from pushgen.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, record_run
@@ -61,7 +62,8 @@ def test_logged_submission_scores_the_logged_outcome_in_sampled_mode(split, test
 
 
 def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
-    truth = load_split(split, 1).truth_rows.set_index("notification_id").loc[test_part["context_id"]]
+    truth = (pq.read_table(resolve_split(split) / "scorer" / "ground_truth" / "engagement_rows.parquet")
+             .to_pandas().set_index("notification_id").loc[test_part["context_id"]])
     p = truth["p_open"].to_numpy()
     opened = (test_part["action"] == "opened").to_numpy()
     result = pushgen.evaluate(split, submission=logged)

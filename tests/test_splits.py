@@ -17,7 +17,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.access import load_split
 from pushgen.cli import main
-from pushgen.dataset import DatasetError, sha256_file, write_dataset
+from pushgen.dataset import DatasetError, read_parameters, sha256_file, write_dataset
 from pushgen.model.timegrid import add_months
 from pushgen.splits import (
     PARTS,
@@ -121,8 +121,10 @@ def test_load_split_gives_schema_dtypes_and_the_ground_truth(dataset_folder, tmp
     assert set(one.test["user_id"]) == {0, 1, 2} and set(two.test["user_id"]) == {3, 4}
     assert two.train.empty and two.validation.empty and list(two.train.columns) == list(one.train.columns)
     assert list(one.users.columns) == ["user_id", "name"] and len(one.users) == USERS
-    assert set(one.truth_rows["notification_id"]) == set(one.test["context_id"]) | set(two.test["context_id"])
-    assert one.parameters.has_app.shape[0] == USERS
+    assert not {"parameters", "truth_rows"} & set(dir(one))  # the answer key is the scorer's
+    truth = pq.read_table(folder / "scorer" / "ground_truth" / "engagement_rows.parquet").to_pandas()
+    assert set(truth["notification_id"]) == set(one.test["context_id"]) | set(two.test["context_id"])
+    assert read_parameters(folder / "scorer").has_app.shape[0] == USERS
 
 
 @pytest.mark.parametrize(("spec", "message"), [
