@@ -145,10 +145,11 @@ def battery_level(percent: np.ndarray) -> np.ndarray:
 
 
 def ringer_mode(
-    state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray, rng: np.random.Generator
+    grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray,
+    rng: np.random.Generator,
 ) -> np.ndarray:
-    """Parents: routine state, device habits, the daily regime's do-not-disturb days (per slot).
-    One mode per segment.
+    """Parents: routine state, device habits, the daily regime's do-not-disturb days. One mode
+    per segment.
 
     Asleep: silent with P(silent_at_night), else the habit; at work: vibrate or silent with
     P(quiet_at_work), else the habit; elsewhere ~ Categorical(habit). Silent all through a
@@ -168,5 +169,5 @@ def ringer_mode(
     )[at_work & (quiet < habits.quiet_at_work)]
     asleep = seg_state == State.SLEEP
     mode[asleep & (quiet < habits.silent_at_night)] = silent
-    return np.where(do_not_disturb, silent, mode[segment]).astype(np.int16)
+    return np.where(do_not_disturb[grid.day_of_slot], silent, mode[segment]).astype(np.int16)
 

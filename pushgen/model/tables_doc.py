@@ -11,6 +11,7 @@ import re
 from pushgen.model.channels import GROUPS, KIND_CHANNELS
 from pushgen.model.exposure import HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, UPDATE_INTERRUPTION
 from pushgen.model.situations import INTERACTIONS, PRIORITY_IN, SITUATIONS, UPDATES_IN
+from pushgen.text_tables import markdown_table
 
 MAX_SUBJECTS_SHOWN = 6
 
@@ -58,8 +59,36 @@ def exposure_markdown() -> str:
     return "\n".join(lines)
 
 
+def nodes_markdown() -> str:
+    """Every node of the DBN in the order ``simulate_user`` runs it (``pushgen.model.graph``)."""
+    from pushgen.model.graph import NODES
+
+    rows = []
+    for node in NODES:
+        function = f"`{node.function.__module__.removeprefix('pushgen.model.')}.{node.function.__name__}`"
+        parents = ", ".join(f"`{p}`" for p in node.parents)
+        stream = node.stream.name if node.stream is not None else "(deterministic)"
+        rows.append((f"`{node.name}`", node.timescale, function, parents, stream,
+                     node.distribution.replace("|", "/")))
+    return markdown_table(("node", "timescale", "function", "parents", "stream", "distribution"), rows)
+
+
+def graph_mermaid() -> str:
+    """The DBN's graph, drawn from ``pushgen.model.graph.NODES`` (inputs as rounded boxes)."""
+    from pushgen.model.graph import INPUTS, NODES
+
+    used = {p for node in NODES for p in node.parents}
+    lines = ["```mermaid", "flowchart TD"]
+    lines += [f"    {name}([{name}])" for name in INPUTS if name in used]
+    for node in NODES:
+        lines.append(f'    {node.name}["{node.name}<br/>{node.timescale}"]')
+        lines += [f"    {parent} --> {node.name}" for parent in node.parents]
+    lines.append("```")
+    return "\n".join(lines)
+
+
 GENERATED = {"channels": channels_markdown, "interactions": interactions_markdown,
-             "exposure": exposure_markdown}
+             "exposure": exposure_markdown, "nodes": nodes_markdown, "graph": graph_mermaid}
 
 
 def refresh(document: str) -> str:

@@ -1,0 +1,131 @@
+"""The notification-level nodes that join the node families: each takes its parents' values.
+
+``pushgen.model.graph`` lists them with their parents; the families' own distributions live in
+their modules (``engagement``, ``exposure``, ``timings``, ...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.model import engagement, exposure, feasibility, routine, timings
+from pushgen.model.arrivals import Arrivals
+from pushgen.model.catalog import AppCatalog
+from pushgen.model.device import Audio, Battery, battery_level
+from pushgen.model.priors import Priors
+from pushgen.model.regime import DayRegime
+from pushgen.model.routine import DayPlan
+from pushgen.model.sampling import segment_states
+from pushgen.model.timegrid import SLOT_SECONDS, TimeGrid
+
+
+def post_slots(posts: Arrivals) -> np.ndarray:
+    return (posts.seconds // SLOT_SECONDS).astype(np.int64)
+
+
+def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: np.ndarray) -> np.ndarray:
+    """Deterministic: whether each post's app's trigger (music, commuting or travel, a workout)
+    lasts at its slot (``catalog.TRIGGERS``)."""
+    slot = post_slots(posts)
+    trigger = catalog.trigger[posts.app]
+    active = np.column_stack([
+        music[slot],
+        (state[slot] == routine.State.COMMUTE) | (state[slot] == routine.State.TRAVEL),
+        state[slot] == routine.State.EXERCISE,
+    ])
+    return (trigger >= 0) & active[np.arange(len(trigger)), np.maximum(trigger, 0)]
+
+
+def _bool_codes(name: str, flags: np.ndarray) -> np.ndarray:
+    f = schemas.field(name)
+    return np.where(flags, f.code(True), f.code(False)).astype(np.int16)
+
+
+def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray], place: np.ndarray,
+             activity: np.ndarray, noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray,
+             power: Battery, sound: Audio) -> dict[str, np.ndarray]:
+    """Deterministic: the 18 published features of each post, its context read at its slot."""
+    slot = post_slots(posts)
+    hour = (posts.seconds % 86400) / 3600.0
+    per_slot = {
+        "place": place, "activity": activity, "noise": noise, "proximity": proximity, "ringerMode": ringer,
+        "batteryLevel": battery_level(power.percent),
+        "charging": _bool_codes("charging", power.charging),
+        "headphonesIn": _bool_codes("headphonesIn", sound.headphones),
+        "musicActive": _bool_codes("musicActive", sound.music),
+    }
+    codes = dict(notification)
+    codes.update({name: values[slot].astype(np.int16) for name, values in per_slot.items()})
+    codes["day"] = grid.weekday_of_day[slot // (86400 // SLOT_SECONDS)].astype(np.int16)
+    codes["time"] = schemas.hour_to_time_block()[hour.astype(np.int64)]
+    return codes
+
+
+def mood(grid: TimeGrid, state: np.ndarray, priors: Priors, rng: np.random.Generator
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hidden availability (``engagement.mood``): per day and per stretch of the routine; also each
+    slot's stretch."""
+    segment, _ = segment_states(state)
+    day, shift = engagement.mood(grid.days, int(segment[-1]) + 1, priors.mood_day_sd, priors.mood_segment_sd,
+                                 rng)
+    return day, shift, segment
+
+
+def _stored(values: np.ndarray) -> np.ndarray:
+    """Values as stored in ground_truth/ (float32), so that stored inputs give the same P(open)."""
+    return values.astype(np.float32).astype(np.float64)
+
+
+def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, daily: DayRegime
+              ) -> engagement.RowState:
+    """Deterministic: each post's hidden row state: clock hour, days since the start, asleep, and
+    the mood (the day's level and the regime's attention that day, plus the stretch's shift)."""
+    slot = post_slots(posts)
+    day_level, shift, segment = mood
+    day = slot // (86400 // SLOT_SECONDS)
+    return engagement.RowState(
+        mood=_stored(day_level[day] + daily.attention[day] + shift[segment[slot]]),
+        hour=_stored((posts.seconds % 86400) / 3600.0),
+        days=_stored(posts.seconds / 86400.0),
+        asleep=state[slot] == routine.State.SLEEP,
+    )
+
+
+def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], params: engagement.EngagementParameters
+                    ) -> exposure.Exposure:
+    """Deterministic: fatigue and habituation the user's earlier notifications leave at each post."""
+    channel = feasibility.channel_of(codes)
+    return exposure.logged_exposure(
+        posts.seconds, {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel},
+        exposure.interruption(codes["priority"], codes["numberOfUpdates"]), params.fatigue_tau_seconds)
+
+
+def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray],
+           row_state: engagement.RowState, exposure: exposure.Exposure) -> np.ndarray:
+    """Deterministic: P(open), the engagement model (``engagement.open_probability``)."""
+    return engagement.open_probability(params, np.zeros(len(row_state.hour), dtype=np.int64), codes,
+                                       row_state, exposure)
+
+
+def uniform_draw(posts: Arrivals, rng: np.random.Generator) -> np.ndarray:
+    """U(0, 1) per post (float32, as stored): the draw that decides its action."""
+    return rng.random(len(posts.seconds), dtype=np.float32).astype(np.float64)
+
+
+def opened(draw: np.ndarray, p_open: np.ndarray) -> np.ndarray:
+    """Deterministic: the action, opened = draw < P(open)."""
+    return draw < p_open
+
+
+def response_times(grid: TimeGrid, posts: Arrivals, opened: np.ndarray, codes: dict[str, np.ndarray],
+                   state: np.ndarray, plan: DayPlan, attention: timings.AttentionHabits,
+                   rng: np.random.Generator) -> timings.Timings:
+    """seenTime and decisionTime (``timings.timings``), with the time until the next wake-up."""
+    slot = post_slots(posts)
+    day = slot // (86400 // SLOT_SECONDS)
+    hour = (posts.seconds % 86400) / 3600.0
+    after_wake = day + (hour >= plan.wake[day])
+    wake_seconds = (after_wake * 24.0 + plan.wake[np.minimum(after_wake, grid.days - 1)]) * 3600
+    return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
+                           np.maximum(wake_seconds - posts.seconds, 0.0), hour, attention, rng)

@@ -1,0 +1,60 @@
+"""The DBN as data: every node's parents match its function, and the order is a valid one."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+from pushgen.model.graph import INPUTS, NODES, TIMESCALES, Node, run, signature_inputs
+from pushgen.model.seeding import NodeFamily
+
+
+@pytest.mark.parametrize("node", NODES, ids=lambda n: n.name)
+def test_a_nodes_declared_parents_are_its_functions_parameters(node: Node):
+    assert set(node.inputs) == signature_inputs(node), node.name
+    takes_rng = "rng" in inspect.signature(node.function).parameters
+    assert takes_rng == (node.stream is not None), f"{node.name}: a random node has a stream, and only it"
+    assert node.timescale in TIMESCALES and node.distribution
+
+
+def test_parents_come_before_their_children_and_names_are_unique():
+    known = set(INPUTS)
+    for node in NODES:
+        missing = [p for p in node.parents if p not in known]
+        assert not missing, f"{node.name} reads {missing} before they exist"
+        assert node.name not in known, f"{node.name} is defined twice"
+        known.add(node.name)
+
+
+def test_every_stream_but_the_pseudonyms_belongs_to_a_node():
+    used = {node.stream for node in NODES if node.stream is not None}
+    assert used == set(NodeFamily) - {NodeFamily.PSEUDONYM}
+
+
+def test_running_the_graph_gives_every_node_in_order(small):
+    from pushgen.model.catalog import app_catalog
+
+    recipe = small.recipe
+    inputs = {"user_id": 0, "seed": recipe.seed, "grid": recipe.grid, "priors": recipe.priors,
+              "catalog": app_catalog()}
+    values = dict((node.name, value) for node, value in run(inputs))
+    assert list(values) == [node.name for node in NODES]
+    n = len(values["posts"].seconds)
+    assert n == (small.notifications["user_id"] == 0).sum()
+    assert len(values["p_open"]) == n and ((values["p_open"] >= 0) & (values["p_open"] <= 1)).all()
+    np.testing.assert_array_equal(values["opened"], values["draw"] < values["p_open"])
+    assert values["state"].shape == (recipe.grid.slots,)
+
+
+def test_the_model_document_shows_the_graph_the_code_runs():
+    from pathlib import Path
+
+    from pushgen.model.tables_doc import refresh
+
+    document = (Path(__file__).resolve().parents[1] / "docs" / "model.md").read_text()
+    assert refresh(document) == document, "docs/model.md is stale: run python scripts/model_docs.py"
+    for node in NODES:
+        assert f'    {node.name}["{node.name}<br/>{node.timescale}"]' in document
+        assert f"| `{node.name}` | {node.timescale} |" in document
