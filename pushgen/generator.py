@@ -17,7 +17,7 @@ from tqdm.auto import tqdm
 from pushgen import schemas, tables
 from pushgen._version import __version__
 from pushgen.model.engagement import EngagementParameters
-from pushgen.model.priors import Priors
+from pushgen.model.priors import Priors, PriorsError
 from pushgen.model.seeding import NodeFamily, integer_seed
 from pushgen.model.timegrid import TimeGrid, add_months
 from pushgen.model.user import UserData, simulate_user
@@ -36,7 +36,26 @@ class GenerationError(ValueError):
 
 @dataclass(frozen=True)
 class Recipe:
-    """Everything that determines a dataset's content."""
+    """Everything that determines a dataset's content; checked on creation (``GenerationError``
+    names the field and its range). ``make_recipe`` builds one from months or days.
+
+    Attributes
+    ----------
+    users : int
+        Number of users, 1 to ``MAX_USERS``.
+    days : int
+        Days simulated from ``start``, 1 to ``MAX_DAYS``.
+    start : datetime.date
+        The first day, from ``EARLIEST_START`` to ``LATEST_START``.
+    seed : int
+        The dataset seed, 0 to 2**63 - 1: with a user's index it seeds every random stream.
+    months : int or None
+        The calendar months ``days`` was computed from, if it was (1 to ``MAX_MONTHS``).
+    first_user : int
+        Index of the first user: users are ``first_user`` .. ``first_user + users - 1``.
+    priors : Priors
+        The population priors (``pushgen.model.priors.Priors``).
+    """
 
     users: int
     days: int
@@ -45,6 +64,21 @@ class Recipe:
     months: int | None = None
     first_user: int = 0
     priors: Priors = field(default_factory=Priors)
+
+    def __post_init__(self) -> None:
+        _check_int("users", self.users, 1, MAX_USERS)
+        _check_int("days", self.days, 1, MAX_DAYS)
+        _check_int("seed", self.seed, 0, 2**63 - 1)
+        _check_int("first_user", self.first_user, 0, MAX_USERS)
+        if self.months is not None:
+            _check_int("months", self.months, 1, MAX_MONTHS)
+        if isinstance(self.start, dt.datetime) or not isinstance(self.start, dt.date):
+            raise GenerationError(f"start must be a date; got {self.start!r}")
+        if not EARLIEST_START <= self.start <= LATEST_START:
+            raise GenerationError(f"start must be from {EARLIEST_START} to {LATEST_START}; got {self.start}")
+        if not isinstance(self.priors, Priors):
+            raise GenerationError("priors must be a pushgen.model.priors.Priors; got "
+                                  f"{type(self.priors).__name__}")
 
     @property
     def grid(self) -> TimeGrid:
@@ -67,10 +101,13 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, values: dict) -> Recipe:
+        try:
+            priors = Priors.from_dict(values.get("priors", {}))
+        except (PriorsError, TypeError) as error:
+            raise GenerationError(str(error)) from None
         recipe = make_recipe(
             users=values["users"], days=values["days"], start=values["start"],
-            seed=values["seed"], first_user=values.get("first_user", 0),
-            priors=Priors.from_dict(values.get("priors", {})),
+            seed=values["seed"], first_user=values.get("first_user", 0), priors=priors,
         )
         return dataclasses.replace(recipe, months=values.get("months"))
 

@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.dataset import DatasetError, sha256_file
+from pushgen.model.priors import BOUNDS
 from pushgen.outputs import leftovers
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
@@ -241,3 +242,36 @@ def test_the_readme_gives_the_inbox_actions_as_the_code_does():
     assert found is not None
     assert (int(found[1]), int(found[2])) == (OPENED, DISMISSED)
     assert schemas.values("action")[OPENED] == "opened" and schemas.values("action")[DISMISSED] == "dismissed"
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"users": -3}, "users must be a whole number from 1 to"),
+    ({"days": 0}, "days must be a whole number from 1 to"),
+    ({"seed": 1.5}, "seed must be a whole number from 0 to"),
+    ({"start": "2026-01-05"}, "start must be a date; got '2026-01-05'"),
+    ({"priors": {"wake_hour_mean": 7.0}}, "priors must be a pushgen.model.priors.Priors; got dict"),
+])
+def test_a_recipe_checks_itself(change, message):
+    import datetime as dt
+
+    from pushgen.generator import Recipe
+
+    fields = {"users": 2, "days": 3, "start": dt.date(2026, 1, 5), "seed": 0, **change}
+    with pytest.raises(pushgen.GenerationError, match=message):
+        Recipe(**fields)
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=st.sampled_from(sorted(BOUNDS)),
+       value=st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.none(), st.booleans()))
+def test_priors_refuse_values_outside_their_range_in_one_line(name, value):
+    from pushgen.model.priors import Priors, PriorsError
+
+    low, high = BOUNDS[name]
+    valid = isinstance(value, float) and low <= value <= high
+    if valid:
+        assert getattr(Priors(**{name: value}), name) == value
+        return
+    with pytest.raises(PriorsError, match=rf"^priors\.{name} must be a number from .* to .*; got ") as error:
+        Priors(**{name: value})
+    assert "\n" not in str(error.value)

@@ -133,7 +133,7 @@ def test_the_daily_profile_has_no_cliffs(population):
 def test_more_notifications_on_weekdays(population):
     frame = population.notifications
     days = pd.Series(pd.date_range(population.recipe.start, periods=population.recipe.days))
-    weekdays = (days.dt.weekday < 5).sum()
+    weekdays = (days.dt.day_of_week < 5).sum()
     per_day = frame.groupby(frame["day"] < 5).size()
     assert per_day[True] / weekdays > 1.1 * per_day[False] / (len(days) - weekdays)
 

@@ -7,11 +7,116 @@ again from its manifest alone.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields
+
+
+class PriorsError(ValueError):
+    """A prior outside its range (the message names the field and the range)."""
+
+
+SHARES = {"occupation_shares": 5, "commute_shares": 4, "ringer_shares": 3}
+BOUNDS: dict[str, tuple[float, float]] = {
+    "wake_hour_mean": (4.0, 11.0), "wake_hour_sd": (0.0, 3.0),
+    "sleep_hours_mean": (4.0, 11.0), "sleep_hours_sd": (0.0, 3.0), "weekend_delay_mean": (0.0, 6.0),
+    "commute_minutes_median": (1.0, 240.0), "outings_per_week": (0.0, 14.0),
+    "exercise_per_week": (0.0, 14.0), "vacation_weeks_per_year": (0.0, 26.0),
+    "phone_off_days_per_year": (0.0, 120.0), "do_not_disturb_days_per_year": (0.0, 120.0),
+    "night_charge_share": (0.0, 1.0), "drain_percent_per_hour": (0.1, 50.0), "headphone_share": (0.0, 1.0),
+    "ringer_concentration": (0.01, 1000.0), "volume_sd": (0.0, 3.0), "app_rate_sd": (0.0, 3.0),
+    "chattiness_mean": (0.0, 20.0), "interest_sd": (0.0, 5.0), "open_intercept_mean": (-10.0, 10.0),
+    "open_intercept_sd": (0.0, 5.0), "app_affinity_sd": (0.0, 5.0), "category_affinity_sd": (0.0, 5.0),
+    "interest_effect": (-5.0, 5.0), "context_sensitivity_sd": (0.0, 5.0), "interaction_sd": (0.0, 5.0),
+    "habituation_app_mean": (0.0, 5.0), "habituation_subject_mean": (0.0, 5.0),
+    "habituation_channel_mean": (0.0, 5.0), "fatigue_weight_mean": (0.0, 5.0),
+    "fatigue_tau_minutes": (0.1, 1440.0), "novelty_mean": (-5.0, 5.0), "novelty_days": (0.1, 3650.0),
+    "mood_day_sd": (0.0, 5.0), "mood_segment_sd": (0.0, 5.0), "asleep_penalty_mean": (-10.0, 10.0),
+    "seen_seconds_median": (0.1, 86400.0),
+}
+
+
+def _check_shares(name: str, value: object, length: int) -> None:
+    numbers_ok = (isinstance(value, tuple) and len(value) == length
+                  and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value))
+    if not numbers_ok or not math.isclose(sum(value), 1.0, abs_tol=1e-6):  # type: ignore[arg-type]
+        raise PriorsError(f"priors.{name} must be {length} non-negative shares summing to 1; got {value!r}")
 
 
 @dataclass(frozen=True)
 class Priors:
+    """The population priors of the DBN's static nodes (``docs/model.md`` section 7).
+
+    Every field is checked on creation: a value outside its range raises ``PriorsError``
+    naming the field and the range (``BOUNDS``; shares must be that many non-negative numbers
+    summing to 1).
+
+    Attributes
+    ----------
+    wake_hour_mean, wake_hour_sd : float
+        Workday wake-up hour across users, Normal (hours; mean 4-11, sd 0-3).
+    sleep_hours_mean, sleep_hours_sd : float
+        Sleep length across users, Normal (hours).
+    weekend_delay_mean : float
+        Mean lie-in on days off (hours), Gamma across users.
+    occupation_shares : tuple of float
+        Shares of office, shift, student, remote and not working users.
+    commute_shares : tuple of float
+        Shares of commuting by car, transit, bicycle and on foot.
+    commute_minutes_median : float
+        Median one-way commute (minutes), LogNormal across users.
+    outings_per_week, exercise_per_week : float
+        Mean evening outings and workouts per week, Gamma across users.
+    vacation_weeks_per_year : float
+        Mean weeks away a year: the daily regime's share of days away.
+    phone_off_days_per_year, do_not_disturb_days_per_year : float
+        Mean days a year with the phone off, or on do-not-disturb (Gamma of shape 0.5 across
+        users: many users have none).
+    night_charge_share : float
+        Mean P(charging overnight) across users.
+    drain_percent_per_hour : float
+        Median battery drain while awake (percent per hour).
+    headphone_share : float
+        Mean P(headphones on a commute or workout).
+    ringer_shares : tuple of float
+        Habitual ringer mode shares: vibrate, normal, silent.
+    ringer_concentration : float
+        Dirichlet concentration of users' ringer habits around ``ringer_shares``.
+    volume_sd : float
+        Sd of a user's log volume multiplier (median 1) of every app's rate.
+    app_rate_sd : float
+        Sd of a user's log rate of one app around the app's rate.
+    chattiness_mean : float
+        Mean follow-up messages per messaging conversation.
+    interest_sd : float
+        Sd of a user's log-interest in a subject.
+    open_intercept_mean, open_intercept_sd : float
+        A user's baseline open log-odds, Normal across users.
+    app_affinity_sd, category_affinity_sd : float
+        Sd of a user's open log-odds per app and per category.
+    interest_effect : float
+        Open log-odds per unit of log-interest in the subject.
+    context_sensitivity_sd : float
+        Sd of a user's scale of the context effects.
+    interaction_sd : float
+        Sd of a user's content x situation effects around the population's.
+    habituation_app_mean, habituation_subject_mean, habituation_channel_mean : float
+        Mean open log-odds lost per unit of sqrt(exposure) to the app, subject and channel
+        (>= 0: the fresh state is then an upper bound of P(open)).
+    fatigue_weight_mean : float
+        Mean open log-odds lost per unit of fatigue (>= 0).
+    fatigue_tau_minutes : float
+        Time constant of fatigue's decay (minutes).
+    novelty_mean, novelty_days : float
+        Early-weeks boost of the open log-odds, and its decay time constant (days).
+    mood_day_sd, mood_segment_sd : float
+        Sd of a user's day-to-day availability, and of the shift per stretch of the routine.
+    asleep_penalty_mean : float
+        Open log-odds added to notifications that arrive while the user sleeps.
+    seen_seconds_median : float
+        Median seconds until a notification is seen, before the ringer, routine, priority and
+        evening factors.
+    """
+
     # chronotype: wake-up hour on workdays ~ Normal, sleep length ~ Normal, weekend lie-in ~ Gamma
     wake_hour_mean: float = 7.0
     wake_hour_sd: float = 0.9
@@ -61,6 +166,15 @@ class Priors:
     mood_segment_sd: float = 0.85  # sd of the shift per stretch of the routine
     asleep_penalty_mean: float = -0.9  # notifications that arrive in the night
     seen_seconds_median: float = 90.0  # seconds until seen, before ringer/routine/priority factors
+
+    def __post_init__(self) -> None:
+        for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):
+            if name in SHARES:
+                _check_shares(name, value, SHARES[name])
+                continue
+            low, high = BOUNDS[name]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise PriorsError(f"priors.{name} must be a number from {low:g} to {high:g}; got {value!r}")
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
