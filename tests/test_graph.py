@@ -58,3 +58,15 @@ def test_the_model_document_shows_the_graph_the_code_runs():
     for node in NODES:
         assert f'    {node.name}["{node.name}<br/>{node.timescale}"]' in document
         assert f"| `{node.name}` | {node.timescale} |" in document
+
+
+def test_every_prior_is_documented_and_read_by_a_node():
+    from dataclasses import fields
+
+    from pushgen.model.priors import Priors
+    from pushgen.model.tables_doc import prior_meanings, prior_readers
+
+    names = {f.name for f in fields(Priors)}
+    meanings, readers = prior_meanings(), prior_readers()
+    assert set(meanings) == names and all(meanings.values())
+    assert not [name for name, nodes in readers.items() if not nodes], "a prior no node reads"

@@ -87,8 +87,54 @@ def graph_mermaid() -> str:
     return "\n".join(lines)
 
 
+def prior_meanings() -> dict[str, str]:
+    """Each prior's meaning, from the Attributes section of ``Priors``' numpydoc docstring."""
+    from pushgen.model.priors import Priors
+
+    text = (Priors.__doc__ or "").split("Attributes\n    ----------\n", 1)[1]
+    meanings: dict[str, str] = {}
+    names: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("    ") and not line.startswith("        ") and " : " in line:
+            names = [n.strip() for n in line.split(" : ")[0].split(",")]
+            meanings.update(dict.fromkeys(names, ""))
+        elif line.strip() and names:
+            for name in names:
+                meanings[name] = (meanings[name] + " " + line.strip()).strip()
+    return meanings
+
+
+def prior_readers() -> dict[str, list[str]]:
+    """For each prior, the nodes whose function reads it (``priors.<name>`` in its source)."""
+    import inspect
+    from dataclasses import fields
+
+    from pushgen.model.graph import NODES
+    from pushgen.model.priors import Priors
+
+    sources = {node.name: inspect.getsource(node.function) for node in NODES if "priors" in node.parents}
+    return {f.name: [node for node, source in sources.items() if f"priors.{f.name}" in source]
+            for f in fields(Priors)}
+
+
+def priors_markdown() -> str:
+    """Every prior: its default, allowed range, meaning and the nodes that read it."""
+    from pushgen.model.priors import BOUNDS, SHARES, Priors
+
+    defaults, meanings, readers = Priors().to_dict(), prior_meanings(), prior_readers()
+    rows = []
+    for name, default in defaults.items():
+        allowed = (f"{SHARES[name]} shares summing to 1" if name in SHARES
+                   else f"{BOUNDS[name][0]:g} to {BOUNDS[name][1]:g}")
+        shown = ", ".join(f"{v:g}" for v in default) if isinstance(default, list) else f"{default:g}"
+        rows.append((f"`{name}`", shown, allowed, meanings.get(name, ""),
+                     ", ".join(f"`{r}`" for r in readers[name])))
+    return markdown_table(("prior", "default", "allowed", "meaning", "read by"), rows)
+
+
 GENERATED = {"channels": channels_markdown, "interactions": interactions_markdown,
-             "exposure": exposure_markdown, "nodes": nodes_markdown, "graph": graph_mermaid}
+             "exposure": exposure_markdown, "nodes": nodes_markdown, "graph": graph_mermaid,
+             "priors": priors_markdown}
 
 
 def refresh(document: str) -> str:
