@@ -1,314 +1,32 @@
-"""The ``pushgen`` command line: thin commands over the library's public functions."""
-# ruff: noqa: E402  (Ctrl-C is handled before the slow imports)
+"""The ``pushgen`` command line's front door: answers ``--version`` at once and hands every
+other command to ``pushgen.commands`` (imported only then: it needs pandas and pyarrow)."""
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
-
-
-def _stop_while_starting(signum: int, frame: object) -> None:
-    """Ctrl-C while the command's modules load: nothing was written yet, so just stop."""
-    sys.stderr.write("Interrupted; nothing was written.\n")
-    raise SystemExit(130)
-
-
-_STARTING = threading.current_thread() is threading.main_thread()
-_INTERRUPT_HANDLER = signal.signal(signal.SIGINT, _stop_while_starting) if _STARTING else None
-
-import contextlib
-import datetime as dt
-import json
-import re
-from collections.abc import Iterator
-from pathlib import Path
-
-import click
-import pyarrow as pa
+from typing import Any
 
 from pushgen._version import __version__
-from pushgen.baselines import BASELINES
-from pushgen.dataset import FORMATS, DatasetError, first_line
-from pushgen.engines import ENGINES, EngineError
-from pushgen.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
-from pushgen.outputs import check_output, os_error_message
-from pushgen.replay.rewards import DEFAULT_MODE, MODES
-
-USER_ERRORS = (GenerationError, DatasetError, EngineError)
-LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-class UserFacingError(click.ClickException):
-    """An error the user caused: printed as one line, exit code 2."""
-
-    exit_code = 2
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="pushgen")
-def cli() -> None:
-    """Synthetic smartphone push-notification datasets and benchmarks."""
-
-
-@cli.command()
-@click.option("--users", type=click.IntRange(1, MAX_USERS), default=50, show_default=True,
-              help="Number of users.")
-@click.option("--months", type=click.IntRange(1, MAX_MONTHS), default=None,
-              help="Calendar months to simulate [default: 6].")
-@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=None,
-              help="Days to simulate (instead of --months).")
-@click.option("--start", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
-              help="First day, YYYY-MM-DD [default: 2026-01-05].")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Output folder [default: a new folder named from the parameters].")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
-@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
-              help="Worker processes (the data is the same for any number).")
-@click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
-              help="local processes, or a Dask cluster (needs pushgen[dask]).")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="Dask scheduler address [default: a local cluster of --jobs workers].")
-def make(users: int, months: int | None, days: int | None, start: dt.datetime | None, seed: int,
-         out: Path | None, fmt: str, force: bool, jobs: int, engine: str,
-         scheduler: str | None) -> None:
-    """Generate a dataset of USERS users over MONTHS months."""
-    from pushgen.build import make_dataset
-    from pushgen.card import dataset_card, summary_paragraph
-    from pushgen.croissant import write_dataset_croissant
-
-    if months is not None and days is not None:
-        raise click.UsageError("give --months or --days, not both")
-    if scheduler is not None and engine != "dask":
-        raise click.UsageError("--scheduler goes with --engine dask")
-    if out is None:
-        span = f"{days}d" if days is not None else f"{months or 6}m"
-        out = Path(f"pushgen-{users}u-{span}-seed{seed}")
-    with user_errors():
-        check_output(out, force)
-        recipe = make_recipe(users=users, months=months, days=days,
-                             start=start.date() if start else None, seed=seed)
-        manifest = make_dataset(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine,
-                                scheduler=scheduler, card=dataset_card, describe=write_dataset_croissant,
-                                progress=sys.stderr.isatty())
-    click.echo(summary_paragraph(manifest, out))
-
-
-@cli.command("describe")
-@click.argument("path", type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
-def describe_command(path: Path, as_json: bool) -> None:
-    """Print the calibration statistics of the dataset at PATH, beside the published figures."""
-
-    from pushgen.describe import describe_path, format_description
-
-    with user_errors():
-        stats = describe_path(path)
-    click.echo(json.dumps(stats, indent=1) if as_json else format_description(stats), nl=as_json)
-
-
-@cli.command("validate")
-@click.argument("path", type=click.Path(path_type=Path))
-def validate_command(path: Path) -> None:
-    """Check the dataset folder at PATH against its manifest and the schemas (exit 1 if invalid)."""
-    from pushgen.dataset import read_manifest
-    from pushgen.validate import validate
-
-    with user_errors():
-        problems = validate(path)
-    if problems:
-        for problem in problems:
-            click.echo(problem)
-        click.echo(f"invalid: {path} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
-        raise click.exceptions.Exit(1)
-    rows = read_manifest(path)["rows"]
-    click.echo(f"valid: {path} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
-
-
-@contextlib.contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn the library's user errors into one-line CLI errors."""
-    try:
-        yield
-    except USER_ERRORS as error:
-        raise UserFacingError(str(error)) from None
-    except OSError as error:  # a full disk, a file that cannot be read or written
-        raise UserFacingError(os_error_message(error)) from None
-    except pa.ArrowException as error:  # a table that cannot be read
-        raise UserFacingError(f"a table cannot be read: {first_line(error)}") from None
-
-
-@cli.command("split")
-@click.argument("dataset", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Output folder [default: DATASET-split beside DATASET].")
-@click.option("--train-months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
-              help="Months of history for task 1 (validation weeks included).")
-@click.option("--test-months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
-              help="Months after the training months that make the test sets.")
-@click.option("--validation-weeks", type=click.IntRange(0, None), default=2, show_default=True,
-              help="The last weeks of the training months, kept for model selection.")
-@click.option("--cold-start-users", type=click.IntRange(0, None), default=0, show_default=True,
-              help="Users held out entirely for task 2 (the highest user ids).")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
-def split_command(dataset: Path, out: Path | None, train_months: int, test_months: int,
-                  validation_weeks: int, cold_start_users: int, force: bool) -> None:
-    """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start)."""
-    from pushgen.split_card import plural
-    from pushgen.splits import SplitSpec, make_split
-    from pushgen.standard import write_metadata
-
-    if out is None:
-        source = dataset.resolve()
-        out = source.with_name(f"{source.name}-split")
-    with user_errors():
-        check_output(out, force, keep=(dataset,))
-        spec = SplitSpec(train_months, test_months, validation_weeks, cold_start_users)
-        make_split(dataset, out, spec, force=force, describe=write_metadata)
-    description = json.loads((out / "split.json").read_text())
-    parts = ", ".join(f"{part} {p['rows']:,} rows ({plural(len(p['users']), 'user')})"
-                      for part, p in description["parts"].items())
-    click.echo(f"Wrote {out}: {parts}")
-
-
-@cli.command("list")
-@click.option("--cache", type=click.Path(path_type=Path), default=None,
-              help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
-def list_command(cache: Path | None) -> None:
-    """List the standard splits: name, version, users, months, size, where they are at hand."""
-    from pushgen.download import where
-    from pushgen.registry import list_splits
-
-    rows = [("SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT HAND")]
-    for entry in list_splits():
-        rows.append((entry.label, entry.version, str(entry.users), str(entry.cold_start_users),
-                     str(entry.months or "-"), f"{entry.bytes / 1e6:.1f} MB",
-                     where(entry, cache) or "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        click.echo("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip())
-
-
-@cli.command("download")
-@click.argument("name")
-@click.option("--version", "version", default=None, help="Version, e.g. v1 [default: the latest].")
-@click.option("--regenerate", is_flag=True,
-              help="No network: rebuild the split from its recipe and check its fingerprint.")
-@click.option("--cache", type=click.Path(path_type=Path), default=None,
-              help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
-def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:
-    """Fetch the standard split NAME (e.g. pushgen-v1) and print its folder."""
-    from pushgen.download import fetch_split
-    from pushgen.registry import lookup
-
-    with user_errors():
-        entry = lookup(name, version)
-        folder = fetch_split(entry.name, entry.version, cache=cache, regenerate=regenerate)
-    how = ("regenerated; content fingerprint matches" if regenerate
-           else "every file's sha256 checked")
-    click.echo(f"{entry.label}: {how} ({entry.fingerprint[:16]})", err=True)
-    click.echo(str(folder))
-
-
-@cli.command("evaluate")
-@click.option("--split", "split", required=True,
-              help="A standard split's name (e.g. pushgen-v1) or a split folder.")
-@click.option("--task", type=click.IntRange(1, 2), default=1, show_default=True,
-              help="1: a submission for the test contexts; 2: a recorded online run.")
-@click.option("--submission", type=click.Path(path_type=Path), required=True,
-              help="Parquet or CSV: context_id and the 7 notification features per row.")
-@click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
-              show_default=True, help="Expected reward, or the split's own draws.")
-@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
-@click.option("--user", "users", type=int, multiple=True,
-              help="Score only this user (repeat for several) [default: every test user].")
-def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
-                     users: tuple[int, ...]) -> None:
-    """Score a task 1 submission or a recorded task 2 run on a split's test part."""
-    from pushgen.evaluation import evaluate
-
-    with user_errors():
-        result = evaluate(split, task=task, submission=submission, mode=mode, users=users or None)
-    click.echo(result.to_json() if as_json else result.table())
-
-
-@cli.command("benchmark")
-@click.option("--split", "split", required=True,
-              help="A standard split's name (e.g. pushgen-v1) or a split folder.")
-@click.option("--task", "tasks", type=click.IntRange(1, 2), multiple=True,
-              help="1 (offline) or 2 (online, cold start); repeat for both "
-                   "[default: each task with test users].")
-@click.option("--baselines", default=None, metavar="NAMES",
-              help=f"Comma-separated baselines [default: all]: {', '.join(BASELINES)}.")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Results folder [default: benchmark-SPLIT].")
-@click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
-              help="Expected reward, or the split's own draws.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
-@click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
-@click.option("--force", is_flag=True, help="Replace --out if it exists.")
-def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, out: Path | None,
-                      mode: str, seed: int, no_plots: bool, force: bool) -> None:
-    """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
-    if out is None:
-        out = Path(f"benchmark-{Path(split).name}")
-    with user_errors():
-        check_output(out, force)
-    from pushgen.benchmark import run_benchmark, select_baselines, write_results
-    from pushgen.benchmark.requirements import check_requirements
-
-    with user_errors():
-        names = [b.name for b in select_baselines(baselines.split(",") if baselines is not None
-                                                   else None)]
-        try:
-            check_requirements(names, plots=not no_plots)
-        except ImportError as error:
-            raise UserFacingError(str(error)) from None
-        results = run_benchmark(split, tasks=tasks or None, baselines=names, mode=mode, seed=seed,
-                                progress=sys.stderr.isatty())
-        write_results(results, out, force=force, plots=not no_plots)
-    click.echo((out / "leaderboard.md").read_text(), nl=False)
-    click.echo(f"Wrote {out} in {results.timings['total_seconds']:.1f} s", err=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
-    args = sys.argv[1:] if argv is None else argv
-    signal.signal(signal.SIGTERM, _interrupt)  # a stopped run cleans up like Ctrl-C
-    try:
-        result = cli.main(args=args, prog_name="pushgen", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError as help_text:
-        click.echo(help_text.ctx.get_help())
+    """Entry point of the ``pushgen`` command (see ``pushgen.commands.main``)."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args == ["--version"]:
+        print(f"pushgen, version {__version__}")
         return 0
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo("Interrupted; nothing was written.", err=True)
-        return 130
-    except click.ClickException as error:
-        click.echo(f"{_command_name(args)}: error: {one_line(error.format_message())}", err=True)
-        return error.exit_code
-    except click.exceptions.Exit as done:
-        return done.exit_code
-    return result if isinstance(result, int) else 0
+    from pushgen.commands import main as run
+
+    return run(args)
 
 
-def one_line(text: str) -> str:
-    """``text`` on one line: line breaks and other control characters (say, in a file name) escaped."""
-    return LINE_BREAKING.sub(lambda found: repr(found[0])[1:-1], text.strip())
+def __getattr__(name: str) -> Any:
+    if name == "cli":  # the click group, for click's test runner
+        from pushgen.commands import cli
 
+        return cli
+    raise AttributeError(f"module 'pushgen.cli' has no attribute {name!r}")
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
-def _command_name(args: list[str]) -> str:
-    command = next((a for a in args if not a.startswith("-")), None)
-    return f"pushgen {command}" if command in cli.commands else "pushgen"
-
-
-if _STARTING and _INTERRUPT_HANDLER is not None:
-    signal.signal(signal.SIGINT, _INTERRUPT_HANDLER)
 
 if __name__ == "__main__":
     sys.exit(main())
