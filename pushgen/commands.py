@@ -189,15 +189,15 @@ def list_command(cache: Path | None) -> None:
     """List the standard splits: name, version, users, months, size, where they are at hand."""
     from pushgen.download import where
     from pushgen.registry import list_splits
+    from pushgen.text_tables import aligned_table
 
     rows = [("SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT HAND")]
     for entry in list_splits():
         rows.append((entry.label, entry.version, str(entry.users), str(entry.cold_start_users),
                      str(entry.months or "-"), f"{entry.bytes / 1e6:.1f} MB",
                      where(entry, cache) or "-"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        click.echo("  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip())
+    for line in aligned_table(rows[0], rows[1:]):
+        click.echo(line)
 
 
 @cli.command("download")

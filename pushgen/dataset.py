@@ -16,7 +16,6 @@ Layout of a dataset folder::
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -43,6 +42,7 @@ from pushgen.outputs import (
     check_replaceable,
     json_kind,
     remove_leftovers,
+    sha256_file,
     snapshot,
     write_error_message,
     writer_lock,
@@ -64,14 +64,6 @@ def first_line(error: Exception) -> str:
     """An exception's message cut to its first line (its class name if it has none)."""
     text = str(error).strip().splitlines()
     return text[0] if text else type(error).__name__
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def write_table(table: pa.Table, path: Path, fmt: str) -> Path:

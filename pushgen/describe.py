@@ -26,6 +26,7 @@ from pushgen import schemas
 from pushgen.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.model.catalog import app_catalog
+from pushgen.text_tables import aligned_table
 from pushgen.verify import verify_dataset
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
@@ -605,19 +606,15 @@ def right_aligned(section: Section) -> list[bool]:
 
 def render_text(section: Section) -> str:
     """A section as an aligned plain-text table (columns of numbers right-aligned)."""
-    has_header = any(section.header)
-    table = [section.header, *section.rows] if has_header else list(section.rows)
-    widths = [max(len(row[i]) for row in table) for i in range(len(section.header))]
     right = right_aligned(section)
-
-    def line(row: tuple[str, ...]) -> str:
-        cells = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right, strict=True)]
-        return "  ".join(cells).rstrip()
-
     lines = [section.title, "=" * len(section.title)]
-    if has_header:
-        lines += [line(section.header), "  ".join("-" * w for w in widths)]
-    lines += [line(row) for row in section.rows]
+    if any(section.header):
+        header, *rows = aligned_table(section.header, section.rows, right)
+        table = [section.header, *section.rows]
+        widths = [max(len(row[i]) for row in table) for i in range(len(section.header))]
+        lines += [header, "  ".join("-" * w for w in widths), *rows]
+    elif section.rows:
+        lines += aligned_table(section.rows[0], section.rows[1:], right)
     if section.note:
         lines.append(section.note)
     return "\n".join(lines)

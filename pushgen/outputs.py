@@ -58,7 +58,7 @@ KINDS = (
 )
 
 
-def sha256_of(path: Path) -> str:
+def sha256_file(path: Path) -> str:
     with open(path, "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
@@ -98,7 +98,7 @@ def file_problem(folder: Path, relative: str, size: int, digest: str, source: st
         actual = path.stat().st_size
         if actual != size:
             return f"{relative} has {actual:,} bytes; {source} says {size:,} (truncated or changed)"
-        if sha256_of(path) != digest:
+        if sha256_file(path) != digest:
             return f"{relative}: its sha256 differs from {source} (the file changed)"
     except OSError as error:
         return f"{relative} cannot be read ({error.strerror or error})"
@@ -118,7 +118,7 @@ def file_listing(folder: Path, exclude: tuple[str, ...] = ()) -> dict[str, dict]
     """Size and sha256 of every file under ``folder`` but ``exclude``, for a description's ``files``."""
     folder = Path(folder)
     return {
-        path.relative_to(folder).as_posix(): {"bytes": path.stat().st_size, "sha256": sha256_of(path)}
+        path.relative_to(folder).as_posix(): {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
         for path in sorted(folder.rglob("*"))
         if path.is_file() and path.relative_to(folder).as_posix() not in exclude
     }

@@ -16,47 +16,41 @@ from pushgen.text_tables import markdown_table
 MAX_SUBJECTS_SHOWN = 6
 
 
-def _row(cells: list[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
-
-
 def channels_markdown() -> str:
     """What each kind of app may post: its channels and their fixed fields."""
-    lines = [_row(["kind", "channel", "share", "category", "priority", "visibility", "ongoing",
-                   "numberOfUpdates", "subjects", "content group"]),
-             _row(["---"] * 10)]
+    rows = []
     for kind, channels in KIND_CHANNELS.items():
         for c in channels:
             subjects = ", ".join(c.subjects[:MAX_SUBJECTS_SHOWN])
             if len(c.subjects) > MAX_SUBJECTS_SHOWN:
                 subjects += f", ... ({len(c.subjects)} in all)"
             share = "while triggered" if c.triggered else f"{c.share:g}"
-            lines.append(_row([kind, c.name, share, c.category, c.priority, c.visibility, str(c.ongoing),
-                               ", ".join(c.updates), subjects, c.group]))
-    return "\n".join(lines)
+            rows.append((kind, c.name, share, c.category, c.priority, c.visibility, str(c.ongoing),
+                         ", ".join(c.updates), subjects, c.group))
+    return markdown_table(("kind", "channel", "share", "category", "priority", "visibility", "ongoing",
+                           "numberOfUpdates", "subjects", "content group"), rows)
 
 
 def interactions_markdown() -> str:
     """Population content x situation effects (log-odds); 0 where blank."""
-    lines = [_row(["content group", *SITUATIONS]), _row(["---"] * (len(SITUATIONS) + 1))]
+    rows = []
     for group in GROUPS:
         effects = INTERACTIONS.get(group, {})
-        lines.append(_row([group, *(f"{effects[s]:+g}" if s in effects else "" for s in SITUATIONS)]))
+        rows.append((group, *(f"{effects[s]:+g}" if s in effects else "" for s in SITUATIONS)))
     for name, table in (("priority", PRIORITY_IN), ("numberOfUpdates", UPDATES_IN)):
         for situation, effects in table.items():
             for value, effect in effects.items():
-                cells = [f"{effect:+g}" if s == situation else "" for s in SITUATIONS]
-                lines.append(_row([f"{name} = {value}", *cells]))
-    return "\n".join(lines)
+                cells = (f"{effect:+g}" if s == situation else "" for s in SITUATIONS)
+                rows.append((f"{name} = {value}", *cells))
+    return markdown_table(("content group", *SITUATIONS), rows)
 
 
 def exposure_markdown() -> str:
-    lines = [_row(["key", "time constant", "adds per notification"]), _row(["---"] * 3)]
-    lines += [_row([key, f"{tau:g} days", "1"]) for key, tau in HABITUATION_TAU_DAYS.items()]
+    rows = [(key, f"{tau:g} days", "1") for key, tau in HABITUATION_TAU_DAYS.items()]
     weights = ", ".join(f"{p} {w:g}" for p, w in INTERRUPTION_BY_PRIORITY.items())
-    lines.append(_row(["fatigue", "`fatigue_tau_minutes` (priors)",
-                       f"by priority: {weights}; x {UPDATE_INTERRUPTION:g} for an update"]))
-    return "\n".join(lines)
+    rows.append(("fatigue", "`fatigue_tau_minutes` (priors)",
+                 f"by priority: {weights}; x {UPDATE_INTERRUPTION:g} for an update"))
+    return markdown_table(("key", "time constant", "adds per notification"), rows)
 
 
 def nodes_markdown() -> str:
