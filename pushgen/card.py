@@ -16,7 +16,8 @@ from pushgen import schemas
 from pushgen.cards import Json, hub
 from pushgen.cards.tables import DATASET_TABLES, tables
 from pushgen.dataset import CARD, MANIFEST, TRUTH
-from pushgen.describe import Section, describe, pct, right_aligned, sections
+from pushgen.describe import describe
+from pushgen.describe_report import Section, pct, right_aligned, sections
 from pushgen.generator import Dataset
 from pushgen.model.priors import Priors
 from pushgen.text_tables import markdown_table

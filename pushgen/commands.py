@@ -111,7 +111,8 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
 def describe_command(path: Path, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
 
-    from pushgen.describe import describe_path, format_description
+    from pushgen.describe import describe_path
+    from pushgen.describe_report import format_description
 
     with user_errors():
         stats = describe_path(path)

@@ -21,7 +21,8 @@ from pushgen.card import dataset_card, summary_paragraph
 from pushgen.cards.tables import tables
 from pushgen.cli import cli
 from pushgen.dataset import read_dataset, read_manifest, write_dataset
-from pushgen.describe import describe, pct
+from pushgen.describe import describe
+from pushgen.describe_report import pct
 from pushgen.generator import Dataset, make_recipe, simulate
 from pushgen.registry import lookup
 from pushgen.split_card import hf_split_name, write_card

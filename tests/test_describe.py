@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.dataset import DatasetError, write_dataset
-from pushgen.describe import describe, describe_path, format_description, recent_load, sections
+from pushgen.describe import describe, describe_path, recent_load
+from pushgen.describe_report import format_description, sections
 from pushgen.model.catalog import app_catalog
 
 DEFAULTS = {
