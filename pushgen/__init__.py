@@ -13,23 +13,23 @@ from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__
 
 if TYPE_CHECKING:
-    from pushgen.access import load_split
     from pushgen.benchmark import run_benchmark
-    from pushgen.evaluation import evaluate
-    from pushgen.generator import Dataset, GenerationError, generate
+    from pushgen.data.generator import Dataset, GenerationError, generate
     from pushgen.model.feasibility import is_possible
     from pushgen.model.priors import Priors
-    from pushgen.registry import list_splits
+    from pushgen.publishing.access import load_split
+    from pushgen.publishing.registry import list_splits
+    from pushgen.replay.evaluation import evaluate
 
 _LAZY = {
-    "Dataset": "pushgen.generator",
-    "GenerationError": "pushgen.generator",
-    "generate": "pushgen.generator",
+    "Dataset": "pushgen.data.generator",
+    "GenerationError": "pushgen.data.generator",
+    "generate": "pushgen.data.generator",
     "Priors": "pushgen.model.priors",
-    "evaluate": "pushgen.evaluation",
+    "evaluate": "pushgen.replay.evaluation",
     "run_benchmark": "pushgen.benchmark",
-    "list_splits": "pushgen.registry",
-    "load_split": "pushgen.access",
+    "list_splits": "pushgen.publishing.registry",
+    "load_split": "pushgen.publishing.access",
     "is_possible": "pushgen.model.feasibility",
 }
 

@@ -28,10 +28,10 @@ import click
 import pyarrow as pa
 
 from pushgen._version import __version__
-from pushgen.dataset import FORMATS, DatasetError, first_line
-from pushgen.engines import ENGINES, EngineError
-from pushgen.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
-from pushgen.outputs import check_output, os_error_message
+from pushgen.data.dataset import FORMATS, DatasetError, first_line
+from pushgen.data.engines import ENGINES, EngineError
+from pushgen.data.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
+from pushgen.data.outputs import check_output, os_error_message
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
 
 USER_ERRORS = (GenerationError, DatasetError, EngineError)
@@ -84,9 +84,9 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
          out: Path | None, fmt: str, force: bool, jobs: int, engine: str,
          scheduler: str | None) -> None:
     """Generate a dataset of USERS users over MONTHS months."""
-    from pushgen.build import make_dataset
-    from pushgen.card import dataset_card, summary_paragraph
-    from pushgen.croissant import write_dataset_croissant
+    from pushgen.data.build import make_dataset
+    from pushgen.publishing.card import dataset_card, summary_paragraph
+    from pushgen.publishing.croissant import write_dataset_croissant
 
     if months is not None and days is not None:
         raise click.UsageError("give --months or --days, not both")
@@ -111,8 +111,8 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
 def describe_command(path: Path, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
 
-    from pushgen.describe import describe_path
-    from pushgen.describe_report import format_description
+    from pushgen.data.describe import describe_path
+    from pushgen.data.describe_report import format_description
 
     with user_errors():
         stats = describe_path(path)
@@ -123,8 +123,8 @@ def describe_command(path: Path, as_json: bool) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 def validate_command(path: Path) -> None:
     """Check the dataset folder at PATH against its manifest and the schemas (exit 1 if invalid)."""
-    from pushgen.dataset import read_manifest
-    from pushgen.validate import validate
+    from pushgen.data.dataset import read_manifest
+    from pushgen.data.validate import validate
 
     with user_errors():
         problems = validate(path)
@@ -166,9 +166,9 @@ def user_errors() -> Iterator[None]:
 def split_command(dataset: Path, out: Path | None, train_months: int, test_months: int,
                   validation_weeks: int, cold_start_users: int, force: bool) -> None:
     """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start)."""
-    from pushgen.split_card import plural
+    from pushgen.publishing.split_card import plural
+    from pushgen.publishing.standard import write_metadata
     from pushgen.splits import SplitSpec, make_split
-    from pushgen.standard import write_metadata
 
     if out is None:
         source = dataset.resolve()
@@ -188,8 +188,8 @@ def split_command(dataset: Path, out: Path | None, train_months: int, test_month
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 def list_command(cache: Path | None) -> None:
     """List the standard splits: name, version, users, months, size, where they are at hand."""
-    from pushgen.download import where
-    from pushgen.registry import list_splits
+    from pushgen.publishing.download import where
+    from pushgen.publishing.registry import list_splits
     from pushgen.text_tables import aligned_table
 
     rows = [("SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT HAND")]
@@ -210,8 +210,8 @@ def list_command(cache: Path | None) -> None:
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:
     """Fetch the standard split NAME (e.g. pushgen-v1) and print its folder."""
-    from pushgen.download import fetch_split
-    from pushgen.registry import lookup
+    from pushgen.publishing.download import fetch_split
+    from pushgen.publishing.registry import lookup
 
     with user_errors():
         entry = lookup(name, version)
@@ -237,7 +237,7 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
 def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
                      users: tuple[int, ...]) -> None:
     """Score a task 1 submission or a recorded task 2 run on a split's test part."""
-    from pushgen.evaluation import evaluate
+    from pushgen.replay.evaluation import evaluate
 
     with user_errors():
         result = evaluate(split, task=task, submission=submission, mode=mode, users=users or None)

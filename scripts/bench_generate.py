@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from benchtools import pushgen_command
 
 import pushgen
-from pushgen.dataset import PARQUET_OPTIONS
+from pushgen.data.dataset import PARQUET_OPTIONS
 
 AIM_RATIO = 3.0
 AIM_ROWS_PER_SECOND = 1_000_000

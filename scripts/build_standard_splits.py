@@ -1,4 +1,5 @@
-"""Build the standard splits into generated/<name>/<version>/ and record them in pushgen/registry.json.
+"""Build the standard splits into generated/<name>/<version>/ and record them in the registry
+(pushgen/publishing/registry.json).
 
     python scripts/build_standard_splits.py                 # build all, update the registry
     python scripts/build_standard_splits.py --only pushgen-mini-v2
@@ -23,12 +24,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pushgen.download import standard_url
-from pushgen.generator import make_recipe
+from pushgen.data.generator import make_recipe
 from pushgen.model.engagement import MODEL_VERSION
-from pushgen.registry import REGISTRY_FILE, entry_for_folder, read_registry, write_registry
+from pushgen.publishing.download import standard_url
+from pushgen.publishing.registry import REGISTRY_FILE, entry_for_folder, read_registry, write_registry
+from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.splits import SplitSpec
-from pushgen.standard import build_split, write_metadata
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"

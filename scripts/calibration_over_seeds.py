@@ -3,9 +3,9 @@
     python scripts/calibration_over_seeds.py                  # 50 users x 6 months, seeds 0-9
     python scripts/calibration_over_seeds.py --users 2000 --seeds 1 --months 2   # the population
 
-Each seed is generated with ``pushgen.generate`` and described with ``pushgen.describe`` (the
+Each seed is generated with ``pushgen.generate`` and described with ``pushgen.data.describe`` (the
 statistics ``pushgen describe`` prints), plus the day-level and structure figures of
-``pushgen.realism``. A figure holds for a seed when its value is inside the target range; the
+``pushgen.data.realism``. A figure holds for a seed when its value is inside the target range; the
 last column counts the seeds where it holds. Exit status 1 if a figure holds for fewer than
 ``--need`` of the seeds (default: all but one).
 """
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import pushgen
-from pushgen.describe import describe
-from pushgen.realism import realism_figures
+from pushgen.data.describe import describe
+from pushgen.data.realism import realism_figures
 from pushgen.text_tables import aligned_table
 
 

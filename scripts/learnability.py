@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen import schemas
-from pushgen.dataset import DatasetError, read_dataset
+from pushgen.data.dataset import DatasetError, read_dataset
 from pushgen.model.timegrid import add_months
 
 HOUR = "hour"

@@ -27,7 +27,7 @@ import pandas as pd
 import pushgen
 from pushgen import schemas
 from pushgen.cli import main
-from pushgen.dataset import DatasetError
+from pushgen.data.dataset import DatasetError
 
 DESCRIPTIONS = ("manifest.json", "split.json")
 BYTE_DAMAGE = ("truncate", "flip", "delete", "append", "empty")
@@ -257,9 +257,9 @@ def submission_for(split: Path) -> Path:
 
 
 def dataset_commands() -> list[Command]:
-    from pushgen.describe import describe_path
+    from pushgen.data.describe import describe_path
+    from pushgen.data.verify import verify_dataset
     from pushgen.splits import SplitSpec, make_split
-    from pushgen.verify import verify_dataset
 
     spec = SplitSpec(train_months=1, test_months=1, validation_weeks=1)
     return [

@@ -8,7 +8,7 @@ import pytest
 import pushgen
 from pushgen.baselines import BASELINES
 from pushgen.benchmark import run_baseline, task_data
-from pushgen.metrics import learning
+from pushgen.replay.metrics import learning
 from pushgen.schemas import CONTEXT_FEATURES
 
 SPLIT = "pushgen-v2"

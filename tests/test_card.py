@@ -16,18 +16,18 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.build import make_dataset
-from pushgen.card import dataset_card, summary_paragraph
-from pushgen.cards.tables import tables
 from pushgen.cli import cli
-from pushgen.dataset import read_dataset, read_manifest, write_dataset
-from pushgen.describe import describe
-from pushgen.describe_report import pct
-from pushgen.generator import Dataset, make_recipe, simulate
-from pushgen.registry import lookup
-from pushgen.split_card import hf_split_name, write_card
+from pushgen.data.build import make_dataset
+from pushgen.data.dataset import read_dataset, read_manifest, write_dataset
+from pushgen.data.describe import describe
+from pushgen.data.describe_report import pct
+from pushgen.data.generator import Dataset, make_recipe, simulate
+from pushgen.publishing.card import dataset_card, summary_paragraph
+from pushgen.publishing.cards.tables import tables
+from pushgen.publishing.registry import lookup
+from pushgen.publishing.split_card import hf_split_name, write_card
+from pushgen.publishing.standard import write_metadata
 from pushgen.splits import SplitSpec, combine_fingerprints, make_split, table_fingerprints
-from pushgen.standard import write_metadata
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pushgen.cli import cli
-from pushgen.dataset import DatasetError
+from pushgen.data.dataset import DatasetError
 
 STOPPED = "stopped: the arguments were accepted"
 VALUES = ("0", "1", "2", "-1", "-0", "3.5", "1e3", "0x10", "nan", "99999999999999999999999", "", "-", "--",
@@ -41,8 +41,8 @@ def stopped_work(places):
         patch.chdir(places["root"])
         patch.setenv("PUSHGEN_CACHE", str(places["root"] / "cache"))
         patch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
-        for target in ("pushgen.build.make_dataset", "pushgen.splits.make_split",
-                       "pushgen.download.fetch_split", "pushgen.benchmark.run_benchmark"):
+        for target in ("pushgen.data.build.make_dataset", "pushgen.splits.make_split",
+                       "pushgen.publishing.download.fetch_split", "pushgen.benchmark.run_benchmark"):
             patch.setattr(target, stop)
         yield
 

@@ -13,14 +13,14 @@ import pytest
 
 import pushgen
 from pushgen import schemas
-from pushgen.build import make_dataset
-from pushgen.card import dataset_card
 from pushgen.cli import main
-from pushgen.croissant import CONFORMS_TO, croissant, dataset_croissant, write_dataset_croissant
-from pushgen.dataset import read_manifest, sha256_file, write_dataset
-from pushgen.generator import make_recipe
+from pushgen.data.build import make_dataset
+from pushgen.data.dataset import read_manifest, sha256_file, write_dataset
+from pushgen.data.generator import make_recipe
+from pushgen.publishing.card import dataset_card
+from pushgen.publishing.croissant import CONFORMS_TO, croissant, dataset_croissant, write_dataset_croissant
+from pushgen.publishing.standard import write_metadata
 from pushgen.splits import SplitSpec, make_split
-from pushgen.standard import write_metadata
 
 mlc = pytest.importorskip("mlcroissant")
 pytestmark = [pytest.mark.filterwarnings("ignore::DeprecationWarning:rdflib"),

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.dataset import DatasetError, write_dataset
-from pushgen.describe import describe, describe_path, recent_load
-from pushgen.describe_report import format_description, sections
+from pushgen.data.dataset import DatasetError, write_dataset
+from pushgen.data.describe import describe, describe_path, recent_load
+from pushgen.data.describe_report import format_description, sections
 from pushgen.model.catalog import app_catalog
 
 DEFAULTS = {

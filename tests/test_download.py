@@ -14,19 +14,19 @@ from pathlib import Path
 import pytest
 
 import pushgen
-from pushgen import registry
 from pushgen.cli import main
-from pushgen.dataset import sha256_file
-from pushgen.download import (
+from pushgen.data.dataset import sha256_file
+from pushgen.publishing import registry
+from pushgen.publishing.download import (
     RECORD,
     DownloadError,
     FingerprintMismatch,
     cache_dir,
     fetch_split,
 )
-from pushgen.registry import lookup
+from pushgen.publishing.registry import lookup
+from pushgen.publishing.standard import build_split
 from pushgen.splits import SPLIT_FILE
-from pushgen.standard import build_split
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 MINI = lookup("pushgen-mini-v2")

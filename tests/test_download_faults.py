@@ -22,15 +22,15 @@ from pathlib import Path
 import pytest
 from fault_cases import run_cli
 
-from pushgen import registry
-from pushgen.dataset import DatasetError
-from pushgen.download import RECORD, fetch_split
+from pushgen.data.dataset import DatasetError
+from pushgen.publishing import registry
+from pushgen.publishing.download import RECORD, fetch_split
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 REMOTE = "pushgen-remote"  # the mini split under a name no package ships, so it is downloaded
 REGISTER_REMOTE = """
     import dataclasses
-    from pushgen import registry
+    from pushgen.publishing import registry
     mini = registry.lookup("pushgen-mini-v2")
     remote = dataclasses.replace(mini, name="pushgen-remote")
     registry.load_registry = lambda: (*registry.read_registry(), remote)

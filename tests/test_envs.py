@@ -12,10 +12,10 @@ from gymnasium.utils.env_checker import check_env
 
 import pushgen
 from pushgen import schemas
-from pushgen.access import load_split
-from pushgen.dataset import DatasetError
+from pushgen.data.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, INBOX_ID, decode, encode
 from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
+from pushgen.publishing.access import load_split
 from pushgen.replay.scoring import sequence_probabilities
 
 gym.register_envs(pushgen)
@@ -292,7 +292,7 @@ def test_standard_split_by_name_reproduces_its_logged_actions():
 
 
 def test_a_split_without_cold_start_users_replays_task_1(tmp_path):
-    from pushgen.dataset import write_dataset
+    from pushgen.data.dataset import write_dataset
     from pushgen.splits import SplitSpec, make_split
 
     write_dataset(pushgen.generate(users=2, months=2, seed=1), tmp_path / "d")

@@ -10,14 +10,15 @@ import pytest
 from envs_split import small_split
 
 import pushgen
-from pushgen import metrics, schemas
-from pushgen.access import resolve_split
+from pushgen import schemas
 from pushgen.cli import main
-from pushgen.dataset import DatasetError
+from pushgen.data.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, record_run
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.publishing.access import resolve_split
+from pushgen.replay import metrics
+from pushgen.replay.submission import SubmissionError
 from pushgen.splits import read_part
-from pushgen.submission import SubmissionError
 
 COLUMNS = ["context_id", *NOTIFICATION_FEATURES]
 

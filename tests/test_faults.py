@@ -34,9 +34,9 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.dataset import DatasetError, sha256_file
+from pushgen.data.dataset import DatasetError, sha256_file
+from pushgen.data.outputs import leftovers
 from pushgen.model.priors import BOUNDS
-from pushgen.outputs import leftovers
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -165,16 +165,16 @@ def test_describe_of_a_manifest_that_is_a_list(folders):
 
 def test_validate_names_a_file_it_cannot_read(folders, monkeypatch):
     """Root reads any file whatever its mode, so the refusal is simulated where the file is opened."""
-    import pushgen.validate
+    import pushgen.data.validate
 
-    real = pushgen.validate.sha256_file
+    real = pushgen.data.validate.sha256_file
 
     def refuse(path):
         if path.name == "users.parquet":
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
         return real(path)
 
-    monkeypatch.setattr(pushgen.validate, "sha256_file", refuse)
+    monkeypatch.setattr(pushgen.data.validate, "sha256_file", refuse)
     with damaged_copy(folders[0]) as (dataset, _):
         outcome = run_cli(["validate", str(dataset)])
         assert outcome.code == 1 and not outcome.escaped and "Traceback" not in outcome.err
@@ -254,7 +254,7 @@ def test_the_readme_gives_the_inbox_actions_as_the_code_does():
 def test_a_recipe_checks_itself(change, message):
     import datetime as dt
 
-    from pushgen.generator import Recipe
+    from pushgen.data.generator import Recipe
 
     fields = {"users": 2, "days": 3, "start": dt.date(2026, 1, 5), "seed": 0, **change}
     with pytest.raises(pushgen.GenerationError, match=message):

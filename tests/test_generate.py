@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.fingerprint import fingerprint
-from pushgen.generator import GenerationError, make_recipe
+from pushgen.data.fingerprint import fingerprint
+from pushgen.data.generator import GenerationError, make_recipe
 from pushgen.model.catalog import app_catalog
 
 ENGAGEMENT_COLUMNS = ("action", "seenTime", "decisionTime", "responseTime")

@@ -18,14 +18,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pushgen"
 LAYERS = {
     1: ("pushgen.model", "pushgen._version", "pushgen.schemas", "pushgen.text_tables"),
-    2: ("pushgen.tables", "pushgen.fingerprint", "pushgen.dataset", "pushgen.generator", "pushgen.engines",
-        "pushgen.build", "pushgen.validate", "pushgen.describe", "pushgen.describe_report",
-        "pushgen.describe_engagement",
-        "pushgen.outputs", "pushgen.verify", "pushgen.parameter_frames", "pushgen.realism"),
-    3: ("pushgen.splits", "pushgen.split_scorer"),
-    4: ("pushgen.registry", "pushgen.download", "pushgen.standard", "pushgen.card", "pushgen.split_card",
-        "pushgen.croissant", "pushgen.access", "pushgen.cards"),
-    5: ("pushgen.replay", "pushgen.metrics", "pushgen.submission", "pushgen.evaluation"),
+    2: ("pushgen.data",),
+    3: ("pushgen.splits",),
+    4: ("pushgen.publishing",),
+    5: ("pushgen.replay",),
     6: ("pushgen.envs", "pushgen.baselines", "pushgen.benchmark"),
     7: ("pushgen.cli", "pushgen.commands", "pushgen.__main__", "pushgen"),
 }

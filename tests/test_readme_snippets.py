@@ -11,13 +11,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from pushgen import schemas
-from pushgen.build import make_dataset
-from pushgen.card import dataset_card
-from pushgen.croissant import write_dataset_croissant
-from pushgen.dataset import read_manifest
-from pushgen.generator import make_recipe
+from pushgen.data.build import make_dataset
+from pushgen.data.dataset import read_manifest
+from pushgen.data.generator import make_recipe
+from pushgen.publishing.card import dataset_card
+from pushgen.publishing.croissant import write_dataset_croissant
+from pushgen.publishing.standard import write_metadata
 from pushgen.splits import SplitSpec, make_split
-from pushgen.standard import write_metadata
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 SECTION = "## Use it with"

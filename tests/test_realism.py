@@ -8,6 +8,7 @@ import pytest
 from scipy import stats
 
 from pushgen import schemas
+from pushgen.data.realism import daily_counts, lag_autocorrelation, realism_figures
 from pushgen.model.habits import lifestyle
 from pushgen.model.priors import Priors
 from pushgen.model.regime import (
@@ -22,7 +23,6 @@ from pushgen.model.regime import (
 )
 from pushgen.model.seeding import NodeFamily, stream
 from pushgen.model.timings import evening_factor
-from pushgen.realism import daily_counts, lag_autocorrelation, realism_figures
 
 DAYS = 40_000
 

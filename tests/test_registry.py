@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pushgen
-from pushgen import registry
 from pushgen.cli import main
-from pushgen.dataset import DatasetError
-from pushgen.download import shipped_copy
-from pushgen.registry import UnknownSplit, file_entries, list_splits, lookup
+from pushgen.data.dataset import DatasetError
+from pushgen.publishing import registry
+from pushgen.publishing.download import shipped_copy
+from pushgen.publishing.registry import UnknownSplit, file_entries, list_splits, lookup
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, table_fingerprints
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pushgen
-from pushgen.build import make_dataset
-from pushgen.dataset import read_dataset
-from pushgen.engines import EngineError, buckets
-from pushgen.fingerprint import Fingerprint, fingerprint, user_digests
-from pushgen.generator import make_recipe
+from pushgen.data.build import make_dataset
+from pushgen.data.dataset import read_dataset
+from pushgen.data.engines import EngineError, buckets
+from pushgen.data.fingerprint import Fingerprint, fingerprint, user_digests
+from pushgen.data.generator import make_recipe
 
 RECIPE = {"users": 7, "days": 12, "seed": 3}
 
@@ -106,7 +106,7 @@ def test_a_fingerprint_does_not_depend_on_how_rows_are_chunked(values, cut):
 
 
 def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_large_one(tmp_path):
-    from pushgen.card import dataset_card
+    from pushgen.publishing.card import dataset_card
 
     recipe = make_recipe(users=5, days=6, seed=2)
     make_dataset(recipe, tmp_path / "small", card=dataset_card, bucket_users=2)
@@ -117,8 +117,8 @@ def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_larg
 
 
 def test_a_partitioned_dataset_splits_like_a_single_file_one(tmp_path):
-    from pushgen.access import load_split
-    from pushgen.dataset import write_dataset
+    from pushgen.data.dataset import write_dataset
+    from pushgen.publishing.access import load_split
     from pushgen.splits import SplitSpec, make_split
 
     spec = SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=2)

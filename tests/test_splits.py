@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.access import load_split
 from pushgen.cli import main
-from pushgen.dataset import DatasetError, read_parameters, sha256_file, write_dataset
+from pushgen.data.dataset import DatasetError, read_parameters, sha256_file, write_dataset
 from pushgen.model.timegrid import add_months
+from pushgen.publishing.access import load_split
 from pushgen.splits import (
     PARTS,
     SPLIT_FILE,

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.card import dataset_card
 from pushgen.cli import cli, main
-from pushgen.dataset import DatasetError, write_dataset
-from pushgen.validate import validate
+from pushgen.data.dataset import DatasetError, write_dataset
+from pushgen.data.validate import validate
+from pushgen.publishing.card import dataset_card
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,8 @@ import pandas as pd
 from pushgen._version import __version__
 from pushgen.benchmark.run import Results
 from pushgen.benchmark.summary import CONFIDENCE, leaderboard
-from pushgen.dataset import atomic_folder
-from pushgen.outputs import file_listing
+from pushgen.data.dataset import atomic_folder
+from pushgen.data.outputs import file_listing
 from pushgen.text_tables import markdown_table
 
 FLOAT = "%.6f"

@@ -14,14 +14,14 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from pushgen import schemas
-from pushgen.access import load_split
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
 from pushgen.baselines.candidates import public_pool
 from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, users_of
 from pushgen.benchmark.summary import curve, user_metrics
-from pushgen.dataset import DatasetError
+from pushgen.data.dataset import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.engagement import RowTerms
+from pushgen.publishing.access import load_split
 from pushgen.replay.parts import ReplayPart, load_part
 from pushgen.replay.reference import best_fixed_notification
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode

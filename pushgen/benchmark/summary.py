@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pushgen import metrics
 from pushgen.baselines.base import as_codes
 from pushgen.benchmark.runner import Run
+from pushgen.replay import metrics
 
 CURVE_BIN = 100  # steps per point of a learning curve
 CONFIDENCE = 0.95

@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 
 from pushgen import schemas
-from pushgen.access import resolve_split
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
@@ -51,6 +50,7 @@ from pushgen.envs.spaces import (
     notification_space,
     whole_code,
 )
+from pushgen.publishing.access import resolve_split
 from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
 from pushgen.replay.scoring import Judge
 from pushgen.splits import SPLIT_FILE

@@ -20,8 +20,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.access import resolve_split
-from pushgen.dataset import DatasetError, read_parameters
+from pushgen.data.dataset import DatasetError, read_parameters
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import (
     MODEL_VERSION,
@@ -32,9 +31,10 @@ from pushgen.model.engagement import (
     row_terms,
 )
 from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
-from pushgen.registry import superseded_by
-from pushgen.split_scorer import SCORER, SCORER_TRUTH
+from pushgen.publishing.access import resolve_split
+from pushgen.publishing.registry import superseded_by
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
+from pushgen.splits.scorer import SCORER, SCORER_TRUTH
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
 LISTED_USERS = 30

@@ -15,9 +15,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pushgen.dataset import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
-from pushgen.generator import Recipe, make_recipe
-from pushgen.outputs import DatasetError, files_problem, json_kind, listed_files
+from pushgen.data.dataset import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
+from pushgen.data.generator import Recipe, make_recipe
+from pushgen.data.outputs import DatasetError, files_problem, json_kind, listed_files
 
 SPLIT_FILE = "split.json"
 DATASET_TABLES = ("notifications", "users", f"{TRUTH}/engagement_users", f"{TRUTH}/engagement_weights",

@@ -20,7 +20,7 @@ The history parts hold the dataset's notification columns after ``context_id`` (
 submission's rows) and the 11 context features. Models read the history and the test
 contexts; nothing a model reads carries a test row's action, timings or notification.
 
-``split.json`` also holds a content fingerprint of every table (``pushgen.fingerprint.fingerprint``,
+``split.json`` also holds a content fingerprint of every table (``pushgen.data.fingerprint.fingerprint``,
 independent of the Parquet writer) and ``fingerprint``, the sha256 of them all together: two
 splits with the same fingerprint hold the same data.
 """
@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import (
+from pushgen.data.dataset import (
     MODEL_FILE,
     DatasetError,
     atomic_folder,
@@ -51,9 +51,10 @@ from pushgen.dataset import (
     truth_path,
     write_table,
 )
-from pushgen.fingerprint import fingerprint
+from pushgen.data.fingerprint import fingerprint
+from pushgen.data.verify import verify_dataset
 from pushgen.model.timegrid import add_months
-from pushgen.split_scorer import (
+from pushgen.splits.scorer import (
     MODEL_USER_COLUMNS,
     SCORER,
     SCORER_TRUTH,
@@ -61,7 +62,6 @@ from pushgen.split_scorer import (
     contexts_only,
     initial_state,
 )
-from pushgen.verify import verify_dataset
 
 SPLIT_FILE = "split.json"
 TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")

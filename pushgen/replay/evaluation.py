@@ -2,7 +2,7 @@
 
 Every submitted notification is judged by the split's simulated user (the generator's own
 engagement model; see ``pushgen.replay.rewards`` for the reward table and the ``expected`` and
-``sampled`` modes), in the context it answers. Metrics (``pushgen.metrics``) are computed
+``sampled`` modes), in the context it answers. Metrics (``pushgen.replay.metrics``) are computed
 per user; the ``all`` row pools the performance and response times over every row and
 averages the diversity and learning scores over the users. Diversity is measured on the
 generated notifications the simulated user opens with the split's own draws, in both modes,
@@ -24,13 +24,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from pushgen import metrics
 from pushgen.model.feasibility import is_possible
+from pushgen.replay import metrics
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import best_fixed_notification
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
-from pushgen.submission import SubmissionError, check_submission, read_submission
+from pushgen.replay.submission import SubmissionError, check_submission, read_submission
 from pushgen.text_tables import aligned_table
 
 COLUMNS = {  # metric -> (table heading, format, scale)

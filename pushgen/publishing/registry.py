@@ -1,4 +1,4 @@
-"""The standard splits: what ``pushgen/registry.json`` says each published name and version holds.
+"""The standard splits: what ``pushgen/publishing/registry.json`` says each published name and version holds.
 
 A standard split has a ``name`` (``pushgen``, ``pushgen-mini``) and a ``version`` (``v1``);
 users may type them together as ``pushgen-v1``, or the name alone for its latest version.
@@ -15,8 +15,8 @@ from importlib import metadata
 from pathlib import Path
 
 from pushgen._version import __version__
-from pushgen.dataset import DatasetError, sha256_file
-from pushgen.generator import Recipe
+from pushgen.data.dataset import DatasetError, sha256_file
+from pushgen.data.generator import Recipe
 from pushgen.model.engagement import MODEL_VERSION
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, SplitSpec
 

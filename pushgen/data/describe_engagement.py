@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import read_parameters, truth_path
+from pushgen.data.dataset import read_parameters, truth_path
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
 from pushgen.model.feasibility import channel_of

@@ -1,4 +1,4 @@
-"""``pushgen.validate``: check a dataset folder against its manifest and the schemas."""
+"""``pushgen.data.validate``: check a dataset folder against its manifest and the schemas."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import (
+from pushgen.data.dataset import (
     CARD,
     FORMATS,
     MANIFEST,
@@ -24,8 +24,8 @@ from pushgen.dataset import (
     table_path,
     truth_path,
 )
-from pushgen.fingerprint import fingerprint
-from pushgen.generator import GenerationError, Recipe
+from pushgen.data.fingerprint import fingerprint
+from pushgen.data.generator import GenerationError, Recipe
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
                     "user_id", "notification_id", "posted_at")

@@ -13,13 +13,13 @@ from pathlib import Path
 import pyarrow as pa
 
 from pushgen import schemas
-from pushgen.cards import Json, hub
-from pushgen.cards.tables import DATASET_TABLES, tables
-from pushgen.dataset import CARD, MANIFEST, TRUTH
-from pushgen.describe import describe
-from pushgen.describe_report import Section, pct, right_aligned, sections
-from pushgen.generator import Dataset
+from pushgen.data.dataset import CARD, MANIFEST, TRUTH
+from pushgen.data.describe import describe
+from pushgen.data.describe_report import Section, pct, right_aligned, sections
+from pushgen.data.generator import Dataset
 from pushgen.model.priors import Priors
+from pushgen.publishing.cards import Json, hub
+from pushgen.publishing.cards.tables import DATASET_TABLES, tables
 from pushgen.text_tables import markdown_table
 
 FILE_CONTENT = {Path(table).name: text.rstrip(".") for table, text in DATASET_TABLES.items()}
@@ -167,7 +167,7 @@ def _recipe(manifest: Json) -> str:
     text += markdown_table(("parameter", "value"), rows)
     text += (
         "\n\nThe same recipe and pushgen version give the same bytes. In Python:\n\n"
-        "```python\nimport json\nfrom pushgen.generator import Dataset, Recipe, simulate\n\n"
+        "```python\nimport json\nfrom pushgen.data.generator import Dataset, Recipe, simulate\n\n"
         f'recipe = Recipe.from_dict(json.load(open("{MANIFEST}"))["recipe"])\n'
         "dataset = Dataset.from_users(recipe, list(simulate(recipe)))\n```\n"
     )
@@ -216,7 +216,7 @@ def _columns(dataset: Dataset, manifest: Json) -> str:
         rows.append((f"`{name}`", f.entity, _type_name(f), values, _first_sentence(f.description)))
     text = (
         f"## Columns\n\n### notifications.{ext}\n\n"
-        "Types as `pushgen.dataset.read_dataset` gives them in pandas; `values` is the size of the "
+        "Types as `pushgen.data.dataset.read_dataset` gives them in pandas; `values` is the size of the "
         "published value set (`schemas/*.schema.json`): every value is one of them, with no "
         "missing values.\n\n"
         + markdown_table(("column", "entity", "type", "values", "meaning"), rows,
@@ -268,7 +268,7 @@ def _loading(manifest: Json) -> str:
         'users = load_dataset("path/to/this/folder", "users")["train"]\n```\n\n'
         "With pushgen, every feature comes back as a pandas categorical over its full published "
         "value set, and the ground truth as `EngagementParameters`:\n\n"
-        "```python\nfrom pushgen.dataset import read_dataset\n\n"
+        "```python\nfrom pushgen.data.dataset import read_dataset\n\n"
         'dataset = read_dataset(".")\n'
         "dataset.notifications  # pandas, schema dtypes\n"
         "dataset.users\n"
@@ -332,6 +332,6 @@ engagement_rows/`), read as one table by `pyarrow.parquet.read_table`.
   table: `notification_id`, `user_id`, `hour`, `days`, `asleep`, `fatigue`, `mood`,
   `routine_state` (what the user was doing), `draw` and `p_open`.
 
-Load it with `pushgen.dataset.read_parameters(".")`; `pushgen.model.engagement.open_probability`
+Load it with `pushgen.data.dataset.read_parameters(".")`; `pushgen.model.engagement.open_probability`
 evaluates the formula for any notifications and contexts.
 """

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import DatasetError, first_line
+from pushgen.data.dataset import DatasetError, first_line
 
 KEY = "context_id"
 TIMING = "decision_seconds"

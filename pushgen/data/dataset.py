@@ -33,10 +33,9 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen._version import __version__
-from pushgen.fingerprint import Fingerprint, user_digests
-from pushgen.generator import Dataset, Recipe
-from pushgen.model.engagement import EngagementParameters
-from pushgen.outputs import (
+from pushgen.data.fingerprint import Fingerprint, user_digests
+from pushgen.data.generator import Dataset, Recipe
+from pushgen.data.outputs import (
     DatasetError,
     check_output,
     check_replaceable,
@@ -47,7 +46,8 @@ from pushgen.outputs import (
     write_error_message,
     writer_lock,
 )
-from pushgen.parameter_frames import from_frames, user_frame, weight_frame
+from pushgen.data.parameter_frames import from_frames, user_frame, weight_frame
+from pushgen.model.engagement import EngagementParameters
 
 FORMATS = ("parquet", "csv")
 MANIFEST = "manifest.json"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from pushgen.dataset import CARD, DatasetWriter, Tables, atomic_folder, writing
-from pushgen.engines import buckets, is_partitioned
-from pushgen.generator import Dataset, Recipe
+from pushgen.data.dataset import CARD, DatasetWriter, Tables, atomic_folder, writing
+from pushgen.data.engines import buckets, is_partitioned
+from pushgen.data.generator import Dataset, Recipe
 from pushgen.model.engagement import EngagementParameters
 
 

@@ -1,6 +1,6 @@
 """The dataset card (``README.md``) of a split folder.
 
-Hugging Face layout: YAML front matter (``pushgen.cards.hub``) whose ``configs`` load the
+Hugging Face layout: YAML front matter (``pushgen.publishing.cards.hub``) whose ``configs`` load the
 model-facing tables, never the answer key under ``scorer/``; then the answers to the Datasheets
 for Datasets questions. The tables come from ``split.json``, so the card follows the layout.
 """
@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pushgen.cards import Json, hub
-from pushgen.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
+from pushgen.publishing.cards import Json, hub
+from pushgen.publishing.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
 from pushgen.splits import SPLIT_FILE
 from pushgen.text_tables import markdown_table
 

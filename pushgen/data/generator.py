@@ -14,8 +14,9 @@ import pyarrow as pa
 from faker import Faker
 from tqdm.auto import tqdm
 
-from pushgen import schemas, tables
+from pushgen import schemas
 from pushgen._version import __version__
+from pushgen.data import tables
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.priors import Priors, PriorsError
 from pushgen.model.seeding import NodeFamily, integer_seed

@@ -1,4 +1,4 @@
-"""The report of ``pushgen describe``: the statistics of ``pushgen.describe`` laid out as
+"""The report of ``pushgen describe``: the statistics of ``pushgen.data.describe`` laid out as
 tables with the published figure beside each calibrated one, as plain text."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.describe import PERIOD_DAYS, TOP_APPS, WEEKDAYS
+from pushgen.data.describe import PERIOD_DAYS, TOP_APPS, WEEKDAYS
 from pushgen.text_tables import aligned_table
 
 

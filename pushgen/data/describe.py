@@ -1,8 +1,8 @@
-"""``pushgen.describe``: the statistics of the published calibration figures, for any dataset.
+"""``pushgen.data.describe``: the statistics of the published calibration figures, for any dataset.
 
 ``describe`` turns a notifications table (and optionally its users table) into plain,
 JSON-ready numbers: rates are fractions, times are seconds, and a figure without data is
-None. ``pushgen.describe_report`` lays the numbers out as tables with the published figure
+None. ``pushgen.data.describe_report`` lays the numbers out as tables with the published figure
 beside each one.
 
 Fatigue is not observable, so its proxy is the load: the number of the same user's
@@ -22,10 +22,10 @@ import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
-from pushgen.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
-from pushgen.describe_engagement import engagement_stats, has_ground_truth
+from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
+from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
+from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
-from pushgen.verify import verify_dataset
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps

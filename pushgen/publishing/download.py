@@ -26,11 +26,11 @@ import pooch
 import requests
 from tqdm.auto import tqdm
 
-from pushgen.dataset import CARD, DatasetError, atomic_folder, sha256_file
-from pushgen.outputs import files_problem, listed_files, writer_lock
-from pushgen.registry import StandardSplit, environment, file_entries, lookup
+from pushgen.data.dataset import CARD, DatasetError, atomic_folder, sha256_file
+from pushgen.data.outputs import files_problem, listed_files, writer_lock
+from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
+from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.splits import SPLIT_FILE
-from pushgen.standard import build_split, write_metadata
 
 DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/main/generated"
 DATA_URL_ENV = "PUSHGEN_DATA_URL"
@@ -66,7 +66,7 @@ def shipped_folders(entry: StandardSplit) -> list[Path]:
     """Where a copy may ship: inside the installed package, or the source tree's ``generated/``."""
     packaged = resources.files("pushgen") / "_standard" / entry.name / entry.version
     return [Path(str(packaged)),
-            Path(__file__).resolve().parents[1] / "generated" / entry.name / entry.version]
+            Path(__file__).resolve().parents[2] / "generated" / entry.name / entry.version]
 
 
 def matches(folder: Path, files: dict[str, dict]) -> bool:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from pushgen.croissant import write_croissant
-from pushgen.dataset import DatasetError, write_dataset
-from pushgen.generator import Dataset, Recipe, simulate
-from pushgen.split_card import write_card
+from pushgen.data.dataset import DatasetError, write_dataset
+from pushgen.data.generator import Dataset, Recipe, simulate
+from pushgen.publishing.croissant import write_croissant
+from pushgen.publishing.split_card import write_card
 from pushgen.splits import SplitSpec, make_split
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.dataset import DatasetError
+from pushgen.data.dataset import DatasetError
+from pushgen.data.verify import verify_split
 from pushgen.splits import SPLIT_FILE, TASKS, Split, read_part
-from pushgen.verify import verify_split
 
 
 def resolve_split(source: str | Path) -> Path:
@@ -30,7 +30,7 @@ def resolve_split(source: str | Path) -> Path:
         raise DatasetError(f"{path} is not a split folder")
     if isinstance(source, Path) or len(path.parts) > 1 or str(source).startswith("."):
         raise DatasetError(f"no split folder at {source}")
-    from pushgen.download import fetch_split  # a name: the network layer only when needed
+    from pushgen.publishing.download import fetch_split  # a name: the network layer only when needed
 
     folder = fetch_split(str(source))
     verify_split(folder)

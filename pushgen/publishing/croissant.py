@@ -21,10 +21,10 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.cards import Json
-from pushgen.cards.tables import DATASET_TABLES, split_table_description, tables
-from pushgen.dataset import CARD, MANIFEST, read_manifest, sha256_file
-from pushgen.split_card import CARD_FILE, LICENSE_URL, split_label
+from pushgen.data.dataset import CARD, MANIFEST, read_manifest, sha256_file
+from pushgen.publishing.cards import Json
+from pushgen.publishing.cards.tables import DATASET_TABLES, split_table_description, tables
+from pushgen.publishing.split_card import CARD_FILE, LICENSE_URL, split_label
 from pushgen.splits import SPLIT_FILE
 
 CROISSANT_FILE = "croissant.json"

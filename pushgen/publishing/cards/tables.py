@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from pushgen.split_scorer import SCORER
+from pushgen.splits.scorer import SCORER
 
 ANSWER_KEY = ("Answer key (scorer/): only the evaluator and the environments read it; a model must "
               "not read it.")

@@ -1,0 +1,1 @@
+"""The publishing layer: the standard splits' registry and downloads, dataset cards, Croissant."""
