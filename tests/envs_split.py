@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pushgen
-from pushgen.data.dataset import write_dataset
+from pushgen.data.writer import write_dataset
 from pushgen.splits import SplitSpec, make_split
 
 SPEC = SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=2)

@@ -12,7 +12,7 @@ import pushgen
 from pushgen.baselines import BASELINES
 from pushgen.benchmark.summary import interval, leaderboard
 from pushgen.cli import main
-from pushgen.data.dataset import write_dataset
+from pushgen.data.writer import write_dataset
 from pushgen.splits import SplitSpec, make_split
 
 SPLIT = "pushgen-mini-v2"

@@ -18,10 +18,11 @@ import pushgen
 from pushgen import schemas
 from pushgen.cli import cli
 from pushgen.data.build import make_dataset
-from pushgen.data.dataset import read_dataset, read_manifest, write_dataset
+from pushgen.data.dataset import read_dataset, read_manifest
 from pushgen.data.describe import describe
 from pushgen.data.describe_report import pct
 from pushgen.data.generator import Dataset, make_recipe, simulate
+from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card, summary_paragraph
 from pushgen.publishing.cards.tables import tables
 from pushgen.publishing.registry import lookup

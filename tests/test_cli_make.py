@@ -12,7 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pushgen import __version__
-from pushgen.data.dataset import read_dataset, sha256_file
+from pushgen.data.dataset import read_dataset
+from pushgen.data.outputs import sha256_file
 
 PUSHGEN = [sys.executable, "-m", "pushgen"]
 

@@ -15,8 +15,10 @@ import pushgen
 from pushgen import schemas
 from pushgen.cli import main
 from pushgen.data.build import make_dataset
-from pushgen.data.dataset import read_manifest, sha256_file, write_dataset
+from pushgen.data.dataset import read_manifest
 from pushgen.data.generator import make_recipe
+from pushgen.data.outputs import sha256_file
+from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
 from pushgen.publishing.croissant import CONFORMS_TO, croissant, dataset_croissant, write_dataset_croissant
 from pushgen.publishing.standard import write_metadata

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.data.dataset import DatasetError, write_dataset
+from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path, recent_load
 from pushgen.data.describe_report import format_description, sections
+from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 
 DEFAULTS = {

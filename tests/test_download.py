@@ -15,7 +15,7 @@ import pytest
 
 import pushgen
 from pushgen.cli import main
-from pushgen.data.dataset import sha256_file
+from pushgen.data.outputs import sha256_file
 from pushgen.publishing import registry
 from pushgen.publishing.download import (
     RECORD,

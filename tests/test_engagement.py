@@ -9,7 +9,8 @@ from scipy.special import expit
 
 import pushgen
 from pushgen import schemas
-from pushgen.data.dataset import read_parameters, write_dataset
+from pushgen.data.dataset import read_parameters
+from pushgen.data.writer import write_dataset
 from pushgen.model.engagement import ROW_FIELDS, RowState, open_logit
 from pushgen.model.exposure import (
     EXPOSURE_FIELDS,

@@ -292,7 +292,7 @@ def test_standard_split_by_name_reproduces_its_logged_actions():
 
 
 def test_a_split_without_cold_start_users_replays_task_1(tmp_path):
-    from pushgen.data.dataset import write_dataset
+    from pushgen.data.writer import write_dataset
     from pushgen.splits import SplitSpec, make_split
 
     write_dataset(pushgen.generate(users=2, months=2, seed=1), tmp_path / "d")

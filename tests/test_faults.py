@@ -34,8 +34,8 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.data.dataset import DatasetError, sha256_file
-from pushgen.data.outputs import leftovers
+from pushgen.data.dataset import DatasetError
+from pushgen.data.outputs import leftovers, sha256_file
 from pushgen.model.priors import BOUNDS
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,

@@ -12,8 +12,7 @@ from fault_cases import BYTE_DAMAGE, Damage, apply, listed_files, made_folders, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pushgen.data.dataset import sha256_file
-from pushgen.data.outputs import file_listing, lock_path, output_problem, writer_lock
+from pushgen.data.outputs import file_listing, lock_path, output_problem, sha256_file, writer_lock
 
 SPLIT_ARGS = ["--train-months", "1", "--test-months", "1", "--validation-weeks", "1"]
 

@@ -117,7 +117,7 @@ def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_larg
 
 
 def test_a_partitioned_dataset_splits_like_a_single_file_one(tmp_path):
-    from pushgen.data.dataset import write_dataset
+    from pushgen.data.writer import write_dataset
     from pushgen.publishing.access import load_split
     from pushgen.splits import SplitSpec, make_split
 

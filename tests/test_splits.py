@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.cli import main
-from pushgen.data.dataset import DatasetError, read_parameters, sha256_file, write_dataset
+from pushgen.data.dataset import DatasetError, read_parameters
+from pushgen.data.outputs import sha256_file
+from pushgen.data.writer import write_dataset
 from pushgen.model.timegrid import add_months
 from pushgen.publishing.access import load_split
 from pushgen.splits import (

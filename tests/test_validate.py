@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.cli import cli, main
-from pushgen.data.dataset import DatasetError, write_dataset
+from pushgen.data.dataset import DatasetError
 from pushgen.data.validate import validate
+from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
 
 

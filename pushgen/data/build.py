@@ -8,9 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm.auto import tqdm
 
-from pushgen.data.dataset import CARD, DatasetWriter, Tables, atomic_folder, writing
+from pushgen.data.dataset import CARD, atomic_folder
 from pushgen.data.engines import buckets, is_partitioned
 from pushgen.data.generator import Dataset, Recipe
+from pushgen.data.writer import DatasetWriter, Tables, writing
 from pushgen.model.engagement import EngagementParameters
 
 

@@ -20,8 +20,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
-from pushgen.data.dataset import Bucket, Tables
 from pushgen.data.generator import Dataset, Recipe, simulate
+from pushgen.data.writer import Bucket, Tables
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000

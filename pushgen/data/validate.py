@@ -20,12 +20,12 @@ from pushgen.data.dataset import (
     TRUTH,
     DatasetError,
     first_line,
-    sha256_file,
     table_path,
     truth_path,
 )
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.generator import GenerationError, Recipe
+from pushgen.data.outputs import sha256_file
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
                     "user_id", "notification_id", "posted_at")

@@ -21,7 +21,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.data.dataset import CARD, MANIFEST, read_manifest, sha256_file
+from pushgen.data.dataset import CARD, MANIFEST, read_manifest
+from pushgen.data.outputs import sha256_file
 from pushgen.publishing.cards import Json
 from pushgen.publishing.cards.tables import DATASET_TABLES, split_table_description, tables
 from pushgen.publishing.split_card import CARD_FILE, LICENSE_URL, split_label

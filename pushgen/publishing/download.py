@@ -26,8 +26,8 @@ import pooch
 import requests
 from tqdm.auto import tqdm
 
-from pushgen.data.dataset import CARD, DatasetError, atomic_folder, sha256_file
-from pushgen.data.outputs import files_problem, listed_files, writer_lock
+from pushgen.data.dataset import CARD, DatasetError, atomic_folder
+from pushgen.data.outputs import files_problem, listed_files, sha256_file, writer_lock
 from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.splits import SPLIT_FILE

@@ -15,8 +15,9 @@ from importlib import metadata
 from pathlib import Path
 
 from pushgen._version import __version__
-from pushgen.data.dataset import DatasetError, sha256_file
+from pushgen.data.dataset import DatasetError
 from pushgen.data.generator import Recipe
+from pushgen.data.outputs import sha256_file
 from pushgen.model.engagement import MODEL_VERSION
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, SplitSpec
 

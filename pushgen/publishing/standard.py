@@ -8,8 +8,9 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from pushgen.data.dataset import DatasetError, write_dataset
+from pushgen.data.dataset import DatasetError
 from pushgen.data.generator import Dataset, Recipe, simulate
+from pushgen.data.writer import write_dataset
 from pushgen.publishing.croissant import write_croissant
 from pushgen.publishing.split_card import write_card
 from pushgen.splits import SplitSpec, make_split

@@ -47,11 +47,11 @@ from pushgen.data.dataset import (
     DatasetError,
     atomic_folder,
     read_arrow,
-    sha256_file,
     truth_path,
     write_table,
 )
 from pushgen.data.fingerprint import fingerprint
+from pushgen.data.outputs import sha256_file
 from pushgen.data.verify import verify_dataset
 from pushgen.model.timegrid import add_months
 from pushgen.splits.scorer import (
