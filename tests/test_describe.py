@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError
-from pushgen.data.describe import describe, describe_path, recent_load
+from pushgen.data.describe import describe, describe_path
 from pushgen.data.describe_report import format_description, sections
+from pushgen.data.describe_time import recent_load
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 

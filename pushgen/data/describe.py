@@ -13,8 +13,6 @@ over user-app pairs), which keeps differences between users (and apps) out of it
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,16 +22,21 @@ import pyarrow as pa
 from pushgen import schemas
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
+from pushgen.data.describe_time import (
+    Rows,
+    fatigue_stats,
+    mean_or_none,
+    median_or_none,
+    num_or_none,
+    period_stats,
+)
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps
 QUICK_SECONDS = 600
-FATIGUE_WINDOW_MINUTES = 60
-FATIGUE_BUCKETS = ((0, 2), (3, 5), (6, 10), (11, None))
 TOP_APPS = 10
-PERIOD_DAYS = 28
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MS_PER_DAY = 86_400_000
 
@@ -54,7 +57,7 @@ def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> 
     day_number = ms // MS_PER_DAY
     first_day, last_day = int(day_number.min()), int(day_number.max())
     days = last_day - first_day + 1
-    rows = _Rows(
+    rows = Rows(
         user=frame["user_id"].to_numpy(),
         ms=ms,
         day=day_number - first_day,
@@ -86,8 +89,8 @@ def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> 
         "headphones_music": _headphones_music(frame, rows.opened),
         "timing": _timing(rows),
         "repetition": _repetition(frame, rows.user, rows.opened),
-        "fatigue": _fatigue(rows, frame["postingApp"].astype("category").cat.codes.to_numpy()),
-        "periods": _periods(rows, len(population), days),
+        "fatigue": fatigue_stats(rows, frame["postingApp"].astype("category").cat.codes.to_numpy()),
+        "periods": period_stats(rows, len(population), days),
     }
 
 
@@ -125,31 +128,6 @@ def _read(path: Path) -> pd.DataFrame:
         raise DatasetError(f"cannot read {path}: {reason}") from None
 
 
-@dataclass(frozen=True)
-class _Rows:
-    user: np.ndarray
-    ms: np.ndarray
-    day: np.ndarray  # days since the first day
-    hour: np.ndarray
-    weekday: np.ndarray  # 0 = Monday
-    opened: np.ndarray
-    response: np.ndarray
-    seen: np.ndarray
-
-
-def _num(value) -> float | None:
-    value = float(value)
-    return None if math.isnan(value) else value
-
-
-def _mean(values: np.ndarray) -> float | None:
-    return _num(values.mean()) if len(values) else None
-
-
-def _median(values: np.ndarray) -> float | None:
-    return _num(np.median(values)) if len(values) else None
-
-
 def _population(user: np.ndarray, users: pd.DataFrame | None) -> np.ndarray:
     ids = np.unique(user)
     if users is not None and "user_id" in users:
@@ -163,35 +141,37 @@ def _volume(user: np.ndarray, population: np.ndarray, days: int) -> dict:
     per_user[np.searchsorted(population, ids)] = counts
     per_day = per_user / days
     p10, median, p90 = np.percentile(per_day, [10, 50, 90])
-    return {"mean": _num(per_day.mean()), "median": _num(median), "p10": _num(p10),
-            "p90": _num(p90), "min": _num(per_day.min()), "max": _num(per_day.max())}
+    return {"mean": num_or_none(per_day.mean()), "median": num_or_none(median), "p10": num_or_none(p10),
+            "p90": num_or_none(p90), "min": num_or_none(per_day.min()), "max": num_or_none(per_day.max())}
 
 
-def _hourly(rows: _Rows) -> dict:
+def _hourly(rows: Rows) -> dict:
     counts = np.bincount(rows.hour, minlength=24)
     opened = np.bincount(rows.hour, weights=rows.opened, minlength=24)
     delay = pd.Series(rows.response).groupby(rows.hour).median().reindex(range(24))
     return {
-        "share": [_num(c / len(rows.hour)) for c in counts],
-        "open_rate": [_num(o / c) if c else None for o, c in zip(opened, counts, strict=True)],
-        "median_response_s": [_num(d) for d in delay],
+        "share": [num_or_none(c / len(rows.hour)) for c in counts],
+        "open_rate": [num_or_none(o / c) if c else None for o, c in zip(opened, counts, strict=True)],
+        "median_response_s": [num_or_none(d) for d in delay],
     }
 
 
-def _weekday(rows: _Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
+def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
     counts = np.bincount(rows.weekday, minlength=7)
     opened = np.bincount(rows.weekday, weights=rows.opened, minlength=7)
     days_of = np.bincount(calendar_weekdays, minlength=7)
     workday = np.arange(7) < 5
 
     def per_user_day(mask: np.ndarray) -> float | None:
-        return _num(counts[mask].sum() / (n_users * days_of[mask].sum())) if days_of[mask].sum() else None
+        if not days_of[mask].sum():
+            return None
+        return num_or_none(counts[mask].sum() / (n_users * days_of[mask].sum()))
 
     def open_rate(mask: np.ndarray) -> float | None:
-        return _num(opened[mask].sum() / counts[mask].sum()) if counts[mask].sum() else None
+        return num_or_none(opened[mask].sum() / counts[mask].sum()) if counts[mask].sum() else None
 
     return {
-        "share": [_num(c / len(rows.weekday)) for c in counts],
+        "share": [num_or_none(c / len(rows.weekday)) for c in counts],
         "per_user_day": [per_user_day(np.arange(7) == d) for d in range(7)],
         "open_rate": [open_rate(np.arange(7) == d) for d in range(7)],
         "per_user_day_weekdays": per_user_day(workday),
@@ -201,9 +181,9 @@ def _weekday(rows: _Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
     }
 
 
-def _asleep(rows: _Rows, users: pd.DataFrame | None) -> dict:
+def _asleep(rows: Rows, users: pd.DataFrame | None) -> dict:
     first, last = ASLEEP_HOURS
-    out = {"hours": [first, last], "share": _mean((rows.hour >= first) & (rows.hour < last)),
+    out = {"hours": [first, last], "share": mean_or_none((rows.hour >= first) & (rows.hour < last)),
            "share_in_users_sleep": None}
     window = _sleep_window(users)
     if window is not None:
@@ -215,7 +195,7 @@ def _asleep(rows: _Rows, users: pd.DataFrame | None) -> dict:
         bed, wake = bed[where[known]], wake[where[known]]
         asleep = np.where(bed > wake, (minute >= bed) | (minute < wake),
                           (minute >= bed) & (minute < wake))
-        out["share_in_users_sleep"] = _mean(asleep)
+        out["share_in_users_sleep"] = mean_or_none(asleep)
     return out
 
 
@@ -259,10 +239,10 @@ def _groups(keys, opened: np.ndarray, seen: np.ndarray | None = None) -> dict[st
         summary["seen"] = grouped["seen"].median()
     out = {}
     for key, row in summary.iterrows():
-        out[str(key)] = {"n": int(row["size"]), "share": _num(row["size"] / len(table)),
-                         "open_rate": _num(row["mean"])}
+        out[str(key)] = {"n": int(row["size"]), "share": num_or_none(row["size"] / len(table)),
+                         "open_rate": num_or_none(row["mean"])}
         if seen is not None:
-            out[str(key)]["median_seen_s"] = _num(row["seen"])
+            out[str(key)]["median_seen_s"] = num_or_none(row["seen"])
     return out
 
 
@@ -274,22 +254,22 @@ def _top_apps(apps: pd.Series, opened: np.ndarray) -> list[dict]:
     return [{"app": app, "kind": kind_of.get(app), **values} for app, values in ranked]
 
 
-def _open_rates(frame: pd.DataFrame, rows: _Rows) -> dict:
+def _open_rates(frame: pd.DataFrame, rows: Rows) -> dict:
     per_user = pd.Series(rows.opened).groupby(rows.user).mean().to_numpy()
     kind = np.asarray(_kind_of(frame["postingApp"]).astype(object))
     ongoing = frame["ongoing"].to_numpy(dtype=bool)
     known = pd.notna(kind)
     return {
-        "overall": _mean(rows.opened),
-        "users_min": _num(per_user.min()),
-        "users_median": _median(per_user),
-        "users_max": _num(per_user.max()),
-        "messaging": _mean(rows.opened[kind == "messaging"]),
-        "other_kinds": _mean(rows.opened[known & (kind != "messaging")]),
-        "system": _mean(rows.opened[kind == "system"]),
-        "ongoing": _mean(rows.opened[ongoing]),
-        "not_ongoing": _mean(rows.opened[~ongoing]),
-        "dismissed_share": _mean(~rows.opened),
+        "overall": mean_or_none(rows.opened),
+        "users_min": num_or_none(per_user.min()),
+        "users_median": median_or_none(per_user),
+        "users_max": num_or_none(per_user.max()),
+        "messaging": mean_or_none(rows.opened[kind == "messaging"]),
+        "other_kinds": mean_or_none(rows.opened[known & (kind != "messaging")]),
+        "system": mean_or_none(rows.opened[kind == "system"]),
+        "ongoing": mean_or_none(rows.opened[ongoing]),
+        "not_ongoing": mean_or_none(rows.opened[~ongoing]),
+        "dismissed_share": mean_or_none(~rows.opened),
     }
 
 
@@ -297,19 +277,19 @@ def _headphones_music(frame: pd.DataFrame, opened: np.ndarray) -> dict:
     both = frame["headphonesIn"].to_numpy(dtype=bool) & frame["musicActive"].to_numpy(dtype=bool)
     chat = (frame["category"] == "msg").to_numpy(dtype=bool)
     return {
-        name: {"n": int(mask.sum()), "open_rate": _mean(opened[mask]),
-               "open_rate_msg": _mean(opened[mask & chat])}
+        name: {"n": int(mask.sum()), "open_rate": mean_or_none(opened[mask]),
+               "open_rate_msg": mean_or_none(opened[mask & chat])}
         for name, mask in (("headphones_and_music", both), ("otherwise", ~both))
     }
 
 
-def _timing(rows: _Rows) -> dict:
+def _timing(rows: Rows) -> dict:
     quick = rows.response <= QUICK_SECONDS
     return {
-        "median_response_opened_s": _median(rows.response[rows.opened]),
-        "median_response_s": _median(rows.response),
-        "opened_within_10min": _mean(quick[rows.opened]),
-        "handled_within_10min": _mean(quick),
+        "median_response_opened_s": median_or_none(rows.response[rows.opened]),
+        "median_response_s": median_or_none(rows.response),
+        "opened_within_10min": mean_or_none(quick[rows.opened]),
+        "handled_within_10min": mean_or_none(quick),
     }
 
 
@@ -322,69 +302,10 @@ def _repetition(frame: pd.DataFrame, user: np.ndarray, opened: np.ndarray) -> di
     same_action = np.where(opened, opens, size - opens)
     per_user = pd.Series(size > 1).groupby(user).mean()
     return {
-        "features": _mean(size > 1),
-        "features_and_action": _mean(same_action > 1),
-        "opposite_action": _mean((opens > 0) & (opens < size)),
-        "users_max": _num(per_user.max()),
+        "features": mean_or_none(size > 1),
+        "features_and_action": mean_or_none(same_action > 1),
+        "opposite_action": mean_or_none((opens > 0) & (opens < size)),
+        "users_max": num_or_none(per_user.max()),
     }
 
 
-def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
-    """Per row: the same user's notifications posted less than ``window_ms`` before it.
-
-    Rows at the same instant count in table order (the earlier row is the preceding one).
-    """
-    order = np.lexsort((ms, user))
-    user_rank = np.unique(user[order], return_inverse=True)[1].astype(np.int64)
-    stride = int(ms.max() - ms.min()) + window_ms + 1
-    key = user_rank * stride + (ms[order] - ms.min())
-    preceding = np.arange(len(key)) - np.searchsorted(key, key - window_ms, side="right")
-    load = np.empty(len(key), dtype=np.int64)
-    load[order] = preceding
-    return load
-
-
-def _fatigue(rows: _Rows, app: np.ndarray) -> dict:
-    load = recent_load(rows.user, rows.ms, FATIGUE_WINDOW_MINUTES * 60_000)
-    buckets = {}
-    for low, high in FATIGUE_BUCKETS:
-        mask = (load >= low) & (load <= (high if high is not None else load.max()))
-        label = f"{low}-{high}" if high is not None else f"{low}+"
-        buckets[label] = {"n": int(mask.sum()), "share": _mean(mask), "open_rate": _mean(rows.opened[mask])}
-    by_user, users = _contrast(load, rows.opened, [rows.user])
-    by_user_app, groups = _contrast(load, rows.opened, [rows.user, app])
-    return {
-        "window_minutes": FATIGUE_WINDOW_MINUTES,
-        "buckets": buckets,
-        "within_user_contrast": by_user,
-        "users_in_contrast": users,
-        "within_user_app_contrast": by_user_app,
-        "user_apps_in_contrast": groups,
-    }
-
-
-def _contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tuple[float | None, int]:
-    """Mean over groups of open rate above minus at/below the group's median load."""
-    names = [f"key{i}" for i in range(len(keys))]
-    table = pd.DataFrame({**dict(zip(names, keys, strict=True)), "load": load, "opened": opened})
-    table["above"] = load > table.groupby(names)["load"].transform("median").to_numpy()
-    rates = (table.groupby([*names, "above"])["opened"].mean().unstack()
-             .reindex(columns=[False, True]))
-    difference = (rates[True] - rates[False]).dropna().to_numpy()
-    return _mean(difference), len(difference)
-
-
-def _periods(rows: _Rows, n_users: int, days: int) -> list[dict]:
-    period = rows.day // PERIOD_DAYS
-    counts = np.bincount(period)
-    opened = np.bincount(period, weights=rows.opened)
-    out = []
-    for p, (count, opens) in enumerate(zip(counts, opened, strict=True)):
-        first, last = p * PERIOD_DAYS + 1, min((p + 1) * PERIOD_DAYS, days)
-        out.append({"days": [first, last], "n": int(count),
-                     "per_user_day": _num(count / (n_users * (last - first + 1))),
-                     "open_rate": _num(opens / count) if count else None})
-    return out
-
-
-# ---- report ----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.data.describe import PERIOD_DAYS, TOP_APPS, WEEKDAYS
+from pushgen.data.describe import TOP_APPS, WEEKDAYS
+from pushgen.data.describe_time import PERIOD_DAYS
 from pushgen.text_tables import aligned_table
 
 

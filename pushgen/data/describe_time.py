@@ -1,0 +1,98 @@
+"""Statistics of a notifications table over time: the rows as arrays, the load of the hour
+before each row (the observable proxy of fatigue), and the open rate by period."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+FATIGUE_WINDOW_MINUTES = 60
+FATIGUE_BUCKETS = ((0, 2), (3, 5), (6, 10), (11, None))
+PERIOD_DAYS = 28
+
+
+@dataclass(frozen=True)
+class Rows:
+    user: np.ndarray
+    ms: np.ndarray
+    day: np.ndarray  # days since the first day
+    hour: np.ndarray
+    weekday: np.ndarray  # 0 = Monday
+    opened: np.ndarray
+    response: np.ndarray
+    seen: np.ndarray
+
+
+def num_or_none(value) -> float | None:
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def mean_or_none(values: np.ndarray) -> float | None:
+    return num_or_none(values.mean()) if len(values) else None
+
+
+def median_or_none(values: np.ndarray) -> float | None:
+    return num_or_none(np.median(values)) if len(values) else None
+
+
+def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
+    """Per row: the same user's notifications posted less than ``window_ms`` before it.
+
+    Rows at the same instant count in table order (the earlier row is the preceding one).
+    """
+    order = np.lexsort((ms, user))
+    user_rank = np.unique(user[order], return_inverse=True)[1].astype(np.int64)
+    stride = int(ms.max() - ms.min()) + window_ms + 1
+    key = user_rank * stride + (ms[order] - ms.min())
+    preceding = np.arange(len(key)) - np.searchsorted(key, key - window_ms, side="right")
+    load = np.empty(len(key), dtype=np.int64)
+    load[order] = preceding
+    return load
+
+
+def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
+    load = recent_load(rows.user, rows.ms, FATIGUE_WINDOW_MINUTES * 60_000)
+    buckets = {}
+    for low, high in FATIGUE_BUCKETS:
+        mask = (load >= low) & (load <= (high if high is not None else load.max()))
+        label = f"{low}-{high}" if high is not None else f"{low}+"
+        buckets[label] = {"n": int(mask.sum()), "share": mean_or_none(mask),
+                          "open_rate": mean_or_none(rows.opened[mask])}
+    by_user, users = contrast(load, rows.opened, [rows.user])
+    by_user_app, groups = contrast(load, rows.opened, [rows.user, app])
+    return {
+        "window_minutes": FATIGUE_WINDOW_MINUTES,
+        "buckets": buckets,
+        "within_user_contrast": by_user,
+        "users_in_contrast": users,
+        "within_user_app_contrast": by_user_app,
+        "user_apps_in_contrast": groups,
+    }
+
+
+def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tuple[float | None, int]:
+    """Mean over groups of open rate above minus at/below the group's median load."""
+    names = [f"key{i}" for i in range(len(keys))]
+    table = pd.DataFrame({**dict(zip(names, keys, strict=True)), "load": load, "opened": opened})
+    table["above"] = load > table.groupby(names)["load"].transform("median").to_numpy()
+    rates = (table.groupby([*names, "above"])["opened"].mean().unstack()
+             .reindex(columns=[False, True]))
+    difference = (rates[True] - rates[False]).dropna().to_numpy()
+    return mean_or_none(difference), len(difference)
+
+
+def period_stats(rows: Rows, n_users: int, days: int) -> list[dict]:
+    period = rows.day // PERIOD_DAYS
+    counts = np.bincount(period)
+    opened = np.bincount(period, weights=rows.opened)
+    out = []
+    for p, (count, opens) in enumerate(zip(counts, opened, strict=True)):
+        first, last = p * PERIOD_DAYS + 1, min((p + 1) * PERIOD_DAYS, days)
+        out.append({"days": [first, last], "n": int(count),
+                     "per_user_day": num_or_none(count / (n_users * (last - first + 1))),
+                     "open_rate": num_or_none(opens / count) if count else None})
+    return out
