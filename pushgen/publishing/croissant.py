@@ -25,54 +25,12 @@ from pushgen.data.dataset import CARD, MANIFEST, read_manifest
 from pushgen.data.outputs import sha256_file
 from pushgen.publishing.cards import Json
 from pushgen.publishing.cards.tables import DATASET_TABLES, split_table_description, tables
+from pushgen.publishing.croissant_terms import CONTEXT, CREATOR, KEYWORDS, RAI
 from pushgen.publishing.split_card import CARD_FILE, LICENSE_URL, split_label
 from pushgen.splits import SPLIT_FILE
 
 CROISSANT_FILE = "croissant.json"
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
-CONTEXT = {
-    "@language": "en",
-    "@vocab": "https://schema.org/",
-    "arrayShape": "cr:arrayShape",
-    "citeAs": "cr:citeAs",
-    "column": "cr:column",
-    "conformsTo": "dct:conformsTo",
-    "containedIn": "cr:containedIn",
-    "cr": "http://mlcommons.org/croissant/",
-    "rai": "http://mlcommons.org/croissant/RAI/",
-    "data": {"@id": "cr:data", "@type": "@json"},
-    "dataType": {"@id": "cr:dataType", "@type": "@vocab"},
-    "dct": "http://purl.org/dc/terms/",
-    "description": {"@container": "@language"},
-    "equivalentProperty": "cr:equivalentProperty",
-    "examples": {"@id": "cr:examples", "@type": "@json"},
-    "extract": "cr:extract",
-    "field": "cr:field",
-    "fileProperty": "cr:fileProperty",
-    "fileObject": "cr:fileObject",
-    "fileSet": "cr:fileSet",
-    "format": "cr:format",
-    "includes": "cr:includes",
-    "isArray": "cr:isArray",
-    "isLiveDataset": "cr:isLiveDataset",
-    "jsonPath": "cr:jsonPath",
-    "key": "cr:key",
-    "md5": "cr:md5",
-    "name": {"@container": "@language"},
-    "parentField": "cr:parentField",
-    "path": "cr:path",
-    "recordSet": "cr:recordSet",
-    "references": "cr:references",
-    "regex": "cr:regex",
-    "repeated": "cr:repeated",
-    "replace": "cr:replace",
-    "samplingRate": "cr:samplingRate",
-    "sc": "https://schema.org/",
-    "separator": "cr:separator",
-    "source": "cr:source",
-    "subField": "cr:subField",
-    "transform": "cr:transform",
-}
 SCHEMA_TYPES = {"string": "sc:Text", "boolean": "sc:Boolean", "integer": "sc:Integer",
                 "number": "sc:Float"}
 ENCODINGS = {".parquet": "application/x-parquet", ".csv": "text/csv", ".json": "application/json",
@@ -99,15 +57,6 @@ COLUMNS = {
     "key": "The exposure: fatigue, or habituation to an app, subject or channel.",
     "index": "The app, subject or channel code of the exposure (0 for fatigue).",
 }
-KEYWORDS = ["synthetic data", "push notifications", "user modelling", "benchmark"]
-CREATOR = {"@type": "sc:Organization", "name": "pushgen developers"}
-RAI = {
-    "rai:dataCollection": "Simulated: sampled from pushgen's dynamic Bayesian network; no real "
-                          "person's data.",
-    "rai:personalSensitiveInformation": "None: users and their pseudonyms are invented.",
-}
-
-
 @dataclass(frozen=True)
 class Table:
     """A table to describe: its record set's name, what it holds, where it is, its columns."""
