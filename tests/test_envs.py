@@ -326,3 +326,11 @@ def test_inbox_actions_must_be_whole_codes(action):
     env.reset(seed=0)
     with pytest.raises(ValueError, match="an action is 0 \\(opened\\) or 1 \\(dismissed\\)"):
         env.unwrapped.step(action)
+
+
+def test_the_generation_environment_plays_test_parts_only_and_steps_before_reset():
+    with pytest.raises(ValueError, match="the generation environment plays a test part"):
+        gym.make(GENERATION_ID, split="pushgen-mini-v2", task=1, part="train")
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v2", task=1, user=0).unwrapped
+    _, reward, *_ = env.step({f: 0 for f in NOTIFICATION_FEATURES})  # before reset: the episode's start
+    assert np.isfinite(reward)

@@ -244,3 +244,29 @@ def test_time_and_learning_metrics():
     flat = metrics.learning(np.ones(400))
     assert flat["learning_slope_per_1000_steps"] == pytest.approx(0, abs=1e-9)
     assert flat["learning_quarter_gain"] == 0
+
+
+def test_doing_badly_early_does_not_raise_the_learning_metric():
+    rng = np.random.default_rng(0)
+    reference = 0.5 + rng.normal(0, 0.05, 800)
+    learner = np.linspace(0.2, 1.0, 800)
+    sandbagger = learner.copy()
+    sandbagger[:200] = -1.0  # impossible notifications on purpose in the first quarter
+    honest = metrics.learning(learner, reference)["learning_quarter_gain"]
+    gamed = metrics.learning(sandbagger, reference)["learning_quarter_gain"]
+    assert honest > 0.3 and gamed <= honest + 1e-12
+    assert metrics.learning(reference, reference)["learning_quarter_gain"] == 0.0
+    fixed_better = metrics.learning(reference + 0.3, reference)["learning_quarter_gain"]
+    assert abs(fixed_better) < 1e-9  # a better policy that does not learn still scores 0
+
+
+def test_odd_submissions_and_users_are_named_in_one_line(split, logged):
+    with pytest.raises(SubmissionError, match="a submission is a pandas DataFrame or the path of a "
+                                              "Parquet or CSV file; got dict"):
+        pushgen.evaluate(split, task=1, submission={"context_id": [1]})
+    with pytest.raises(SubmissionError, match="users is a user id or a list of them; got True"):
+        pushgen.evaluate(split, task=1, submission=logged, users=True)
+    holes = logged.assign(context_id=logged["context_id"].astype("Int64"))
+    holes.loc[3, "context_id"] = pd.NA
+    with pytest.raises(SubmissionError, match="column 'context_id' row 3: missing value"):
+        pushgen.evaluate(split, task=1, submission=holes)

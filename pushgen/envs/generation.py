@@ -64,6 +64,9 @@ class NotificationGenerationEnv(ReplayEnv):
     def __init__(self, split: str | Path, user: int | None = None, task: int | None = None,
                  part: str = "test", mode: str = DEFAULT_MODE, render_mode: str | None = None,
                  history_in_info: bool = True, flat_actions: bool = False) -> None:
+        if part != "test":
+            raise ValueError(f"the generation environment plays a test part (the simulated user is the "
+                             f"scorer's); got part={part!r}")
         if task is None:
             task = task_of_user(split, user)
         self.mode = check_mode(mode)
@@ -76,6 +79,7 @@ class NotificationGenerationEnv(ReplayEnv):
         self._last: tuple[tuple[int, ...], bool, float, float] | None = None
         super().__init__(split, user, task, part, render_mode)
         self._start_episode()
+        self._ready = perf_counter()
 
     def _use_user(self, user: int | None) -> None:
         super()._use_user(user)

@@ -122,11 +122,16 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     if users is None:
         selected = [int(u) for u in part.users]
     else:
+        if isinstance(users, (bool, np.bool_, str)):
+            raise SubmissionError(f"users is a user id or a list of them; got {users!r}")
         chosen = [users] if isinstance(users, (int, np.integer)) else list(users)
         if not chosen:
             raise SubmissionError("users is empty; give some users or None for every test user")
         selected = sorted({part.check_user(u) for u in chosen})
     rows = np.concatenate([np.arange(part.rows_of(u).start, part.rows_of(u).stop) for u in selected])
+    if not isinstance(submission, (pd.DataFrame, str, Path)):
+        raise SubmissionError("a submission is a pandas DataFrame or the path of a Parquet or CSV file; "
+                              f"got {type(submission).__name__}")
     frame = submission if isinstance(submission, pd.DataFrame) else read_submission(submission)
     codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
                                       timed=task == 2)

@@ -69,11 +69,20 @@ def response_time(seconds: np.ndarray) -> dict[str, float]:
 
 def learning(reward: np.ndarray, reference: np.ndarray | None = None,
              window: int = ROLLING_WINDOW) -> dict[str, float]:
-    """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain,
-    less those of ``reference`` (a non-learning policy's rewards on the same contexts)."""
+    """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain.
+
+    With ``reference`` (a non-learning policy's rewards on the same contexts), both less the
+    reference's, and the quarter gain is at most how far the last quarter ends above the
+    reference's last quarter: doing badly early cannot raise it, only ending better can.
+    """
     if reference is not None:
         mine, theirs = learning(reward, None, window), learning(reference, None, window)
-        return {key: mine[key] - theirs[key] for key in mine}
+        out = {key: mine[key] - theirs[key] for key in mine}
+        quarter = len(reward) // 4
+        if quarter:
+            ahead_at_the_end = float(np.mean(reward[-quarter:]) - np.mean(reference[-quarter:]))
+            out["learning_quarter_gain"] = min(out["learning_quarter_gain"], ahead_at_the_end)
+        return out
     n = len(reward)
     if n < 8:
         return {"learning_slope_per_1000_steps": float("nan"), "learning_quarter_gain": float("nan")}

@@ -108,7 +108,7 @@ def _check_columns(frame: pd.DataFrame, required: tuple[str, ...]) -> None:
 
 
 def _context_ids(column: pd.Series) -> np.ndarray:
-    if pd.api.types.is_integer_dtype(column.dtype):
+    if pd.api.types.is_integer_dtype(column.dtype) and not column.isna().any():
         return column.to_numpy(dtype=np.int64)
     strings = _string_array(column)
     if strings is not None and strings.null_count == 0:
