@@ -101,7 +101,8 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         "generated notifications (normalised entropy and distinct-value ratio, capped at 1), "
         "and in task 2 the learning metric: the mean reward of the last quarter of the steps "
         "less that of the first, less the same for the best fixed notification overall on the "
-        "same contexts (0 for a policy that never learns).",
+        "same contexts, and at most how far its last quarter ends above the reference's (0 for "
+        "the reference; doing badly early cannot raise it).",
         "",
         f"{TRUTH_MARK} reads the simulated user (a yardstick, not a model). {BOUND_MARK} a "
         "provable upper bound: no policy, and no search over notifications, can score above it.",
