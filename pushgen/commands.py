@@ -187,16 +187,18 @@ def split_command(dataset: Path, out: Path | None, train_months: int, test_month
 @click.option("--cache", type=click.Path(path_type=Path), default=None,
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 def list_command(cache: Path | None) -> None:
-    """List the standard splits: name, version, users, months, size, where they are at hand."""
+    """List the standard splits: name, version, users, months, size, where they are at hand, and
+    whether a newer version supersedes them."""
     from pushgen.publishing.download import where
-    from pushgen.publishing.registry import list_splits
+    from pushgen.publishing.registry import list_splits, superseded_by
     from pushgen.text_tables import aligned_table
 
-    rows = [("SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT HAND")]
+    rows = [("SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT HAND", "STATUS")]
     for entry in list_splits():
+        newer = superseded_by(entry.label)
         rows.append((entry.label, entry.version, str(entry.users), str(entry.cold_start_users),
                      str(entry.months or "-"), f"{entry.bytes / 1e6:.1f} MB",
-                     where(entry, cache) or "-"))
+                     where(entry, cache) or "-", f"superseded by {newer.label}" if newer else "current"))
     for line in aligned_table(rows[0], rows[1:]):
         click.echo(line)
 

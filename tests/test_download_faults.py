@@ -128,7 +128,7 @@ def test_list_shows_a_changed_cache_as_not_at_hand(server, remote, tmp_path):
         outcome = run_cli(["list", "--cache", str(cache)])
         assert outcome.code == 0, outcome.err
         line = next(line for line in outcome.out.splitlines() if line.startswith(remote.label + " "))
-        return line.split()[-1]
+        return line.split()[-2]  # the AT HAND column, before STATUS
 
     assert at_hand() == "cached"
     (folder / "task2" / "test.parquet").write_bytes(b"changed")

@@ -158,10 +158,12 @@ def monkeypatch_registry():
 def test_list_command_shows_every_split(capsys, tmp_path):
     assert main(["list", "--cache", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT", "HAND"]
+    assert lines[0].split() == ["SPLIT", "VERSION", "USERS", "COLD-START", "MONTHS", "SIZE", "AT", "HAND",
+                                "STATUS"]
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     for entry in list_splits():
         assert rows[entry.label][:5] == [entry.label, entry.version, str(entry.users),
                                          str(entry.cold_start_users), str(entry.months)]
         assert rows[entry.label][5] == f"{entry.bytes / 1e6:.1f}"
-    assert rows["pushgen-mini-v2"][-1] in ("packaged", "repository")
+    assert rows["pushgen-mini-v2"][-2:] in (["packaged", "current"], ["repository", "current"])
+    assert " ".join(rows["pushgen-v1"][-3:]) == "superseded by pushgen-v2"
