@@ -9,14 +9,19 @@ import shutil
 import subprocess
 import sys
 import threading
+import tomllib
+from importlib import metadata
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from packaging.requirements import Requirement
 
 import pushgen
 from pushgen.cli import main
+from pushgen.data.generator import pseudonyms
 from pushgen.data.outputs import sha256_file
-from pushgen.publishing import registry
+from pushgen.publishing import download, registry
 from pushgen.publishing.download import (
     RECORD,
     DownloadError,
@@ -28,7 +33,8 @@ from pushgen.publishing.registry import lookup
 from pushgen.publishing.standard import build_split
 from pushgen.splits import SPLIT_FILE
 
-GENERATED = Path(__file__).resolve().parents[1] / "generated"
+ROOT = Path(__file__).resolve().parents[1]
+GENERATED = ROOT / "generated"
 MINI = lookup("pushgen-mini-v2")
 REMOTE = dataclasses.replace(MINI, name="pushgen-remote")  # same files, never shipped
 REBUILD = ("the generator no longer reproduces the published split. If the change is on purpose, "
@@ -180,7 +186,25 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
         "standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, pushgen-mini-v2"]
 
 
+def test_published_pseudonyms_come_from_the_pinned_faker_range():
+    """The pseudonyms are part of the fingerprinted content, so what keeps a regenerated split's
+    bytes equal is the pin: pyproject.toml allows only the faker releases that
+    scripts/faker_names.py showed to give the published names (docs/versioning.md)."""
+    pin = next(Requirement(line) for line in
+               tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+               if line.startswith("faker"))
+    assert {spec.operator for spec in pin.specifier} == {">=", "<"}, "faker must stay pinned to a range"
+    installed = metadata.version("faker")
+    assert installed in pin.specifier, f"faker {installed} is outside the proven range {pin.specifier}"
+    published = pd.read_parquet(GENERATED / "pushgen-mini" / "v2" / "users.parquet")
+    assert pseudonyms(MINI.recipe["seed"], published["user_id"].tolist()) == published["name"].tolist(), (
+        f"faker {installed} names users differently from the published splits: narrow the faker pin "
+        "in pyproject.toml (scripts/faker_names.py finds the releases that give the published names)")
+
+
 def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
+    """Byte-equal content: the fingerprints cover every table's values, pseudonyms included (faker
+    is pinned to a proven range, see the test above); they do not depend on the Parquet writer."""
     rebuilt = build_split(MINI.make_recipe(), MINI.make_spec(), tmp_path / "rebuilt", MINI.name, MINI.version)
     ours = json.loads((rebuilt / SPLIT_FILE).read_text())
     committed = json.loads((GENERATED / "pushgen-mini" / "v2" / SPLIT_FILE).read_text())
@@ -212,10 +236,17 @@ def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatc
     error = one_line_error(capsys)
     assert error.startswith(
         "pushgen download: error: pushgen-remote-v2: the regenerated split does not match")
-    assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}; nothing was kept", error)
+    # the versions that differ from the publishing machine's, if any, are named in parentheses
+    assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}"
+                     r"( \((\w+ \S+ there, \S+ here(; )?)+\))?; nothing was kept", error)
     assert "pushgen download pushgen-remote-v2" in error
     assert files_in(tmp_path) == []
     with pytest.raises(FingerprintMismatch):
+        fetch_split("pushgen-remote-v2", cache=tmp_path, regenerate=True)
+    here = {**wrong.environment, "faker": "24.0.0", "numpy": wrong.environment["numpy"]}
+    monkeypatch.setattr(download, "environment", lambda: here)
+    with pytest.raises(FingerprintMismatch, match=rf"got [0-9a-f]{{64}} \(faker {wrong.environment['faker']} "
+                                                  r"there, 24\.0\.0 here\); nothing was kept"):
         fetch_split("pushgen-remote-v2", cache=tmp_path, regenerate=True)
 
 
