@@ -135,14 +135,21 @@ def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):
     assert code == 0 and "Task 1" in out and "Task 2" not in out
 
 
-@pytest.mark.parametrize(("modules", "extra", "names"), [
-    (("sklearn", "sklearn.linear_model"), "pushgen[ml]", "learned,random"),
-    (("matplotlib", "matplotlib.pyplot"), "pushgen[plot]", "random"),
+@pytest.mark.parametrize(("modules", "names", "needs"), [
+    (("sklearn", "sklearn.linear_model"), "learned,random",
+     "the benchmark needs scikit-learn (for the baselines learned, learned-diverse)"),
+    (("matplotlib", "matplotlib.pyplot"), "random", "the benchmark needs matplotlib (for the plots)"),
+    (("sklearn", "sklearn.linear_model", "matplotlib", "matplotlib.pyplot"), "learned-diverse",
+     "the benchmark needs scikit-learn (for the baselines learned, learned-diverse) and matplotlib "
+     "(for the plots)"),
 ])
-def test_a_missing_extra_is_named_in_one_line(modules, extra, names, monkeypatch, tmp_path, capsys):
+def test_missing_extras_are_named_once_with_the_whole_install_line(modules, names, needs, monkeypatch,
+                                                                     tmp_path, capsys):
     for module in modules:
         monkeypatch.setitem(sys.modules, module, None)
     code, _, err = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(tmp_path / "b"),
                        "--baselines", names)
-    assert code == 2 and extra in err and err.strip().count("\n") == 0
+    assert code == 2 and err.strip().count("\n") == 0
+    assert err.startswith(f"pushgen benchmark: error: {needs}: pip install \"pushgen[bench]\" ")
+    assert err.count("pip install") == 1
     assert not (tmp_path / "b").exists()
