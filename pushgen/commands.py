@@ -122,17 +122,28 @@ def describe_command(path: Path, as_json: bool) -> None:
 @cli.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
 def validate_command(path: Path) -> None:
-    """Check the dataset folder at PATH against its manifest and the schemas (exit 1 if invalid)."""
+    """Check the dataset or split folder at PATH against its manifest.json or split.json and the
+    schemas (exit 1 if invalid)."""
     from pushgen.data.dataset import read_manifest
     from pushgen.data.validate import validate
+    from pushgen.splits.validate import is_split_folder, validate_split
 
+    split = is_split_folder(path)
     with user_errors():
-        problems = validate(path)
+        problems = validate_split(path) if split else validate(path)
     if problems:
         for problem in problems:
             click.echo(problem)
         click.echo(f"invalid: {path} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
         raise click.exceptions.Exit(1)
+    if split:
+        described = json.loads((path / "split.json").read_text())
+        rows = sum(part["rows"] for name, part in described["parts"].items()
+                   if not name.startswith("scorer/"))
+        click.echo(f"valid: {path} (split, {len(described['parts'])} parts, {rows:,} rows, "
+                   f"{described['users']:,} users; every file's sha256 and every table's "
+                   "fingerprint checked)")
+        return
     rows = read_manifest(path)["rows"]
     click.echo(f"valid: {path} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
 

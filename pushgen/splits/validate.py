@@ -1,0 +1,119 @@
+"""``validate_split``: check a split folder against its ``split.json`` and the schemas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pushgen import schemas
+from pushgen.data.dataset import CARD, DatasetError, first_line
+from pushgen.data.fingerprint import fingerprint
+from pushgen.data.outputs import sha256_file
+from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
+from pushgen.splits.scorer import ANSWER_COLUMNS, SCORER
+
+UNLISTED = (SPLIT_FILE, CARD, "croissant.json")  # written after the files are listed
+PART_KEYS = ("user_id", "context_id")
+READ_ERRORS = (OSError, ValueError, pa.ArrowException)
+
+
+def is_split_folder(folder: Path) -> bool:
+    return (Path(folder) / SPLIT_FILE).is_file()
+
+
+def validate_split(folder: Path) -> list[str]:
+    """Every problem of the split folder (an empty list: it is valid): each listed file's size and
+    sha256, every table's content fingerprint and the split's, each part's rows and users, the
+    values of every schema column, and that the model-facing test parts hold no answers."""
+    folder = Path(folder)
+    if not is_split_folder(folder):
+        raise DatasetError(f"{folder} is not a pushgen split: no {SPLIT_FILE}")
+    try:
+        description = json.loads((folder / SPLIT_FILE).read_bytes())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        return [f"{SPLIT_FILE} is not valid JSON: {error}"]
+    if not isinstance(description, dict) or not all(
+            isinstance(description.get(key), dict) for key in ("files", "fingerprints", "parts")):
+        return [f"{SPLIT_FILE}: needs 'files', 'fingerprints' and 'parts' objects"]
+    problems = _check_files(folder, description["files"])
+    fingerprints = description["fingerprints"]
+    for name, expected in fingerprints.items():
+        got = _table_fingerprint(folder, name, problems)
+        if got is not None and got != expected:
+            problems.append(f"{name}: content fingerprint differs from {SPLIT_FILE}")
+    if combine_fingerprints(fingerprints) != description.get("fingerprint"):
+        problems.append(f"{SPLIT_FILE}: 'fingerprint' is not the combination of the tables' fingerprints")
+    answers_apart = any(part.startswith(f"{SCORER}/") for part in description["parts"])
+    for part, expected in description["parts"].items():
+        problems += _check_part(folder, part, expected, fingerprints, answers_apart)
+    return problems
+
+
+def _check_files(folder: Path, listed: dict) -> list[str]:
+    problems = []
+    for relative, entry in listed.items():
+        if PurePosixPath(relative).is_absolute() or ".." in PurePosixPath(relative).parts:
+            problems.append(f"{relative}: listed path leaves the split folder")
+            continue
+        path = folder / relative
+        if not path.is_file():
+            problems.append(f"{relative}: missing")
+        elif (size := path.stat().st_size) != entry.get("bytes"):
+            problems.append(f"{relative}: {size} bytes; {SPLIT_FILE} says {entry.get('bytes')}")
+        elif sha256_file(path) != entry.get("sha256"):
+            problems.append(f"{relative}: sha256 differs from {SPLIT_FILE}")
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        hidden = any(part.startswith(".") for part in relative.parts)
+        if path.is_file() and not hidden and relative.as_posix() not in (*UNLISTED, *listed):
+            problems.append(f"{relative.as_posix()}: not listed in {SPLIT_FILE}")
+    return problems
+
+
+def _table_fingerprint(folder: Path, name: str, problems: list[str]) -> str | None:
+    path = folder / (name if name.endswith(".json") else f"{name}.parquet")
+    if not path.is_file():
+        return None  # reported with the files
+    try:
+        return json_fingerprint(path) if path.suffix == ".json" else fingerprint(pq.read_table(path))
+    except (*READ_ERRORS, UnicodeDecodeError) as error:
+        problems.append(f"{path.relative_to(folder).as_posix()}: cannot read ({first_line(error)})")
+        return None
+
+
+def _check_part(folder: Path, part: str, expected: dict, fingerprints: dict,
+                answers_apart: bool) -> list[str]:
+    path = folder / f"{part}.parquet"
+    if not path.is_file():
+        return [f"{part}: no {part}.parquet"]
+    try:
+        table = pq.read_table(path)
+    except READ_ERRORS:
+        return []  # reported with the fingerprints
+    problems = []
+    if table.num_rows != expected.get("rows"):
+        problems.append(f"{part}: {table.num_rows} rows; {SPLIT_FILE} says {expected.get('rows')}")
+    if "user_id" in table.column_names:
+        users = np.unique(np.asarray(table.column("user_id"))).tolist()
+        if users != expected.get("users"):
+            listed = _short(expected.get("users"))
+            problems.append(f"{part}: users {_short(users)}; {SPLIT_FILE} says {listed}")
+    if fingerprints.get(part) != expected.get("fingerprint"):
+        problems.append(f"{part}: the part's fingerprint differs from the table's in {SPLIT_FILE}")
+    answers = [c for c in ANSWER_COLUMNS if c not in PART_KEYS and c in table.column_names]
+    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") and answers:
+        problems.append(f"{part}: holds {', '.join(answers)}, which only {SCORER}/{part} may hold")
+    try:
+        schemas.check_frame(table.to_pandas(), PART_KEYS)
+    except (schemas.SchemaViolation, ValueError, TypeError) as error:
+        problems.append(f"{part}: {first_line(error)}")
+    return problems
+
+
+def _short(values: object) -> str:
+    text = str(values)
+    return text if len(text) <= 60 else text[:57] + "..."
