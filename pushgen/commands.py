@@ -165,33 +165,41 @@ def user_errors() -> Iterator[None]:
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Output folder [default: DATASET-split beside DATASET].")
-@click.option("--train-months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
-              help="Months of history for task 1 (validation weeks included).")
-@click.option("--test-months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
-              help="Months after the training months that make the test sets.")
+@click.option("--train-months", type=click.IntRange(1, MAX_MONTHS), default=None,
+              help="Months of history for task 1, validation weeks included [default: half the "
+                   "dataset's months].")
+@click.option("--test-months", type=click.IntRange(1, MAX_MONTHS), default=None,
+              help="Months after the training months that make the test sets [default: the rest "
+                   "of the dataset].")
 @click.option("--validation-weeks", type=click.IntRange(0, None), default=2, show_default=True,
               help="The last weeks of the training months, kept for model selection.")
 @click.option("--cold-start-users", type=click.IntRange(0, None), default=0, show_default=True,
               help="Users held out entirely for task 2 (the highest user ids).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
-def split_command(dataset: Path, out: Path | None, train_months: int, test_months: int,
+def split_command(dataset: Path, out: Path | None, train_months: int | None, test_months: int | None,
                   validation_weeks: int, cold_start_users: int, force: bool) -> None:
-    """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start)."""
+    """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start); every month
+    of it goes into a part unless --train-months and --test-months say otherwise."""
+    from pushgen.data.verify import verify_dataset
     from pushgen.publishing.split_card import plural
     from pushgen.publishing.standard import write_metadata
-    from pushgen.splits import SplitSpec, make_split
+    from pushgen.splits import SplitSpec, fill_months, left_out, make_split
 
     if out is None:
         source = dataset.resolve()
         out = source.with_name(f"{source.name}-split")
     with user_errors():
         check_output(out, force, keep=(dataset,))
+        recipe = verify_dataset(dataset)["recipe"]
+        train_months, test_months = fill_months(recipe, train_months, test_months)
         spec = SplitSpec(train_months, test_months, validation_weeks, cold_start_users)
         make_split(dataset, out, spec, force=force, describe=write_metadata)
     description = json.loads((out / "split.json").read_text())
     parts = ", ".join(f"{part} {p['rows']:,} rows ({plural(len(p['users']), 'user')})"
                       for part, p in description["parts"].items())
-    click.echo(f"Wrote {out}: {parts}")
+    click.echo(f"Wrote {out} ({train_months} training + {test_months} test months): {parts}")
+    if (unused := left_out(recipe, spec)) is not None:
+        click.echo(f"Note: {unused}", err=True)
 
 
 @cli.command("list")

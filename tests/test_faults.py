@@ -231,6 +231,10 @@ def test_load_split_names_a_source_that_is_not_a_split(source):
 def test_split_of_a_days_dataset_says_how_many_days_it_covers(tmp_path):
     assert run_cli(["make", "--users", "1", "--days", "20", "--out", str(tmp_path / "d")]).code == 0
     error = error_of(["split", str(tmp_path / "d"), "--out", str(tmp_path / "s")])
+    assert ("the dataset covers 20 days, less than the 2 calendar months a split needs "
+            "(one of training, one of test)") in error
+    error = error_of(["split", str(tmp_path / "d"), "--out", str(tmp_path / "s"), "--train-months", "3",
+                      "--test-months", "3"])
     assert "the dataset covers 20 days; --train-months + --test-months = 6 months do not fit" in error
 
 

@@ -26,6 +26,7 @@ from pushgen.splits import (
     SPLIT_FILE,
     SplitSpec,
     combine_fingerprints,
+    left_out,
     make_split,
     table_fingerprints,
 )
@@ -269,4 +270,40 @@ def test_split_command_writes_beside_the_dataset_by_default(tmp_path, capsys):
     assert main(["split", str(dataset), "--train-months", "1", "--test-months", "1",
                  "--validation-weeks", "1", "--cold-start-users", "1"]) == 0
     assert (tmp_path / "d-split" / SPLIT_FILE).is_file()
-    assert f"Wrote {tmp_path / 'd-split'}: " in capsys.readouterr().out
+    assert f"Wrote {tmp_path / 'd-split'} (1 training + 1 test months): " in capsys.readouterr().out
+
+
+def test_split_uses_the_whole_dataset_by_default_and_names_months_left_out(tmp_path, capsys):
+    dataset = write_dataset(pushgen.generate(users=2, months=4, seed=2, start=START), tmp_path / "d")
+    assert main(["split", str(dataset), "--out", str(tmp_path / "all"), "--validation-weeks", "1"]) == 0
+    captured = capsys.readouterr()
+    assert f"Wrote {tmp_path / 'all'} (2 training + 2 test months): " in captured.out
+    assert captured.err == ""
+    described = json.loads((tmp_path / "all" / SPLIT_FILE).read_text())
+    assert described["split"]["train_months"] == 2 and described["split"]["test_months"] == 2
+    rows = sum(p["rows"] for name, p in described["parts"].items() if not name.startswith("scorer/"))
+    assert rows == json.loads((dataset / "manifest.json").read_text())["rows"]["notifications"]
+
+    assert main(["split", str(dataset), "--out", str(tmp_path / "t3"), "--train-months", "3"]) == 0
+    assert "(3 training + 1 test months)" in capsys.readouterr().out
+
+    assert main(["split", str(dataset), "--out", str(tmp_path / "some"), "--train-months", "1",
+                 "--test-months", "1", "--validation-weeks", "1"]) == 0
+    assert capsys.readouterr().err == (
+        "Note: months 3-4 of the dataset's 4 are in no part (--train-months 1 + --test-months 1)\n")
+
+    assert main(["split", str(dataset), "--out", str(tmp_path / "none"), "--train-months", "4"]) == 2
+    assert capsys.readouterr().err == ("pushgen split: error: the dataset covers 4 months; --train-months 4 "
+                                       "leaves none for testing (at most 3)\n")
+    assert not (tmp_path / "none").exists()
+
+
+@pytest.mark.parametrize(("days", "train", "test", "note"), [
+    (70, 1, 1, "the last 11 days of the dataset, after its 2 whole months, are in no part"),
+    (100, 1, 1, "month 3 and the last 10 days of the dataset's 3 are in no part "
+                "(--train-months 1 + --test-months 1)"),
+    (59, 1, 1, None),
+])
+def test_left_out_names_every_day_no_part_holds(days, train, test, note):
+    recipe = {"start": "2026-01-01", "days": days}
+    assert left_out(recipe, SplitSpec(train, test, 1)) == note
