@@ -1,7 +1,9 @@
-"""Tables as text: Markdown for cards and documents, space-aligned columns for the terminal."""
+"""Tables as text: Markdown for cards and documents, space-aligned columns for the terminal, HTML
+for notebooks."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
 
 
@@ -26,3 +28,17 @@ def aligned_table(header: Sequence[str], rows: Iterable[Sequence[str]],
     return ["  ".join(cell.rjust(w) if r else cell.ljust(w)
                       for cell, w, r in zip(line, widths, right, strict=True)).rstrip()
             for line in table]
+
+
+def html_table(header: Sequence[object], rows: Iterable[Sequence[object]], caption: str = "",
+               right: Sequence[bool] | None = None) -> str:
+    """An HTML table (cells escaped) for a notebook's ``_repr_html_``; ``right`` as above."""
+    right = list(right) if right is not None else [False] * len(header)
+
+    def cells(tag: str, values: Sequence[object]) -> str:
+        return "".join(f'<{tag} style="text-align: {"right" if r else "left"}">{html.escape(str(v))}</{tag}>'
+                       for v, r in zip(values, right, strict=True))
+
+    head = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    body = "".join(f"<tr>{cells('td', row)}</tr>" for row in rows)
+    return f"<table>{head}<thead><tr>{cells('th', header)}</tr></thead><tbody>{body}</tbody></table>"

@@ -8,6 +8,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from envs_split import small_split
+from scipy import stats
 
 import pushgen
 from pushgen import schemas
@@ -82,12 +83,23 @@ def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
     assert code == 0
     lines = out.splitlines()
     assert "task 1, mode sampled: 3 users" in lines[0]
-    assert lines[1].split()[:3] == ["user", "steps", "total"] and lines[-1].split()[0] == "all"
+    table = pd.read_csv(tmp_path / "logged.csv")
+    per_user = pushgen.evaluate(split, submission=table, mode="sampled").per_user["mean_reward"]
+    low, high = stats.t.interval(0.95, len(per_user) - 1, loc=per_user.mean(), scale=stats.sem(per_user))
+    assert lines[1] == (f"mean reward {per_user.mean():.4f}, 95% interval [{low:.4f}, {high:.4f}]: "
+                        "each user's mean reward per context, averaged over the 3 users "
+                        "(as the leaderboard ranks)")
+    assert lines[2].split()[:3] == ["user", "steps", "total"]
+    assert "open rate" in lines[2] and "logged open rate" in lines[2]
+    assert lines[-2].startswith("mean over users") and lines[-1].startswith("pooled over rows")
+    assert lines[-2].split()[3] == "-" and lines[-2].split()[5] == f"{per_user.mean():.4f}"
     code, out, _ = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path),
                        "--user", "1", "--json")
     document = json.loads(out)
     assert code == 0 and [u["user_id"] for u in document["users"]] == [1]
-    assert document["overall"]["steps"] == int((logged["context_id"] // 10_000_000 == 1).sum())
+    assert document["pooled_over_rows"]["steps"] == int((logged["context_id"] // 10_000_000 == 1).sum())
+    assert document["score"]["users"] == 1 and document["score"]["ci_low"] is None
+    assert document["score"]["mean_reward"] == document["users"][0]["mean_reward"]
     assert document["mode"] == "expected" and document["task"] == 1
 
 
@@ -107,7 +119,8 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     assert result.per_user["total_reward"].to_dict() == run.groupby("user_id")["reward"].sum().to_dict()
     assert result.overall["response_p95_seconds"] >= result.overall["response_p50_seconds"] > 0
     assert np.isfinite(result.overall["learning_slope_per_1000_steps"])
-    assert "p95 ms" in result.table() and "quarter gain" in result.table()
+    printed = result.table()
+    assert "p95 ms" in printed and "learning" in printed and "quarter gain" not in printed
     expected = pushgen.evaluate(split, task=2, submission=run.drop(columns="reward"))
     actions = read_part(split, "scorer/task2/test").set_index("context_id").loc[run["context_id"], "action"]
     logged_opened = (actions == "opened").to_numpy()

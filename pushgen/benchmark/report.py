@@ -20,21 +20,19 @@ import pandas as pd
 
 from pushgen._version import __version__
 from pushgen.benchmark.run import Results
-from pushgen.benchmark.summary import CONFIDENCE, leaderboard
+from pushgen.benchmark.summary import leaderboard
 from pushgen.data.dataset import atomic_folder
 from pushgen.data.outputs import file_listing
+from pushgen.replay.metrics import CONFIDENCE, HEADINGS
 from pushgen.text_tables import markdown_table
 
 FLOAT = "%.6f"
 TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context at once)",
                2: "Task 2: online, cold start (no history; responses after every 50 contexts)"}
 MD_COLUMNS = {  # column -> (heading, format)
-    "generated_open_rate": ("open rate", "{:.3f}"),
-    "logged_open_rate": ("logged open rate", "{:.3f}"),
-    "impossible_share": ("impossible", "{:.3f}"),
-    "entropy": ("entropy", "{:.3f}"),
-    "distinct_ratio": ("distinct ratio", "{:.3f}"),
-    "learning_quarter_gain": ("learning", "{:+.3f}"),
+    column: (HEADINGS[column], spec) for column, spec in (
+        ("generated_open_rate", "{:.3f}"), ("logged_open_rate", "{:.3f}"), ("impossible_share", "{:.3f}"),
+        ("entropy", "{:.3f}"), ("distinct_ratio", "{:.3f}"), ("learning_quarter_gain", "{:+.3f}"))
 }
 BOUND_MARK = "**[upper bound]**"
 TRUTH_MARK = "*"
@@ -112,7 +110,7 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         if part.empty:
             continue
         extra = [c for c in MD_COLUMNS if c in part and not (task == 1 and c.startswith("learning"))]
-        header = ["rank", "baseline", "mean reward", f"{percent} interval",
+        header = ["rank", "baseline", HEADINGS["mean_reward"], f"{percent} interval",
                   *(MD_COLUMNS[c][0] for c in extra)]
         rows = [[str(row["rank"]), _label(row), f"{row['mean_reward']:.3f}",
                  _interval(row["ci_low"], row["ci_high"]),

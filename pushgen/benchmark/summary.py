@@ -8,9 +8,9 @@ import pandas as pd
 from pushgen.baselines.base import as_codes
 from pushgen.benchmark.runner import Run
 from pushgen.replay import metrics
+from pushgen.replay.metrics import interval
 
 CURVE_BIN = 100  # steps per point of a learning curve
-CONFIDENCE = 0.95
 AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
             "learning_quarter_gain", "learning_slope_per_1000_steps")
 MARKS = ("uses_true_model", "upper_bound")
@@ -30,20 +30,6 @@ def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
     if task == 2:
         scores.update(metrics.learning(run.reward, run.reference_reward))
     return scores
-
-
-def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Student-t interval of the mean of ``values`` (NaN with fewer than 2 values)."""
-    from scipy import stats
-
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:
-        return float("nan"), float("nan")
-    sem = stats.sem(values)
-    if sem == 0:
-        return float(values.mean()), float(values.mean())
-    low, high = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=sem)
-    return float(low), float(high)
 
 
 def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],

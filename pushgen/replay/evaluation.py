@@ -2,15 +2,18 @@
 
 Every submitted notification is judged by the split's simulated user (the generator's own
 engagement model; see ``pushgen.replay.rewards`` for the reward table and the ``expected`` and
-``sampled`` modes), in the context it answers. Metrics (``pushgen.replay.metrics``) are computed
-per user; the ``all`` row pools the performance and response times over every row and
-averages the diversity and learning scores over the users. Diversity is measured on the
-generated notifications the simulated user opens with the split's own draws, in both modes,
-and counts only possible notifications (``pushgen.model.feasibility``); ``impossible_share``
-is the share of submitted notifications that no app of the user could post (never opened).
-The simulated user's fatigue and habituation follow the submitted notifications in time
-order (``pushgen.replay.scoring``). Task 2's learning metric is measured against the split's
-non-learning reference on the same contexts (``pushgen.replay.reference``).
+``sampled`` modes), in the context it answers. Metrics (``pushgen.replay.metrics``) are
+computed per user. The headline score is the leaderboard's: each user's mean reward, averaged
+over the users, with its 95% t-interval across users (``Evaluation.score``); the metrics
+averaged over users follow, and the ``pooled over rows`` figures (``Evaluation.overall``:
+performance and response times over every row pooled, diversity and learning averaged over
+users) last. Diversity is measured on the generated notifications the simulated user opens with
+the split's own draws, in both modes, and counts only possible notifications
+(``pushgen.model.feasibility``); ``impossible_share`` is the share of submitted notifications
+that no app of the user could post (never opened). The simulated user's fatigue and habituation
+follow the submitted notifications in time order (``pushgen.replay.scoring``). Task 2's
+learning metric is measured against the split's non-learning reference on the same contexts
+(``pushgen.replay.reference``).
 """
 
 from __future__ import annotations
@@ -26,39 +29,57 @@ import pandas as pd
 
 from pushgen.model.feasibility import is_possible
 from pushgen.replay import metrics
+from pushgen.replay.metrics import CONFIDENCE, HEADINGS, interval
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import best_fixed_notification
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import SubmissionError, check_submission, read_submission
-from pushgen.text_tables import aligned_table
+from pushgen.text_tables import aligned_table, html_table
 
-COLUMNS = {  # metric -> (table heading, format, scale)
+COLUMNS = {  # metric -> (table heading, format, scale); headings as on the leaderboard
     "steps": ("steps", "{:.0f}", 1),
     "total_reward": ("total reward", "{:.2f}", 1),
-    "mean_reward": ("mean reward", "{:.4f}", 1),
-    "generated_open_rate": ("open rate gen.", "{:.4f}", 1),
-    "logged_open_rate": ("open rate logged", "{:.4f}", 1),
-    "impossible_share": ("impossible", "{:.4f}", 1),
-    "distinct_ratio": ("distinct ratio", "{:.4f}", 1),
-    "entropy": ("entropy", "{:.4f}", 1),
+    "mean_reward": (HEADINGS["mean_reward"], "{:.4f}", 1),
+    "generated_open_rate": (HEADINGS["generated_open_rate"], "{:.4f}", 1),
+    "logged_open_rate": (HEADINGS["logged_open_rate"], "{:.4f}", 1),
+    "impossible_share": (HEADINGS["impossible_share"], "{:.4f}", 1),
+    "distinct_ratio": (HEADINGS["distinct_ratio"], "{:.4f}", 1),
+    "entropy": (HEADINGS["entropy"], "{:.4f}", 1),
     "response_p50_seconds": ("p50 ms", "{:.3f}", 1000),
     "response_p95_seconds": ("p95 ms", "{:.3f}", 1000),
     "learning_slope_per_1000_steps": ("slope/1000 steps", "{:+.4f}", 1),
-    "learning_quarter_gain": ("quarter gain", "{:+.4f}", 1),
+    "learning_quarter_gain": (HEADINGS["learning_quarter_gain"], "{:+.4f}", 1),
 }
 LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain")
+MEAN_OVER_USERS, POOLED = "mean over users", "pooled over rows"
 
 
 @dataclass
 class Evaluation:
-    """Per-user and overall metrics of one submission."""
+    """Per-user and overall metrics of one submission.
+
+    ``score``: the headline, as the leaderboard ranks: ``mean_reward`` (each user's mean reward,
+    averaged over the users), ``ci_low`` and ``ci_high`` (its 95% t-interval across users) and
+    ``users``. ``per_user``: every metric per user. ``overall``: the metrics pooled over rows.
+    """
 
     split: str
     task: int
     mode: str
     per_user: pd.DataFrame  # index: user_id; columns: metric names
-    overall: dict[str, float]
+    overall: dict[str, float]  # pooled over rows
+
+    @property
+    def score(self) -> dict[str, float]:
+        values = self.per_user["mean_reward"].to_numpy(dtype=np.float64)
+        low, high = interval(values)
+        return {"mean_reward": float(values.mean()) if len(values) else float("nan"),
+                "ci_low": low, "ci_high": high, "users": len(values)}
+
+    @property
+    def mean_over_users(self) -> dict[str, float]:
+        return {k: float(self.per_user[k].mean()) for k in COLUMNS if k in self.per_user}
 
     def to_dict(self) -> dict:
         def clean(value):
@@ -70,7 +91,9 @@ class Evaluation:
             "split": self.split,
             "task": self.task,
             "mode": self.mode,
-            "overall": {k: clean(v) for k, v in self.overall.items()},
+            "score": {k: clean(v) for k, v in self.score.items()},
+            "mean_over_users": {k: clean(v) for k, v in self.mean_over_users.items()},
+            "pooled_over_rows": {k: clean(v) for k, v in self.overall.items()},
             "users": [{"user_id": int(user), **{k: clean(float(v)) if k != "steps" else int(v)
                                                 for k, v in row.items()}}
                       for user, row in self.per_user.iterrows()],
@@ -79,15 +102,40 @@ class Evaluation:
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1)
 
-    def table(self) -> str:
+    def headline(self) -> str:
+        score = self.score
+        ci = ("no interval with one user" if not math.isfinite(score["ci_low"])
+              else f"{CONFIDENCE:.0%} interval [{score['ci_low']:.4f}, {score['ci_high']:.4f}]")
+        return (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
+                f"averaged over the {score['users']} users (as the leaderboard ranks)")
+
+    def _rows(self) -> tuple[list[str], list[list[str]]]:
         keys = [k for k in COLUMNS if k in self.overall]
         header = ["user", *(COLUMNS[k][0] for k in keys)]
         rows = [[str(user), *(_format(k, row[k]) for k in keys)]
                 for user, row in self.per_user.iterrows()]
-        rows.append(["all", *(_format(k, self.overall[k]) for k in keys)])
-        lines = [f"split {self.split}, task {self.task}, mode {self.mode}: "
-                 f"{len(self.per_user)} users, {self.overall['steps']} contexts"]
-        return "\n".join(lines + aligned_table(header, rows, right=[True] * len(header)))
+        averaged = self.mean_over_users
+        rows.append([MEAN_OVER_USERS, *("-" if k in ("steps", "total_reward") else _format(k, averaged[k])
+                                        for k in keys)])
+        rows.append([POOLED, *(_format(k, self.overall[k]) for k in keys)])
+        return header, rows
+
+    def _title(self) -> str:
+        return (f"split {self.split}, task {self.task}, mode {self.mode}: "
+                f"{len(self.per_user)} users, {self.overall['steps']} contexts")
+
+    def table(self) -> str:
+        header, rows = self._rows()
+        return "\n".join([self._title(), self.headline(),
+                          *aligned_table(header, rows, right=[False] + [True] * (len(header) - 1))])
+
+    def __repr__(self) -> str:
+        return f"<Evaluation {self._title()}\n {self.headline()}>"
+
+    def _repr_html_(self) -> str:
+        header, rows = self._rows()
+        return html_table(header, rows, caption=f"{self._title()}; {self.headline()}",
+                          right=[False] + [True] * (len(header) - 1))
 
 
 def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:

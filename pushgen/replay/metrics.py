@@ -23,6 +23,30 @@ import numpy as np
 from pushgen import schemas
 
 ROLLING_WINDOW = 100
+CONFIDENCE = 0.95  # of the interval across users that goes with every headline score
+HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the leaderboard)
+    "mean_reward": "mean reward",
+    "generated_open_rate": "open rate",
+    "logged_open_rate": "logged open rate",
+    "impossible_share": "impossible",
+    "entropy": "entropy",
+    "distinct_ratio": "distinct ratio",
+    "learning_quarter_gain": "learning",
+}
+
+
+def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
+    """Student-t interval of the mean of ``values`` (NaN with fewer than 2 values)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) < 2:
+        return float("nan"), float("nan")
+    sem = stats.sem(values)
+    if sem == 0:
+        return float(values.mean()), float(values.mean())
+    low, high = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=sem)
+    return float(low), float(high)
 
 
 def performance(reward: np.ndarray, generated_open: np.ndarray,
