@@ -1,7 +1,8 @@
-"""Fetch a standard split: from the copy shipped with the package, the cache, a download, or
-by regenerating it from its recipe. Every copy is checked before it is returned.
+"""Fetch a standard split: from the copy shipped with the package, the cache, a download, or by
+regenerating it from its recipe. Every copy is checked before it is returned.
 
-Downloads come from ``$PUSHGEN_DATA_URL/<name>/<version>/<file>`` (default ``DEFAULT_DATA_URL``)
+Downloads come from ``$PUSHGEN_DATA_URL/<name>/<version>/<file>`` (default ``DEFAULT_DATA_URL``
+at the split's own revision, ``StandardSplit.published_at``: a tag or commit, never a branch)
 into ``<cache>/<name>/<version>/``, where ``<cache>`` is ``$PUSHGEN_CACHE`` or the user cache
 folder. A split folder appears there only once every file passed its sha256 check (or, when
 regenerated, once its content fingerprint matched the published one).
@@ -32,7 +33,8 @@ from pushgen.publishing.registry import StandardSplit, environment, file_entries
 from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.splits import SPLIT_FILE
 
-DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/main/generated"
+# {revision}: a split's own tag or commit (``StandardSplit.published_at``), never a branch that moves
+DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/{revision}/generated"
 DATA_URL_ENV = "PUSHGEN_DATA_URL"
 CACHE_ENV = "PUSHGEN_CACHE"
 RECORD = ".pushgen-verified.json"
@@ -55,8 +57,10 @@ def cache_dir(cache: Path | None = None) -> Path:
     return Path(os.environ.get(CACHE_ENV) or platformdirs.user_cache_dir("pushgen"))
 
 
-def data_url(url: str | None = None) -> str:
+def data_url(url: str | None = None, revision: str = "") -> str:
+    """The base URL of the split files; ``{revision}`` in it becomes the split's revision."""
     url = (url or os.environ.get(DATA_URL_ENV) or DEFAULT_DATA_URL).rstrip("/")
+    url = url.replace("{revision}", revision)
     if urlparse(url).scheme not in ("http", "https"):
         raise DownloadError(f"{DATA_URL_ENV} must be an http(s) URL; got {url!r}")
     return url
@@ -157,7 +161,7 @@ def fetch_split(
     target = cache_dir(cache) / entry.name / entry.version
     if not regenerate and cached_copy(entry, target) is not None:
         return target
-    base_url = None if regenerate else data_url(url)
+    base_url = None if regenerate else data_url(url, entry.published_at)
     created = [folder for folder in (target.parent, *target.parent.parents) if not folder.exists()]
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -199,8 +203,11 @@ def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, expect
                                                                  timeout=TIMEOUT_SECONDS))
     except requests.RequestException as error:
         path.unlink(missing_ok=True)
+        offline = isinstance(error, requests.ConnectionError | requests.Timeout)
         raise DownloadError(f"{entry.label}: cannot download {relative} from {url}: "
-                            f"{reason(error)}; nothing was kept") from None
+                            f"{reason(error)}; nothing was kept"
+                            + (f". Without network: pushgen download {entry.label} --regenerate "
+                               "(rebuilds it from its recipe)" if offline else "")) from None
     finally:
         bar.close()
     got = sha256_file(path)
@@ -253,10 +260,12 @@ def check_regenerated(entry: StandardSplit, folder: Path) -> None:
             f"fingerprint {entry.fingerprint}, got {got}"
             + (f" ({'; '.join(differ)})" if differ else "")
             + f"; nothing was kept. Download it instead: pushgen download {entry.label}")
-    write_metadata(folder, entry.title, entry.description, standard_url(entry.name, entry.version))
+    write_metadata(folder, entry.title, entry.description,
+                   standard_url(entry.name, entry.version, entry.published_at))
     write_record(folder, entry, "regenerate")
 
 
-def standard_url(name: str, version: str) -> str:
-    """Where a standard split is published (the folder its files are downloaded from)."""
-    return f"{DEFAULT_DATA_URL}/{name}/{version}"
+def standard_url(name: str, version: str, revision: str | None = None) -> str:
+    """Where a standard split is published (the folder its files are downloaded from), at its
+    revision (by default the tag named after it)."""
+    return f"{data_url(DEFAULT_DATA_URL, revision or f'{name}-{version}')}/{name}/{version}"

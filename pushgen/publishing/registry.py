@@ -49,10 +49,17 @@ class StandardSplit:
     environment: dict[str, str] = field(default_factory=dict)
     supersedes: str | None = None  # the label of the version this one replaces
     engagement_model: int = 1  # the engagement model version that simulated it
+    revision: str | None = None  # the repository tag or commit whose generated/ holds the files
 
     @property
     def label(self) -> str:
         return f"{self.name}-{self.version}"
+
+    @property
+    def published_at(self) -> str:
+        """The immutable revision (a git tag or commit) the files are downloaded from: the
+        registry's ``revision``, or else the tag named after the split (``pushgen-v2``)."""
+        return self.revision or self.label
 
     @property
     def users(self) -> int:
@@ -190,6 +197,7 @@ def entry_for_folder(folder: Path, title: str, description: str,
         environment=environment(),
         supersedes=supersedes,
         engagement_model=int(json.loads((folder / SCORER_MODEL_FILE).read_text())["model_version"]),
+        revision=f"{split['name']}-{split['version']}",
     )
 
 
