@@ -11,6 +11,7 @@ from functools import cached_property
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from faker import Faker
 from tqdm.auto import tqdm
 
@@ -22,6 +23,7 @@ from pushgen.model.priors import Priors, PriorsError
 from pushgen.model.seeding import NodeFamily, integer_seed
 from pushgen.model.timegrid import TimeGrid, add_months
 from pushgen.model.user import UserData, simulate_user
+from pushgen.text_tables import html_table
 
 DEFAULT_START = dt.date(2026, 1, 5)  # a Monday
 EARLIEST_START, LATEST_START = dt.date(1970, 1, 1), dt.date(2199, 12, 31)
@@ -194,6 +196,26 @@ class Dataset:
     @cached_property
     def truth_rows(self) -> pd.DataFrame:
         return self.truth_rows_arrow.to_pandas()
+
+    def _summary(self) -> list[tuple[str, str]]:
+        recipe = self.recipe
+        span = f"{recipe.months} months" if recipe.months is not None else f"{recipe.days} days"
+        rows = self.notifications_arrow.num_rows
+        actions = pc.cast(self.notifications_arrow.column("action"), pa.string())
+        opened = pc.sum(pc.equal(actions, "opened")).as_py() / rows if rows else float("nan")
+        return [("users", f"{recipe.users:,}"),
+                ("span", f"{span} from {recipe.start} ({recipe.days} days)"),
+                ("seed", str(recipe.seed)), ("notifications", f"{rows:,}"),
+                ("open rate", f"{opened:.1%}"), ("pushgen", self.pushgen_version)]
+
+    def __repr__(self) -> str:
+        facts = dict(self._summary())
+        return (f"<Dataset: {facts['users']} users, {facts['span']}, seed {facts['seed']}\n"
+                f" {facts['notifications']} notifications (open rate {facts['open rate']}); "
+                ".notifications, .users, .truth_rows>")
+
+    def _repr_html_(self) -> str:
+        return html_table(["", ""], self._summary(), caption="pushgen Dataset")
 
     @classmethod
     def from_users(cls, recipe: Recipe, users: list[UserData]) -> Dataset:

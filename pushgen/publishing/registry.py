@@ -20,6 +20,7 @@ from pushgen.data.generator import Recipe
 from pushgen.data.outputs import sha256_file
 from pushgen.model.engagement import MODEL_VERSION
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, SplitSpec
+from pushgen.text_tables import aligned_table, html_table
 
 REGISTRY_FILE = Path(__file__).with_name("registry.json")
 VERSION = re.compile(r"v(\d+)")
@@ -54,6 +55,14 @@ class StandardSplit:
     @property
     def label(self) -> str:
         return f"{self.name}-{self.version}"
+
+    def __repr__(self) -> str:
+        return (f"<StandardSplit {self.label}: {self.users} users ({self.cold_start_users} cold start), "
+                f"{self.months or '-'} months, {self.bytes / 1e6:.1f} MB, "
+                f"fingerprint {self.fingerprint[:16]}>")
+
+    def _repr_html_(self) -> str:
+        return SplitList([self])._repr_html_()
 
     @property
     def published_at(self) -> str:
@@ -113,14 +122,33 @@ def read_registry(path: Path = REGISTRY_FILE) -> tuple[StandardSplit, ...]:
     return tuple(StandardSplit.from_dict(entry) for entry in document["splits"])
 
 
+class SplitList(list[StandardSplit]):
+    """The standard splits, shown as a short table (one line each) in a terminal or notebook."""
+
+    HEADER = ("split", "users", "cold start", "months", "size", "status")
+
+    def _rows(self) -> list[tuple[str, ...]]:
+        labels = {entry.supersedes: entry.label for entry in self if entry.supersedes}
+        return [(e.label, str(e.users), str(e.cold_start_users), str(e.months or "-"),
+                 f"{e.bytes / 1e6:.1f} MB",
+                 f"superseded by {labels[e.label]}" if e.label in labels else "current") for e in self]
+
+    def __repr__(self) -> str:
+        return "\n".join(aligned_table(list(self.HEADER), self._rows()))
+
+    def _repr_html_(self) -> str:
+        return html_table(self.HEADER, self._rows(), caption="pushgen standard splits",
+                          right=[False, True, True, True, True, False])
+
+
 def load_registry() -> tuple[StandardSplit, ...]:
     """Every standard split the installed package knows of."""
     return read_registry(REGISTRY_FILE)
 
 
-def list_splits() -> list[StandardSplit]:
-    """The standard splits, by name and then version."""
-    return sorted(load_registry(), key=lambda s: (s.name, version_number(s.version)))
+def list_splits() -> SplitList:
+    """The standard splits, by name and then version (a list that shows itself as a table)."""
+    return SplitList(sorted(load_registry(), key=lambda s: (s.name, version_number(s.version))))
 
 
 def lookup(text: str, version: str | None = None) -> StandardSplit:

@@ -62,6 +62,7 @@ from pushgen.splits.scorer import (
     contexts_only,
     initial_state,
 )
+from pushgen.text_tables import html_table
 
 SPLIT_FILE = "split.json"
 TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")
@@ -298,6 +299,24 @@ class Split:
     validation: pd.DataFrame  # empty for task 2
     test: pd.DataFrame
     users: pd.DataFrame
+
+    def _parts(self) -> list[tuple[str, str, str]]:
+        return [(part, f"{len(frame):,}", f"{frame['user_id'].nunique() if 'user_id' in frame else 0:,}")
+                for part, frame in (("train", self.train), ("validation", self.validation),
+                                    ("test", self.test))]
+
+    def _title(self) -> str:
+        name, version = self.description.get("name"), self.description.get("version")
+        label = f"{name}-{version}" if version else str(name or Path(self.folder).name)
+        return f"Split {label}, task {self.task}: {len(self.users):,} users in users.parquet"
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{part} {rows} rows ({users} users)" for part, rows, users in self._parts())
+        return f"<{self._title()}\n {parts}; folder {self.folder}>"
+
+    def _repr_html_(self) -> str:
+        return html_table(["part", "rows", "users"], self._parts(), caption=self._title(),
+                          right=[False, True, True])
 
 
 def read_part(folder: Path, part: str) -> pd.DataFrame:
