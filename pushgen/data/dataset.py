@@ -84,7 +84,7 @@ def read_table(path: Path) -> pd.DataFrame:
     if path.suffix == ".parquet" or path.is_dir():
         frame = pq.read_table(path).to_pandas()
     else:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""],
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], float_precision="round_trip",
                             true_values=["true", "True"], false_values=["false", "False"])
         if "posted_at" in frame:
             frame["posted_at"] = pd.to_datetime(frame["posted_at"]).astype("datetime64[ms]")
