@@ -93,19 +93,21 @@ def read_table(path: Path) -> pd.DataFrame:
 
 
 @contextlib.contextmanager
-def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = ()) -> Iterator[Path]:
+def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = (),
+                  option: str = "--out") -> Iterator[Path]:
     """A temporary folder beside ``out`` that becomes ``out`` only if the block succeeds.
 
     One run at a time writes ``out`` (a second is refused), and it first removes what killed
     runs to ``out`` left behind. ``--force`` replaces only an earlier pushgen output (or an empty
     folder), never the current folder, one of its parents, or a folder holding one of the
     ``keep`` paths (the inputs); the earlier output stays until the new one is complete.
+    ``option`` is the command's option that chooses ``out`` (for messages).
     """
     out = Path(out)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {parent} does not exist")
-    with writer_lock(out):
+    with writer_lock(out, option):
         remove_leftovers(out)
         check_output(out, force, keep)
         before = snapshot(out)
@@ -140,11 +142,17 @@ def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
     trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=work.parent))
     os.replace(out, trash / out.name)
     try:
+        after_moving_aside(out)
         os.replace(work, out)
     except OSError:
         os.replace(trash / out.name, out)
         raise
     shutil.rmtree(trash, ignore_errors=True)
+
+
+def after_moving_aside(out: Path) -> None:
+    """Called by ``--force`` between its two renames, when ``out`` is absent (a point where the
+    tests kill the process: the next run to ``out`` puts the earlier output back)."""
 
 
 def read_manifest(folder: Path) -> dict:

@@ -9,7 +9,8 @@ replaces such a folder, or an empty one, and nothing else.
 
 A run that writes ``out`` holds the lock file ``.<out>.lock`` beside it; a second run to the
 same path is refused. Its temporary folders (``.<out>.partial-*``, ``.<out>.old-*``) are left
-behind only if the run is killed; the next run to that path removes them.
+behind only if the run is killed; the next run to that path removes them, after putting back
+an earlier output that was moved aside and not yet replaced.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -114,6 +116,22 @@ def files_problem(folder: Path, files: dict[str, tuple[int, str]], source: str) 
     return None
 
 
+def unlisted_file(folder: Path, listed: dict, kind: Kind) -> str | None:
+    """The first file under ``folder`` that its description does not list and that is not written
+    after the description (None: there is none)."""
+    folder = Path(folder)
+    known = {*listed, kind.description, *kind.written_after}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if (path.is_file() or path.is_symlink()) and relative not in known:
+            return relative
+    return None
+
+
+def kind_named(name: str) -> Kind:
+    return next(kind for kind in KINDS if kind.name == name)
+
+
 def file_listing(folder: Path, exclude: tuple[str, ...] = ()) -> dict[str, dict]:
     """Size and sha256 of every file under ``folder`` but ``exclude``, for a description's ``files``."""
     folder = Path(folder)
@@ -153,9 +171,8 @@ def output_problem(folder: Path) -> str | None:
         return str(error)
     if (problem := files_problem(folder, files, kind.description)) is not None:
         return problem
-    others = [p for p in present if p not in files and p not in (kind.description, *kind.written_after)]
-    if others:
-        return f"{others[0]} is not one of the {kind.name}'s files"
+    if (other := unlisted_file(folder, files, kind)) is not None:
+        return f"{other} is not one of the {kind.name}'s files"
     return None
 
 
@@ -203,15 +220,16 @@ def lock_path(out: Path) -> Path:
 
 
 @contextlib.contextmanager
-def writer_lock(out: Path) -> Iterator[None]:
-    """Hold the lock of the output path ``out``: a second run to the same path is refused."""
+def writer_lock(out: Path, option: str = "--out") -> Iterator[None]:
+    """Hold the lock of the output path ``out``: a second run to the same path is refused
+    (its message suggests another ``option``)."""
     path = lock_path(out)
     lock = FileLock(path, timeout=0)
     try:
         lock.acquire(blocking=False)
     except Timeout:
         raise OutputBusy(f"{out} is being written by another pushgen run (it holds {path.name}); "
-                         "wait for it to finish or choose another --out") from None
+                         f"wait for it to finish or choose another {option}") from None
     except OSError as error:
         parent = path.parent if str(path.parent) else Path(".")
         raise DatasetError(f"cannot write into {parent}: {error.strerror or error}") from None
@@ -237,6 +255,14 @@ def leftovers(out: Path) -> list[Path]:
 
 
 def remove_leftovers(out: Path) -> None:
+    """Clear what killed runs to ``out`` left behind, after putting back an earlier output that a
+    ``--force`` run had moved aside (``.<out>.old-*/<out>``) when its replacement never arrived."""
+    out = Path(out)
+    if not (out.exists() or out.is_symlink()):
+        moved_aside = [folder / out.name for folder in leftovers(out)
+                       if folder.name.startswith(f".{out.name}.old-") and (folder / out.name).is_dir()]
+        if moved_aside:
+            os.replace(max(moved_aside, key=lambda path: path.stat().st_mtime_ns), out)
     for folder in leftovers(out):
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -30,6 +30,7 @@ from pushgen.data.dataset import CARD, DatasetError, atomic_folder
 from pushgen.data.outputs import files_problem, listed_files, sha256_file, writer_lock
 from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.publishing.standard import build_split, write_metadata
+from pushgen.publishing.transfer import STALL_SECONDS, LimitedDownloader
 from pushgen.splits import SPLIT_FILE
 
 DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/main/generated"
@@ -37,7 +38,6 @@ DATA_URL_ENV = "PUSHGEN_DATA_URL"
 CACHE_ENV = "PUSHGEN_CACHE"
 RECORD = ".pushgen-verified.json"
 CROISSANT = "croissant.json"
-TIMEOUT_SECONDS = 60
 
 
 class DownloadError(DatasetError):
@@ -105,7 +105,7 @@ def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
 def discard_stale_copy(entry: StandardSplit, folder: Path) -> None:
     """Remove a cached copy of ``entry`` that no longer passes its checks; refuse if the folder
     holds anything that is not one of the split's files."""
-    with writer_lock(folder):
+    with writer_lock(folder, "--cache"):
         if not folder.exists() or cached_copy(entry, folder) is not None:
             return
         ours = {*entry.files, RECORD, CARD, CROISSANT}
@@ -177,7 +177,7 @@ def fetch_split(
 
 def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:
     """Download every file of ``entry`` and check it; ``target`` appears only if all pass."""
-    with atomic_folder(target, force=True) as work, quiet_pooch():
+    with atomic_folder(target, force=True, option="--cache") as work, quiet_pooch():
         fetcher = pooch.create(path=work, base_url=f"{base_url}/{entry.name}/{entry.version}/",
                                registry=dict.fromkeys(entry.files), retry_if_failed=0)
         for relative, expected in entry.files.items():
@@ -195,8 +195,7 @@ def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, expect
     url = fetcher.get_url(relative)
     path = Path(fetcher.abspath) / relative
     try:
-        fetcher.fetch(relative, downloader=pooch.HTTPDownloader(progressbar=bar if progress else False,
-                                                                 timeout=TIMEOUT_SECONDS))
+        fetcher.fetch(relative, downloader=LimitedDownloader(expected["bytes"], bar if progress else None))
     except requests.RequestException as error:
         path.unlink(missing_ok=True)
         raise DownloadError(f"{entry.label}: cannot download {relative} from {url}: "
@@ -217,7 +216,7 @@ def reason(error: requests.RequestException) -> str:
     if isinstance(error, requests.exceptions.ChunkedEncodingError):
         return "the connection broke off before the whole file arrived"
     if isinstance(error, requests.Timeout):
-        return f"no answer within {TIMEOUT_SECONDS} s"
+        return f"no answer within {STALL_SECONDS:.0f} s"
     if isinstance(error, requests.ConnectionError):
         return "cannot connect (no network, or a wrong PUSHGEN_DATA_URL?)"
     return " ".join(str(error).split())
