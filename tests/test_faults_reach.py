@@ -7,14 +7,15 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
-import threading
 from pathlib import Path
 
 import pytest
 from fault_cases import damaged_copy, dataset_commands, made_folders, run_cli, split_commands
-from test_download_faults import Quiet, remote  # noqa: F401  (a fixture)
+from fault_families import killed_between_renames
+from fault_servers import data_url, faulty_server, listener
+from test_download_faults import remote  # noqa: F401  (a fixture)
 
+import pushgen
 from pushgen.data.build import make_dataset
 from pushgen.data.dataset import read_manifest
 from pushgen.data.generator import make_recipe
@@ -78,20 +79,6 @@ def test_the_environments_refuse_a_split_with_an_unlisted_file(folders):
 
 
 MAKE = ["make", "--users", "1", "--days", "3"]
-KILLED_BETWEEN_RENAMES = """
-    import os, signal, sys
-    import pushgen.data.dataset
-    pushgen.data.dataset.after_moving_aside = lambda out: os.kill(os.getpid(), signal.SIGKILL)
-    from pushgen.cli import main
-    sys.exit(main({args!r}))
-"""
-
-
-def killed_between_renames(args: list[str]) -> subprocess.CompletedProcess:
-    code = textwrap.dedent(KILLED_BETWEEN_RENAMES).format(args=args)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-
-
 def test_a_kill_between_the_renames_of_force_loses_nothing(tmp_path):
     out = tmp_path / "d"
     assert run_cli([*MAKE, "--seed", "1", "--out", str(out)]).code == 0
@@ -117,53 +104,12 @@ def test_a_kill_between_the_renames_then_force_again_replaces_it(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
 
 
-class Faulty(Quiet):
-    """Serves the mini split; the file ``server.target`` is served as ``server.mode`` says:
-    endless (no length, never ends), trickle (a byte a second) or stall (headers, then nothing).
-    Each stops by itself (a bounded number of bytes or seconds) or when the test ends."""
-
-    def do_GET(self) -> None:
-        server = self.server
-        if not self.path.endswith(server.target) or server.mode == "normal":
-            return super().do_GET()
-        self.send_response(200)
-        if server.mode != "endless":
-            self.send_header("Content-Length", str(server.size))
-        self.end_headers()
-        try:
-            for _ in range(2000 if server.mode == "endless" else 60):
-                if server.mode == "endless":
-                    self.wfile.write(b"\0" * 65536)
-                elif server.mode == "trickle":
-                    self.wfile.write(b"\0")
-                    self.wfile.flush()
-                if server.mode != "endless" and server.ended.wait(1.0):
-                    return
-        except OSError:  # the client stopped reading
-            return
-
-
 @pytest.fixture
 def faulty(tmp_path, monkeypatch, remote):  # noqa: F811
-    import functools
-    import http.server
-
-    from test_download_faults import GENERATED, REMOTE
-
-    root = tmp_path / "served"
-    shutil.copytree(GENERATED / "pushgen-mini" / "v2", root / REMOTE / "v2")
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Faulty, directory=str(root)))
-    httpd.daemon_threads = True
-    httpd.target, httpd.size = next(iter(remote.files.items()))
-    httpd.size = httpd.size["bytes"]
-    httpd.mode, httpd.ended = "normal", threading.Event()
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    monkeypatch.setenv("PUSHGEN_DATA_URL", f"http://127.0.0.1:{httpd.server_address[1]}")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    yield httpd
-    httpd.ended.set()
-    httpd.shutdown()
-    httpd.server_close()
+    with faulty_server(tmp_path / "served") as server:
+        monkeypatch.setenv("PUSHGEN_DATA_URL", data_url(server))
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        yield server
 
 
 @pytest.mark.parametrize(("mode", "limits", "reason"), [
@@ -185,3 +131,127 @@ def test_a_download_stops_at_its_limits_and_releases_the_cache(faulty, remote, t
     assert not cache.exists()  # no partial file, no lock
     faulty.mode = "normal"
     assert (fetch_split(remote.label, cache=cache) / faulty.target).stat().st_size == faulty.size
+
+
+def test_the_size_estimate_is_near_what_make_writes(tmp_path):
+    from pushgen.data.capacity import estimate
+
+    manifest = make_dataset(make_recipe(users=6, months=1, seed=5), tmp_path / "d")
+    expected = estimate(make_recipe(users=6, months=1, seed=5))
+    written = sum(entry["bytes"] for entry in manifest["files"].values())
+    assert 0.6 < manifest["rows"]["notifications"] / expected.rows < 1.6
+    assert 0.5 < written / expected.bytes < 2.0
+
+
+def test_make_refuses_a_run_that_cannot_fit_before_it_starts(tmp_path, monkeypatch):
+    from pushgen.data import capacity
+
+    monkeypatch.setattr(capacity, "free_bytes", lambda path: 5_000_000)
+    outcome = run_cli(["make", "--users", "50", "--months", "6", "--out", str(tmp_path / "d")])
+    rows = 50 * 181 * capacity.ROWS_PER_USER_DAY
+    assert outcome.code == 2 and len(outcome.error_lines) == 1, outcome.err + outcome.escaped
+    assert (f"50 users over 181 days would take about {capacity.human_bytes(rows * 90)} (about {rows:,} "
+            f"notifications) but the disk of {tmp_path / 'd'} has 5.0 MB free") in outcome.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_of_ten_million_users_is_refused_on_this_disk(tmp_path):
+    from pushgen.data.capacity import free_bytes
+
+    if free_bytes(tmp_path) > 10**14:
+        pytest.skip("a disk of more than 100 TB free")
+    outcome = run_cli(["make", "--users", "10000000", "--months", "6", "--out", str(tmp_path / "d")])
+    assert outcome.code == 2 and "would take about 9.3 TB" in outcome.err and not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (lambda ds, s: ["split", str(ds), *SPLIT_ARGS, "--out", str(ds / "mysplit")],
+     "--out {ds}/mysplit is inside the input {ds}"),
+    (lambda ds, s: ["make", "--users", "1", "--days", "2", "--out", str(ds / "ground_truth" / "nested")],
+     "--out {ds}/ground_truth/nested is inside the pushgen dataset {ds} (it holds manifest.json)"),
+    (lambda ds, s: ["split", str(ds), *SPLIT_ARGS, "--out", str(s / "task1" / "x")],
+     "--out {s}/task1/x is inside the pushgen split {s} (it holds split.json)"),
+])
+def test_an_output_inside_an_input_or_output_is_refused(folders, args, message):
+    dataset, split = folders
+    with damaged_copy(dataset) as (ds, _), damaged_copy(split) as (s, _):
+        before = sorted(p.relative_to(ds) for p in ds.rglob("*"))
+        outcome = run_cli(args(ds, s))
+        assert outcome.code == 2 and message.format(ds=ds, s=s) in outcome.err, outcome.err
+        assert sorted(p.relative_to(ds) for p in ds.rglob("*")) == before
+        assert run_cli(["validate", str(ds)]).code == 0
+
+
+DEEP = "[" * 150_000 + "]" * 150_000
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda text: text[:-2] + f', "x": {DEEP}}}', "is nested more than 64 levels deep"),
+    (lambda text: text[:-2] + ', "x": ' + "[" * 70 + "]" * 70 + "}", "is nested more than 64 levels deep"),
+    (lambda text: text[:-2] + f', "x": {"9" * 5001}}}', "holds a 5,001-digit integer (at most 40 digits)"),
+])
+def test_a_description_beyond_the_json_limits_is_one_line(folders, edit, message):
+    dataset, split = folders
+    for folder, description, commands in ((dataset, "manifest.json", dataset_commands()),
+                                          (split, "split.json", split_commands(split))):
+        for command in commands:
+            with damaged_copy(folder) as (copy, scratch):
+                path = copy / description
+                path.write_text(edit(path.read_text().rstrip()))
+                outcome = command.run(copy, scratch)
+                assert outcome.code in command.codes and not outcome.escaped, (command.name, outcome.escaped)
+                assert message in outcome.out + outcome.err, (command.name, outcome)
+
+
+def test_a_5001_digit_seed_or_count_is_one_short_line():
+    digits = "9" * 5001
+    for args, option in ((["make", "--seed", digits], "--seed"), (["make", "--users", digits], "--users"),
+                         (["evaluate", "--split", "x", "--submission", "y", "--user", digits], "--user")):
+        outcome = run_cli(args)
+        assert outcome.code == 2 and len(outcome.error_lines) == 1 and len(outcome.err) < 200, outcome.err
+        expected = f"Invalid value for '{option}': a 5,001-digit number is too long; give a whole number"
+        assert expected in outcome.err
+    seed = r"seed must be a whole number from 0 to \d+; got a whole number of about 5,001 digits"
+    with pytest.raises(pushgen.GenerationError, match=seed):
+        pushgen.generate(users=1, days=1, seed=10**5000)
+
+
+@pytest.mark.parametrize(("greeting", "message"), [
+    (b"", "did not answer as a Dask scheduler within 1 s (is it another service?)"),
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "does not speak Dask's protocol (is it another service?)"),
+])
+def test_a_scheduler_that_is_not_dask_is_one_line_in_time(monkeypatch, tmp_path, greeting, message):
+    pytest.importorskip("distributed")
+    from pushgen.data import engines
+
+    monkeypatch.setattr(engines, "SCHEDULER_TIMEOUT_SECONDS", 1)
+    with listener(greeting) as port:
+        outcome = run_cli(["make", "--users", "1", "--days", "2", "--engine", "dask",
+                           "--scheduler", f"tcp://127.0.0.1:{port}", "--out", str(tmp_path / "d")])
+    assert outcome.code == 2 and len(outcome.error_lines) == 1, outcome.err + outcome.escaped
+    assert f"tcp://127.0.0.1:{port} {message}" in outcome.err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("http://[::1", "PUSHGEN_DATA_URL is not a usable URL (Invalid IPv6 URL); got 'http://[::1'"),
+    ("http://host:port", "PUSHGEN_DATA_URL is not a usable URL (Port could not be cast"),
+    ("http://", "PUSHGEN_DATA_URL must be an http(s) URL; got 'http:'"),
+])
+def test_a_bad_data_url_is_one_line(remote, monkeypatch, tmp_path, url, message):  # noqa: F811
+    monkeypatch.setenv("PUSHGEN_DATA_URL", url)
+    outcome = run_cli(["download", remote.label, "--cache", str(tmp_path / "cache")])
+    assert outcome.code == 2 and len(outcome.error_lines) == 1 and message in outcome.err, outcome.err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["describe", "{ds}"], ["list"], ["--version"], ["--help"]])
+def test_a_full_standard_output_is_one_line(folders, args):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "pushgen", *(a.format(ds=folders[0]) for a in args)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"pushgen{' ' + args[0] if not args[0].startswith('-') else ''}: error: cannot write to standard "
+        "output: No space left on device"]

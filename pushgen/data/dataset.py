@@ -16,7 +16,6 @@ Layout of a dataset folder::
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -35,7 +34,7 @@ from pushgen.data.outputs import (
     DatasetError,
     check_output,
     check_replaceable,
-    json_kind,
+    read_json_object,
     remove_leftovers,
     snapshot,
     write_error_message,
@@ -159,15 +158,7 @@ def read_manifest(folder: Path) -> dict:
     path = Path(folder) / MANIFEST
     if not path.is_file():
         raise DatasetError(f"{folder} is not a pushgen dataset: no {MANIFEST}")
-    try:
-        manifest = json.loads(path.read_bytes())
-    except json.JSONDecodeError as error:
-        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    if not isinstance(manifest, dict):
-        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(manifest)})")
-    return manifest
+    return read_json_object(path)
 
 
 def table_path(folder: Path, name: str, manifest: dict) -> Path:
@@ -196,7 +187,7 @@ def truth_path(folder: Path, name: str) -> Path:
 def read_parameters(folder: Path) -> EngagementParameters:
     """The ground-truth engagement parameters stored in a dataset (or split) folder."""
     folder = Path(folder)
-    constants = json.loads((folder / MODEL_FILE).read_text())
+    constants = read_json_object(folder / MODEL_FILE)
     return from_frames(
         pq.read_table(truth_path(folder, "engagement_users")).to_pandas(),
         pq.read_table(truth_path(folder, "engagement_weights")).to_pandas(),

@@ -28,6 +28,8 @@ from pathlib import Path, PurePosixPath
 
 from filelock import FileLock, Timeout
 
+from pushgen.data.json_limits import MAX_BYTES, JSONLimitError, parse_json
+
 SHA256 = re.compile(r"[0-9a-f]{64}")
 LEFTOVER_KINDS = ("partial", "old")  # the work folder, an output being replaced
 FULL_DISK = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
@@ -70,6 +72,32 @@ def json_kind(value: object) -> str:
     kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
              int: "a number", float: "a number"}
     return kinds.get(type(value), type(value).__name__)
+
+
+def read_json(path: Path) -> object:
+    """A JSON file read within the limits of ``json_limits``; a ``DatasetError`` naming the file
+    and what is wrong otherwise."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise JSONLimitError(f"is larger than {MAX_BYTES:,} bytes")
+        return parse_json(path.read_bytes())
+    except JSONLimitError as error:
+        raise DatasetError(f"{path} {error}") from None
+    except json.JSONDecodeError as error:
+        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path} is not valid JSON: it is not UTF-8 text") from None
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON file that must hold an object; a clear error otherwise."""
+    content = read_json(path)
+    if not isinstance(content, dict):
+        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(content)})")
+    return content
 
 
 def listed_files(description: object, source: str) -> dict[str, tuple[int, str]]:
@@ -157,8 +185,8 @@ def output_problem(folder: Path) -> str | None:
         return f"it holds both {kinds[0].description} and {kinds[1].description}"
     kind = kinds[0]
     try:
-        description = json.loads((folder / kind.description).read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
+        description = read_json(folder / kind.description)
+    except DatasetError:
         return f"its {kind.description} is not readable JSON"
     if not isinstance(description, dict):
         return f"its {kind.description} is not a JSON object"
@@ -205,9 +233,26 @@ def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
                            f"({problem}); choose another --out")
 
 
+def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
+    """The pushgen output (dataset, split, benchmark results) that holds ``path``, if any."""
+    for folder in Path(path).resolve().parents:
+        for kind in KINDS:
+            if (folder / kind.description).is_file():
+                return kind, folder
+    return None
+
+
 def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
-    """Refuse an output path early: it exists without ``force``, or it is not replaceable."""
+    """Refuse an output path early: it is inside a pushgen output or an input, it exists without
+    ``force``, or it is not replaceable."""
     out = Path(out)
+    for path in keep:
+        if Path(path).resolve() in out.resolve().parents:
+            raise DatasetError(f"--out {out} is inside the input {path}; choose a folder outside it")
+    if (enclosing := enclosing_output(out)) is not None:
+        kind, folder = enclosing
+        raise DatasetError(f"--out {out} is inside the pushgen {kind.name} {folder} (it holds "
+                           f"{kind.description}); choose a folder outside it")
     if out.exists() or out.is_symlink():
         if not force:
             raise DatasetError(f"{out} already exists; choose another --out or pass --force")

@@ -9,7 +9,6 @@ needs no change here. A problem raises ``DatasetError`` naming the file and what
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -23,6 +22,7 @@ from pushgen.data.outputs import (
     json_kind,
     kind_named,
     listed_files,
+    read_json_object,
     unlisted_file,
 )
 
@@ -93,21 +93,6 @@ def verify_split(folder: Path) -> dict:
             _check_rows(folder, [f"{part}.parquet"], entry["rows"], str(path), part)
     _verified[folder.resolve()] = (state, description)
     return description
-
-
-def read_json_object(path: Path) -> dict:
-    """A JSON file that must hold an object; a clear error otherwise."""
-    try:
-        content = json.loads(Path(path).read_bytes())
-    except json.JSONDecodeError as error:
-        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
-    except UnicodeDecodeError:
-        raise DatasetError(f"{path} is not valid JSON: it is not UTF-8 text") from None
-    except OSError as error:
-        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
-    if not isinstance(content, dict):
-        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(content)})")
-    return content
 
 
 def _existing_folder(folder: Path) -> Path:

@@ -27,7 +27,7 @@ import requests
 from tqdm.auto import tqdm
 
 from pushgen.data.dataset import CARD, DatasetError, atomic_folder
-from pushgen.data.outputs import files_problem, listed_files, sha256_file, writer_lock
+from pushgen.data.outputs import files_problem, listed_files, read_json, sha256_file, writer_lock
 from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.publishing.transfer import STALL_SECONDS, LimitedDownloader
@@ -57,7 +57,12 @@ def cache_dir(cache: Path | None = None) -> Path:
 
 def data_url(url: str | None = None) -> str:
     url = (url or os.environ.get(DATA_URL_ENV) or DEFAULT_DATA_URL).rstrip("/")
-    if urlparse(url).scheme not in ("http", "https"):
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError as error:
+        raise DownloadError(f"{DATA_URL_ENV} is not a usable URL ({error}); got {url!r}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise DownloadError(f"{DATA_URL_ENV} must be an http(s) URL; got {url!r}")
     return url
 
@@ -87,8 +92,8 @@ def shipped_copy(entry: StandardSplit) -> Path | None:
 
 def read_record(folder: Path) -> dict | None:
     try:
-        record = json.loads((folder / RECORD).read_text())
-    except (OSError, ValueError):
+        record = read_json(folder / RECORD)
+    except DatasetError:
         return None
     return record if isinstance(record, dict) else None
 
