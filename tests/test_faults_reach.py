@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fault_cases import damaged_copy, dataset_commands, made_folders, run_cli, split_commands
+from fault_cases import damaged_copy, dataset_commands, made_folders, run_cli, split_commands, submission_for
 from fault_families import killed_between_renames
 from fault_servers import data_url, faulty_server, listener
 from test_download_faults import remote  # noqa: F401  (a fixture)
@@ -255,3 +255,32 @@ def test_a_full_standard_output_is_one_line(folders, args):
     assert done.stderr.splitlines() == [
         f"pushgen{' ' + args[0] if not args[0].startswith('-') else ''}: error: cannot write to standard "
         "output: No space left on device"]
+
+
+def test_messages_name_the_type_of_a_user_id_and_show_plain_values(folders, tmp_path):
+    import gymnasium as gym
+    import pandas as pd
+
+    from pushgen.envs import GENERATION_ID
+
+    _, split = folders
+    refusal = r"^user must be a whole number \(a user id of task 1's test part of split .*\); got 1\.0$"
+    with pytest.raises(pushgen.DatasetError, match=refusal):
+        gym.make(GENERATION_ID, split=split, user=1.0, task=1)
+    contexts = pushgen.load_split(split, task=2).test["context_id"]
+    notification = pd.read_parquet(submission_for(split)).drop(columns="context_id").iloc[0]
+    run = pd.DataFrame({"context_id": contexts, **notification.to_dict(), "decision_seconds": -1.0})
+    run.to_parquet(tmp_path / "run.parquet")
+    outcome = run_cli(["evaluate", "--split", str(split), "--task", "2",
+                       "--submission", str(tmp_path / "run.parquet")])
+    assert outcome.code == 2
+    assert "column 'decision_seconds' row 0: -1.0 is not a number of seconds >= 0" in outcome.err
+
+
+def test_a_download_refused_as_busy_suggests_another_cache(remote, tmp_path):  # noqa: F811
+    from pushgen.data.outputs import writer_lock
+
+    with writer_lock(tmp_path / "cache" / remote.name / remote.version):
+        outcome = run_cli(["download", remote.label, "--cache", str(tmp_path / "cache")])
+    assert outcome.code == 2 and len(outcome.error_lines) == 1, outcome.err
+    assert outcome.err.rstrip().endswith("wait for it to finish or choose another --cache")
