@@ -284,3 +284,9 @@ def test_a_download_refused_as_busy_suggests_another_cache(remote, tmp_path):  #
         outcome = run_cli(["download", remote.label, "--cache", str(tmp_path / "cache")])
     assert outcome.code == 2 and len(outcome.error_lines) == 1, outcome.err
     assert outcome.err.rstrip().endswith("wait for it to finish or choose another --cache")
+
+
+def test_an_output_under_another_programs_manifest_is_allowed(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"name": "a web app", "files": []}')
+    outcome = run_cli(["make", "--users", "1", "--days", "2", "--out", str(tmp_path / "d")])
+    assert outcome.code == 0, outcome.err

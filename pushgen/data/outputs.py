@@ -234,11 +234,16 @@ def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
 
 
 def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
-    """The pushgen output (dataset, split, benchmark results) that holds ``path``, if any."""
+    """The pushgen output (dataset, split, benchmark results) that holds ``path``, if any: a
+    parent folder whose description is a JSON object with that description's fields (another
+    program's ``manifest.json`` is not one)."""
     for folder in Path(path).resolve().parents:
         for kind in KINDS:
             if (folder / kind.description).is_file():
-                return kind, folder
+                with contextlib.suppress(DatasetError):
+                    description = read_json(folder / kind.description)
+                    if isinstance(description, dict) and all(f in description for f in kind.fields):
+                        return kind, folder
     return None
 
 
