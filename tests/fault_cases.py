@@ -275,6 +275,7 @@ def submission_for(split: Path) -> Path:
 
 
 def dataset_commands() -> list[Command]:
+    from pushgen.data.dataset import read_dataset
     from pushgen.data.describe import describe_path
     from pushgen.data.verify import verify_dataset
     from pushgen.splits import SplitSpec, make_split
@@ -287,6 +288,7 @@ def dataset_commands() -> list[Command]:
                 writes="out"),
         Command("describe_path()", call=lambda d, s: describe_path(d)),
         Command("verify_dataset()", call=lambda d, s: verify_dataset(d)),
+        Command("read_dataset()", call=lambda d, s: read_dataset(d)),
         Command("make_split()", call=lambda d, s: make_split(d, s / "out", spec), writes="out"),
     ]
 

@@ -290,3 +290,14 @@ def test_an_output_under_another_programs_manifest_is_allowed(tmp_path):
     (tmp_path / "manifest.json").write_text('{"name": "a web app", "files": []}')
     outcome = run_cli(["make", "--users", "1", "--days", "2", "--out", str(tmp_path / "d")])
     assert outcome.code == 0, outcome.err
+
+
+def test_read_dataset_refuses_an_extra_part(partitioned):
+    from pushgen.data.dataset import read_dataset
+
+    with damaged_copy(partitioned) as (dataset, _):
+        assert len(read_dataset(dataset).notifications) == read_manifest(dataset)["rows"]["notifications"]
+        parts = dataset / "notifications"
+        shutil.copy(parts / "part-00001.parquet", parts / "part-00008.parquet")
+        with pytest.raises(pushgen.DatasetError, match=r"notifications/part-00008\.parquet is not listed in"):
+            read_dataset(dataset)

@@ -34,6 +34,8 @@ from pushgen.data.outputs import (
     DatasetError,
     check_output,
     check_replaceable,
+    check_unlisted,
+    listed_files,
     read_json_object,
     remove_leftovers,
     snapshot,
@@ -196,9 +198,12 @@ def read_parameters(folder: Path) -> EngagementParameters:
 
 
 def read_dataset(folder: Path) -> Dataset:
-    """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand)."""
+    """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand); a file its
+    manifest does not list (a part a folder reader would count twice) is a ``DatasetError``."""
     folder = Path(folder)
     manifest = read_manifest(folder)
+    source = f"{folder / MANIFEST}"
+    check_unlisted(folder, listed_files(manifest, source), "dataset", source)
     frames = {name: read_table(table_path(folder, name, manifest))
               for name in ("notifications", "users")}
     return Dataset(

@@ -156,6 +156,14 @@ def unlisted_file(folder: Path, listed: dict, kind: Kind) -> str | None:
     return None
 
 
+def check_unlisted(folder: Path, listed: dict, kind: str, source: str) -> None:
+    """Refuse a file the description ``source`` does not list: a folder is read only through it."""
+    other = unlisted_file(folder, listed, kind_named(kind))
+    if other is not None:
+        raise DatasetError(f"{folder}/{other} is not listed in {source}; a {kind} folder holds only "
+                           f"the files its {Path(source).name} lists (move it away)")
+
+
 def kind_named(name: str) -> Kind:
     return next(kind for kind in KINDS if kind.name == name)
 

@@ -18,12 +18,11 @@ from pushgen.data.dataset import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_lin
 from pushgen.data.generator import Recipe, make_recipe
 from pushgen.data.outputs import (
     DatasetError,
+    check_unlisted,
     files_problem,
     json_kind,
-    kind_named,
     listed_files,
     read_json_object,
-    unlisted_file,
 )
 
 SPLIT_FILE = "split.json"
@@ -62,7 +61,7 @@ def verify_dataset(folder: Path) -> dict:
     if MODEL_FILE not in files:
         raise DatasetError(f"{source} does not list {MODEL_FILE}")
     _check_files(folder, files, source)
-    _check_unlisted(folder, files, "dataset", source)
+    check_unlisted(folder, files, "dataset", source)
     for table, name in COUNTED.items():
         listed = _table_files(files, table, manifest)
         if all(path.endswith(".parquet") for path in listed):
@@ -81,7 +80,7 @@ def verify_split(folder: Path) -> dict:
         raise DatasetError(f"{folder} is not a split folder: no {SPLIT_FILE}")
     description = read_json_object(path)
     files = listed_files(description, str(path))
-    _check_unlisted(folder, files, "split", str(path))
+    check_unlisted(folder, files, "split", str(path))
     state = _state(folder, path, files)
     known = _verified.get(folder.resolve())
     if known is not None and known[0] == state:
@@ -170,14 +169,6 @@ def _check_files(folder: Path, files: dict, source: str) -> None:
     problem = files_problem(folder, files, Path(source).name)
     if problem is not None:
         raise DatasetError(f"{folder}/{problem}")
-
-
-def _check_unlisted(folder: Path, files: dict, kind: str, source: str) -> None:
-    """Refuse a file the description does not list: pushgen reads a folder only through it."""
-    other = unlisted_file(folder, files, kind_named(kind))
-    if other is not None:
-        raise DatasetError(f"{folder}/{other} is not listed in {source}; a {kind} folder holds only "
-                           f"the files its {Path(source).name} lists (move it away)")
 
 
 def _check_rows(folder: Path, paths: list[str], expected: int, source: str, table: str) -> None:
