@@ -30,12 +30,16 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen._version import __version__
 from pushgen.data.generator import Dataset, Recipe
+from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
+from pushgen.data.layout import FORMATS as FORMATS
+from pushgen.data.layout import MANIFEST as MANIFEST
+from pushgen.data.layout import MODEL_FILE, TRUTH
+from pushgen.data.layout import first_line as first_line
+from pushgen.data.layout import read_manifest as read_manifest
 from pushgen.data.outputs import (
     DatasetError,
     check_output,
     check_replaceable,
-    check_unlisted,
-    listed_files,
     read_json_object,
     remove_leftovers,
     snapshot,
@@ -43,23 +47,13 @@ from pushgen.data.outputs import (
     writer_lock,
 )
 from pushgen.data.parameter_frames import from_frames
+from pushgen.data.verify import verify_dataset
 from pushgen.model.engagement import EngagementParameters
 
-FORMATS = ("parquet", "csv")
-MANIFEST = "manifest.json"
-CARD = "README.md"
-TRUTH = "ground_truth"
-MODEL_FILE = f"{TRUTH}/engagement_model.json"
 KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
 # No Arrow schema in the files: categoricals read back as strings (their pages stay dictionary-encoded),
 # which Hugging Face datasets can load as ClassLabel; it cannot cast Arrow dictionaries to ClassLabel.
 PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True, "store_schema": False}
-
-
-def first_line(error: Exception) -> str:
-    """An exception's message cut to its first line (its class name if it has none)."""
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
 
 
 def plain_table(table: pa.Table) -> pa.Table:
@@ -156,13 +150,6 @@ def after_moving_aside(out: Path) -> None:
     tests kill the process: the next run to ``out`` puts the earlier output back)."""
 
 
-def read_manifest(folder: Path) -> dict:
-    path = Path(folder) / MANIFEST
-    if not path.is_file():
-        raise DatasetError(f"{folder} is not a pushgen dataset: no {MANIFEST}")
-    return read_json_object(path)
-
-
 def table_path(folder: Path, name: str, manifest: dict) -> Path:
     """A table's file, or its folder of parts in a partitioned dataset."""
     if manifest.get("layout") == "partitioned" and name != "users":
@@ -198,12 +185,10 @@ def read_parameters(folder: Path) -> EngagementParameters:
 
 
 def read_dataset(folder: Path) -> Dataset:
-    """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand); a file its
-    manifest does not list (a part a folder reader would count twice) is a ``DatasetError``."""
+    """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand), once it matches
+    its manifest (``verify_dataset``; a ``DatasetError`` naming the file otherwise)."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
-    source = f"{folder / MANIFEST}"
-    check_unlisted(folder, listed_files(manifest, source), "dataset", source)
+    manifest = verify_dataset(folder)
     frames = {name: read_table(table_path(folder, name, manifest))
               for name in ("notifications", "users")}
     return Dataset(

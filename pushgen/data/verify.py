@@ -14,8 +14,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pushgen.data.dataset import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
 from pushgen.data.generator import Recipe, make_recipe
+from pushgen.data.layout import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
 from pushgen.data.outputs import (
     DatasetError,
     check_unlisted,
