@@ -164,7 +164,8 @@ def inside(kind: str) -> str | None:
         make = ["make", "--users", "1", "--days", "2"]
         benchmark = ["benchmark", "--split", str(sp), "--task", "1", "--baselines", "random", "--no-plots"]
         args, message = {
-            "split into its dataset": ([*SPLIT_ARGS, "--out", str(ds / "s")], f"is inside the input {ds}"),
+            "split into its dataset": ([*SPLIT_ARGS, "--out", str(ds / "s")],
+                                       f"is inside the pushgen dataset {ds}"),
             "make into a dataset": ([*make, "--out", str(ds / "ground_truth" / "x")],
                                     f"is inside the pushgen dataset {ds}"),
             "split into a split": ([*SPLIT_ARGS, "--out", str(sp / "task1" / "x")],

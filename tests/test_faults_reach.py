@@ -166,7 +166,7 @@ def test_make_of_ten_million_users_is_refused_on_this_disk(tmp_path):
 
 @pytest.mark.parametrize(("args", "message"), [
     (lambda ds, s: ["split", str(ds), *SPLIT_ARGS, "--out", str(ds / "mysplit")],
-     "--out {ds}/mysplit is inside the input {ds}"),
+     "--out {ds}/mysplit is inside the pushgen dataset {ds} (it holds manifest.json)"),
     (lambda ds, s: ["make", "--users", "1", "--days", "2", "--out", str(ds / "ground_truth" / "nested")],
      "--out {ds}/ground_truth/nested is inside the pushgen dataset {ds} (it holds manifest.json)"),
     (lambda ds, s: ["split", str(ds), *SPLIT_ARGS, "--out", str(s / "task1" / "x")],

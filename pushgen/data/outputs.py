@@ -256,12 +256,9 @@ def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
 
 
 def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
-    """Refuse an output path early: it is inside a pushgen output or an input, it exists without
-    ``force``, or it is not replaceable."""
+    """Refuse an output path early: it is inside a pushgen output (an input of the command, or
+    any other), it exists without ``force``, or it is not replaceable."""
     out = Path(out)
-    for path in keep:
-        if Path(path).resolve() in out.resolve().parents:
-            raise DatasetError(f"--out {out} is inside the input {path}; choose a folder outside it")
     if (enclosing := enclosing_output(out)) is not None:
         kind, folder = enclosing
         raise DatasetError(f"--out {out} is inside the pushgen {kind.name} {folder} (it holds "
