@@ -15,6 +15,7 @@ from pushgen._version import __version__
 if TYPE_CHECKING:
     from pushgen.benchmark import run_benchmark
     from pushgen.data.generator import Dataset, GenerationError, generate
+    from pushgen.data.outputs import DatasetError
     from pushgen.model.feasibility import is_possible
     from pushgen.model.priors import Priors
     from pushgen.publishing.access import load_split
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Dataset": "pushgen.data.generator",
+    "DatasetError": "pushgen.data.outputs",
     "GenerationError": "pushgen.data.generator",
     "generate": "pushgen.data.generator",
     "Priors": "pushgen.model.priors",
@@ -50,6 +52,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "Dataset",
+    "DatasetError",
     "GenerationError",
     "Priors",
     "__version__",

@@ -3,7 +3,10 @@ other command to ``pushgen.commands`` (imported only then: it needs pandas and p
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from pushgen._version import __version__
@@ -12,12 +15,37 @@ from pushgen._version import __version__
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``pushgen`` command (see ``pushgen.commands.main``)."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if args == ["--version"]:
-        print(f"pushgen, version {__version__}")
-        return 0
-    from pushgen.commands import main as run
+    try:
+        if args == ["--version"]:
+            print(f"pushgen, version {__version__}")
+            code = 0
+        else:
+            from pushgen.commands import main as run
 
-    return run(args)
+            code = run(args)
+        sys.stdout.flush()
+    except OSError as error:
+        if not _writing_output(error):
+            raise
+        with contextlib.suppress(OSError, ValueError):  # Python's last flush at exit must not fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        command = next((a for a in args if not a.startswith("-")), None)
+        sys.stderr.write(f"pushgen{f' {command}' * bool(command)}: error: cannot write to standard "
+                         f"output: {error.strerror or error}\n")
+        return 2
+    return code
+
+
+def _writing_output(error: OSError) -> bool:
+    """Whether ``error`` came from writing the output: raised in ``click.echo`` or here."""
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    if frame is None:
+        return False
+    code = frame.tb_frame.f_code
+    return (code.co_name == "echo" and Path(code.co_filename).parts[-2:] == ("click", "utils.py")) or (
+        code is main.__code__)
 
 
 def __getattr__(name: str) -> Any:

@@ -28,6 +28,7 @@ import click
 import pyarrow as pa
 
 from pushgen._version import __version__
+from pushgen.cli_types import WholeNumber
 from pushgen.data.dataset import FORMATS, DatasetError, first_line
 from pushgen.data.engines import ENGINES, EngineError
 from pushgen.data.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
@@ -61,20 +62,20 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--users", type=click.IntRange(1, MAX_USERS), default=50, show_default=True,
+@click.option("--users", type=WholeNumber(1, MAX_USERS), default=50, show_default=True,
               help="Number of users.")
-@click.option("--months", type=click.IntRange(1, MAX_MONTHS), default=None,
+@click.option("--months", type=WholeNumber(1, MAX_MONTHS), default=None,
               help="Calendar months to simulate [default: 6].")
-@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=None,
+@click.option("--days", type=WholeNumber(1, MAX_DAYS), default=None,
               help="Days to simulate (instead of --months).")
 @click.option("--start", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="First day, YYYY-MM-DD [default: 2026-01-05].")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Output folder [default: a new folder named from the parameters].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
-@click.option("--jobs", type=click.IntRange(1, 1024), default=1, show_default=True,
+@click.option("--jobs", type=WholeNumber(1, 1024), default=1, show_default=True,
               help="Worker processes (the data is the same for any number).")
 @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
               help="local processes, or a Dask cluster (needs pushgen[dask]).")
@@ -165,15 +166,15 @@ def user_errors() -> Iterator[None]:
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Output folder [default: DATASET-split beside DATASET].")
-@click.option("--train-months", type=click.IntRange(1, MAX_MONTHS), default=None,
+@click.option("--train-months", type=WholeNumber(1, MAX_MONTHS), default=None,
               help="Months of history for task 1, validation weeks included [default: half the "
                    "dataset's months].")
-@click.option("--test-months", type=click.IntRange(1, MAX_MONTHS), default=None,
+@click.option("--test-months", type=WholeNumber(1, MAX_MONTHS), default=None,
               help="Months after the training months that make the test sets [default: the rest "
                    "of the dataset].")
-@click.option("--validation-weeks", type=click.IntRange(0, None), default=2, show_default=True,
+@click.option("--validation-weeks", type=WholeNumber(0, None), default=2, show_default=True,
               help="The last weeks of the training months, kept for model selection.")
-@click.option("--cold-start-users", type=click.IntRange(0, None), default=0, show_default=True,
+@click.option("--cold-start-users", type=WholeNumber(0, None), default=0, show_default=True,
               help="Users held out entirely for task 2 (the highest user ids).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 def split_command(dataset: Path, out: Path | None, train_months: int | None, test_months: int | None,
@@ -246,14 +247,14 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
 @cli.command("evaluate")
 @click.option("--split", "split", required=True,
               help="A standard split's name (e.g. pushgen-v2) or a split folder.")
-@click.option("--task", type=click.IntRange(1, 2), default=1, show_default=True,
+@click.option("--task", type=WholeNumber(1, 2), default=1, show_default=True,
               help="1: a submission for the test contexts; 2: a recorded online run.")
 @click.option("--submission", type=click.Path(path_type=Path), required=True,
               help="Parquet or CSV: context_id and the 7 notification features per row.")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
               show_default=True, help="Expected reward, or the split's own draws.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
-@click.option("--user", "users", type=int, multiple=True,
+@click.option("--user", "users", type=WholeNumber(), multiple=True,
               help="Score only this user (repeat for several) [default: every test user].")
 def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
                      users: tuple[int, ...]) -> None:
@@ -268,7 +269,7 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 @cli.command("benchmark")
 @click.option("--split", "split", required=True,
               help="A standard split's name (e.g. pushgen-v2) or a split folder.")
-@click.option("--task", "tasks", type=click.IntRange(1, 2), multiple=True,
+@click.option("--task", "tasks", type=WholeNumber(1, 2), multiple=True,
               help="1 (offline) or 2 (online, cold start); repeat for both "
                    "[default: each task with test users].")
 @click.option("--baselines", default=None, metavar="NAMES", cls=BaselinesOption)
@@ -276,7 +277,7 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
               help="Results folder [default: benchmark-SPLIT].")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
               help="Expected reward, or the split's own draws.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, out: Path | None,

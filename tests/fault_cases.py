@@ -32,6 +32,11 @@ from pushgen.data.dataset import DatasetError
 DESCRIPTIONS = ("manifest.json", "split.json")
 BYTE_DAMAGE = ("truncate", "flip", "delete", "append", "empty")
 JSON_DAMAGE = ("json-drop", "json-set", "json-invalid")
+EXTRA_DAMAGE = "extra"  # a copy of a listed file under a name the description does not list
+LIMIT_DAMAGE = ("json-deep-array", "json-deep-object", "json-digits")  # valid JSON beyond the limits
+LIMIT_VALUES = {"json-deep-array": "[" * 150_000 + "]" * 150_000,
+                "json-deep-object": '{"a": ' * 70 + "0" + "}" * 70,
+                "json-digits": "-" + "9" * 5001}
 JSON_VALUES = (None, -3, 0, 1.5, "x", [], {}, True)
 SPLIT_ARGS = ("--train-months", "1", "--test-months", "1", "--validation-weeks", "1")
 
@@ -85,6 +90,11 @@ def apply(folder: Path, damage: Damage) -> None:
     path = Path(folder) / damage.file
     if damage.kind == "delete":
         path.unlink()
+    elif damage.kind == EXTRA_DAMAGE:
+        shutil.copyfile(path, extra_name(path))
+    elif damage.kind in LIMIT_DAMAGE:
+        text = path.read_text().rstrip()
+        path.write_text(f'{text[:-1].rstrip()}, "extra": {LIMIT_VALUES[damage.kind]}}}')
     elif damage.kind == "empty":
         path.write_bytes(b"")
     elif damage.kind == "append":
@@ -112,9 +122,15 @@ def apply(folder: Path, damage: Damage) -> None:
         path.write_text(json.dumps(document, indent=1))
 
 
+def extra_name(path: Path) -> Path:
+    return path.with_name(f"{path.stem}-extra{path.suffix}")
+
+
 def must_fail(folder: Path, damage: Damage) -> bool:
-    """Whether the damage must be noticed: a listed file's bytes changed or the file is gone, or
-    the description is no longer JSON."""
+    """Whether the damage must be noticed: a listed file's bytes changed or the file is gone, the
+    description is no longer JSON or beyond its limits, or a file it does not list is there."""
+    if damage.kind == EXTRA_DAMAGE or damage.kind in LIMIT_DAMAGE:
+        return True
     if damage.file in DESCRIPTIONS:
         return damage.kind in ("json-invalid", "empty")
     return damage.file in listed_files(folder) and damage.kind in BYTE_DAMAGE
@@ -128,6 +144,8 @@ def damages_of(folder: Path) -> list[Damage]:
     description = description_name(folder)
     document = json.loads((Path(folder) / description).read_text())
     cases.append(Damage("json-invalid", description))
+    cases += [Damage(EXTRA_DAMAGE, name) for name in listed_files(folder)]
+    cases += [Damage(kind, description) for kind in LIMIT_DAMAGE]
     for path in json_paths(document, depth=2):
         cases.append(Damage("json-drop", description, path=path))
         cases += [Damage("json-set", description, path=path, value=v) for v in (None, -3, "x", [])]
@@ -257,6 +275,7 @@ def submission_for(split: Path) -> Path:
 
 
 def dataset_commands() -> list[Command]:
+    from pushgen.data.dataset import read_dataset
     from pushgen.data.describe import describe_path
     from pushgen.data.verify import verify_dataset
     from pushgen.splits import SplitSpec, make_split
@@ -269,6 +288,7 @@ def dataset_commands() -> list[Command]:
                 writes="out"),
         Command("describe_path()", call=lambda d, s: describe_path(d)),
         Command("verify_dataset()", call=lambda d, s: verify_dataset(d)),
+        Command("read_dataset()", call=lambda d, s: read_dataset(d)),
         Command("make_split()", call=lambda d, s: make_split(d, s / "out", spec), writes="out"),
     ]
 

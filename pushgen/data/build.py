@@ -8,6 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from pushgen.data.capacity import check_fits
 from pushgen.data.dataset import CARD, atomic_folder
 from pushgen.data.engines import buckets, is_partitioned
 from pushgen.data.generator import Dataset, Recipe
@@ -34,9 +35,11 @@ def make_dataset(
     Memory stays bounded: buckets of users are written as they arrive, and a large dataset
     is partitioned (``partitioned=None``: decided by its size), its workers encoding one
     Parquet part per bucket. The card's statistics cover every user of a small dataset, and
-    the first bucket's users of a large one. ``describe``, if given, runs on the finished folder
+    the first bucket's users of a large one. A dataset expected not to fit on the disk is refused
+    before anything is written. ``describe``, if given, runs on the finished folder
     (manifest and card written) before it takes the place of ``out``.
     """
+    check_fits(recipe, Path(out), fmt)
     partitioned = (is_partitioned(recipe) if partitioned is None else partitioned) and fmt == "parquet"
     with atomic_folder(Path(out), force) as work, writing(
             DatasetWriter(work, fmt, partitioned)) as writer:

@@ -16,7 +16,6 @@ Layout of a dataset folder::
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import tempfile
@@ -31,34 +30,30 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen._version import __version__
 from pushgen.data.generator import Dataset, Recipe
+from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
+from pushgen.data.layout import FORMATS as FORMATS
+from pushgen.data.layout import MANIFEST as MANIFEST
+from pushgen.data.layout import MODEL_FILE, TRUTH
+from pushgen.data.layout import first_line as first_line
+from pushgen.data.layout import read_manifest as read_manifest
 from pushgen.data.outputs import (
     DatasetError,
     check_output,
     check_replaceable,
-    json_kind,
+    read_json_object,
     remove_leftovers,
     snapshot,
     write_error_message,
     writer_lock,
 )
 from pushgen.data.parameter_frames import from_frames
+from pushgen.data.verify import verify_dataset
 from pushgen.model.engagement import EngagementParameters
 
-FORMATS = ("parquet", "csv")
-MANIFEST = "manifest.json"
-CARD = "README.md"
-TRUTH = "ground_truth"
-MODEL_FILE = f"{TRUTH}/engagement_model.json"
 KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
 # No Arrow schema in the files: categoricals read back as strings (their pages stay dictionary-encoded),
 # which Hugging Face datasets can load as ClassLabel; it cannot cast Arrow dictionaries to ClassLabel.
 PARQUET_OPTIONS = {"compression": "zstd", "use_dictionary": True, "store_schema": False}
-
-
-def first_line(error: Exception) -> str:
-    """An exception's message cut to its first line (its class name if it has none)."""
-    text = str(error).strip().splitlines()
-    return text[0] if text else type(error).__name__
 
 
 def plain_table(table: pa.Table) -> pa.Table:
@@ -93,19 +88,21 @@ def read_table(path: Path) -> pd.DataFrame:
 
 
 @contextlib.contextmanager
-def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = ()) -> Iterator[Path]:
+def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = (),
+                  option: str = "--out") -> Iterator[Path]:
     """A temporary folder beside ``out`` that becomes ``out`` only if the block succeeds.
 
     One run at a time writes ``out`` (a second is refused), and it first removes what killed
     runs to ``out`` left behind. ``--force`` replaces only an earlier pushgen output (or an empty
     folder), never the current folder, one of its parents, or a folder holding one of the
     ``keep`` paths (the inputs); the earlier output stays until the new one is complete.
+    ``option`` is the command's option that chooses ``out`` (for messages).
     """
     out = Path(out)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {parent} does not exist")
-    with writer_lock(out):
+    with writer_lock(out, option):
         remove_leftovers(out)
         check_output(out, force, keep)
         before = snapshot(out)
@@ -140,6 +137,7 @@ def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
     trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=work.parent))
     os.replace(out, trash / out.name)
     try:
+        after_moving_aside(out)
         os.replace(work, out)
     except OSError:
         os.replace(trash / out.name, out)
@@ -147,19 +145,9 @@ def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
     shutil.rmtree(trash, ignore_errors=True)
 
 
-def read_manifest(folder: Path) -> dict:
-    path = Path(folder) / MANIFEST
-    if not path.is_file():
-        raise DatasetError(f"{folder} is not a pushgen dataset: no {MANIFEST}")
-    try:
-        manifest = json.loads(path.read_bytes())
-    except json.JSONDecodeError as error:
-        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError(f"cannot read {path}: {getattr(error, 'strerror', None) or error}") from None
-    if not isinstance(manifest, dict):
-        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(manifest)})")
-    return manifest
+def after_moving_aside(out: Path) -> None:
+    """Called by ``--force`` between its two renames, when ``out`` is absent (a point where the
+    tests kill the process: the next run to ``out`` puts the earlier output back)."""
 
 
 def table_path(folder: Path, name: str, manifest: dict) -> Path:
@@ -188,7 +176,7 @@ def truth_path(folder: Path, name: str) -> Path:
 def read_parameters(folder: Path) -> EngagementParameters:
     """The ground-truth engagement parameters stored in a dataset (or split) folder."""
     folder = Path(folder)
-    constants = json.loads((folder / MODEL_FILE).read_text())
+    constants = read_json_object(folder / MODEL_FILE)
     return from_frames(
         pq.read_table(truth_path(folder, "engagement_users")).to_pandas(),
         pq.read_table(truth_path(folder, "engagement_weights")).to_pandas(),
@@ -197,9 +185,10 @@ def read_parameters(folder: Path) -> EngagementParameters:
 
 
 def read_dataset(folder: Path) -> Dataset:
-    """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand)."""
+    """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand), once it matches
+    its manifest (``verify_dataset``; a ``DatasetError`` naming the file otherwise)."""
     folder = Path(folder)
-    manifest = read_manifest(folder)
+    manifest = verify_dataset(folder)
     frames = {name: read_table(table_path(folder, name, manifest))
               for name in ("notifications", "users")}
     return Dataset(

@@ -12,21 +12,26 @@ stores bytes and chains digests.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
 from pushgen.data.generator import Dataset, Recipe, simulate
+from pushgen.data.scheduler_probe import check_scheduler
 from pushgen.data.writer import Bucket, Tables
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000
 ROWS_PER_USER_DAY = 75  # a generous estimate of notifications per user and day
 SINGLE_FILE_ROWS = 1_500_000
+SCHEDULER_TIMEOUT_SECONDS = 10
 
 
 class EngineError(ValueError):
@@ -125,21 +130,51 @@ def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | No
     except ImportError:
         raise EngineError(
             "--engine dask needs the dask extra: pip install 'pushgen[dask]'") from None
-    cluster = None
+    if scheduler:
+        check_scheduler(scheduler, SCHEDULER_TIMEOUT_SECONDS)
+    cluster = client = None
+    stopped = False
     try:
-        if scheduler:
-            client = Client(scheduler, timeout="10s")
-        else:
-            cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
-            client = Client(cluster)
-    except (OSError, ValueError, TimeoutError) as error:
-        raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
-    try:
+        try:
+            if scheduler:
+                client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT_SECONDS}s")
+            else:
+                # the workers' own log lines (cancelled tasks, a closed scheduler) never reach the user
+                cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+                client = Client(cluster)
+        except (OSError, ValueError, TimeoutError) as error:
+            raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
         workers = max(len(client.scheduler_info().get("workers", {})), 1)
         yield from _windowed(lambda item: client.submit(*task(item), pure=False),
                              lambda future: future.result(), work, workers + 1)
+    except BaseException:
+        stopped = True
+        _quiet_dask()
+        raise
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        for part in (client, cluster):
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    part.close()
+        if stopped:
+            _close_local_clusters()
+
+
+def _quiet_dask() -> None:
+    """A stopped run ends with its own one line: Dask's log lines and warnings about the
+    workers it shuts down are not shown."""
+    for name in ("distributed", "tornado", "asyncio"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    warnings.filterwarnings("ignore", module="distributed")
+
+
+def _close_local_clusters() -> None:
+    """Close the local clusters still starting when the run was stopped (Dask's own clean-up at
+    exit fails on a cluster whose workers never started)."""
+    from distributed.deploy.spec import SpecCluster
+
+    for cluster in list(SpecCluster._instances):
+        with contextlib.suppress(Exception):
+            cluster.close(timeout=10)
+        SpecCluster._instances.discard(cluster)

@@ -154,8 +154,15 @@ def make_recipe(
 
 def _check_int(name: str, value, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        raise GenerationError(f"{name} must be a whole number from {low} to {high}; got {value!r}")
+        raise GenerationError(f"{name} must be a whole number from {low} to {high}; got {shown(value)}")
     return int(value)
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for a message; a very long integer (which Python will not print) by its size."""
+    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 128:
+        return f"a whole number of about {int(abs(int(value)).bit_length() * 0.30103) + 1:,} digits"
+    return repr(value)
 
 
 def simulate(recipe: Recipe, user_ids: Iterable[int] | None = None) -> Iterator[UserData]:

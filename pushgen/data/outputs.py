@@ -9,7 +9,8 @@ replaces such a folder, or an empty one, and nothing else.
 
 A run that writes ``out`` holds the lock file ``.<out>.lock`` beside it; a second run to the
 same path is refused. Its temporary folders (``.<out>.partial-*``, ``.<out>.old-*``) are left
-behind only if the run is killed; the next run to that path removes them.
+behind only if the run is killed; the next run to that path removes them, after putting back
+an earlier output that was moved aside and not yet replaced.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from filelock import FileLock, Timeout
+
+from pushgen.data.json_limits import MAX_BYTES, JSONLimitError, parse_json
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 LEFTOVER_KINDS = ("partial", "old")  # the work folder, an output being replaced
@@ -68,6 +72,32 @@ def json_kind(value: object) -> str:
     kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
              int: "a number", float: "a number"}
     return kinds.get(type(value), type(value).__name__)
+
+
+def read_json(path: Path) -> object:
+    """A JSON file read within the limits of ``json_limits``; a ``DatasetError`` naming the file
+    and what is wrong otherwise."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise JSONLimitError(f"is larger than {MAX_BYTES:,} bytes")
+        return parse_json(path.read_bytes())
+    except JSONLimitError as error:
+        raise DatasetError(f"{path} {error}") from None
+    except json.JSONDecodeError as error:
+        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
+    except UnicodeDecodeError:
+        raise DatasetError(f"{path} is not valid JSON: it is not UTF-8 text") from None
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def read_json_object(path: Path) -> dict:
+    """A JSON file that must hold an object; a clear error otherwise."""
+    content = read_json(path)
+    if not isinstance(content, dict):
+        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(content)})")
+    return content
 
 
 def listed_files(description: object, source: str) -> dict[str, tuple[int, str]]:
@@ -114,6 +144,30 @@ def files_problem(folder: Path, files: dict[str, tuple[int, str]], source: str) 
     return None
 
 
+def unlisted_file(folder: Path, listed: dict, kind: Kind) -> str | None:
+    """The first file under ``folder`` that its description does not list and that is not written
+    after the description (None: there is none)."""
+    folder = Path(folder)
+    known = {*listed, kind.description, *kind.written_after}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if (path.is_file() or path.is_symlink()) and relative not in known:
+            return relative
+    return None
+
+
+def check_unlisted(folder: Path, listed: dict, kind: str, source: str) -> None:
+    """Refuse a file the description ``source`` does not list: a folder is read only through it."""
+    other = unlisted_file(folder, listed, kind_named(kind))
+    if other is not None:
+        raise DatasetError(f"{folder}/{other} is not listed in {source}; a {kind} folder holds only "
+                           f"the files its {Path(source).name} lists (move it away)")
+
+
+def kind_named(name: str) -> Kind:
+    return next(kind for kind in KINDS if kind.name == name)
+
+
 def file_listing(folder: Path, exclude: tuple[str, ...] = ()) -> dict[str, dict]:
     """Size and sha256 of every file under ``folder`` but ``exclude``, for a description's ``files``."""
     folder = Path(folder)
@@ -139,8 +193,8 @@ def output_problem(folder: Path) -> str | None:
         return f"it holds both {kinds[0].description} and {kinds[1].description}"
     kind = kinds[0]
     try:
-        description = json.loads((folder / kind.description).read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
+        description = read_json(folder / kind.description)
+    except DatasetError:
         return f"its {kind.description} is not readable JSON"
     if not isinstance(description, dict):
         return f"its {kind.description} is not a JSON object"
@@ -153,9 +207,8 @@ def output_problem(folder: Path) -> str | None:
         return str(error)
     if (problem := files_problem(folder, files, kind.description)) is not None:
         return problem
-    others = [p for p in present if p not in files and p not in (kind.description, *kind.written_after)]
-    if others:
-        return f"{others[0]} is not one of the {kind.name}'s files"
+    if (other := unlisted_file(folder, files, kind)) is not None:
+        return f"{other} is not one of the {kind.name}'s files"
     return None
 
 
@@ -188,9 +241,28 @@ def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
                            f"({problem}); choose another --out")
 
 
+def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
+    """The pushgen output (dataset, split, benchmark results) that holds ``path``, if any: a
+    parent folder whose description is a JSON object with that description's fields (another
+    program's ``manifest.json`` is not one)."""
+    for folder in Path(path).resolve().parents:
+        for kind in KINDS:
+            if (folder / kind.description).is_file():
+                with contextlib.suppress(DatasetError):
+                    description = read_json(folder / kind.description)
+                    if isinstance(description, dict) and all(f in description for f in kind.fields):
+                        return kind, folder
+    return None
+
+
 def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
-    """Refuse an output path early: it exists without ``force``, or it is not replaceable."""
+    """Refuse an output path early: it is inside a pushgen output (an input of the command, or
+    any other), it exists without ``force``, or it is not replaceable."""
     out = Path(out)
+    if (enclosing := enclosing_output(out)) is not None:
+        kind, folder = enclosing
+        raise DatasetError(f"--out {out} is inside the pushgen {kind.name} {folder} (it holds "
+                           f"{kind.description}); choose a folder outside it")
     if out.exists() or out.is_symlink():
         if not force:
             raise DatasetError(f"{out} already exists; choose another --out or pass --force")
@@ -203,15 +275,16 @@ def lock_path(out: Path) -> Path:
 
 
 @contextlib.contextmanager
-def writer_lock(out: Path) -> Iterator[None]:
-    """Hold the lock of the output path ``out``: a second run to the same path is refused."""
+def writer_lock(out: Path, option: str = "--out") -> Iterator[None]:
+    """Hold the lock of the output path ``out``: a second run to the same path is refused
+    (its message suggests another ``option``)."""
     path = lock_path(out)
     lock = FileLock(path, timeout=0)
     try:
         lock.acquire(blocking=False)
     except Timeout:
         raise OutputBusy(f"{out} is being written by another pushgen run (it holds {path.name}); "
-                         "wait for it to finish or choose another --out") from None
+                         f"wait for it to finish or choose another {option}") from None
     except OSError as error:
         parent = path.parent if str(path.parent) else Path(".")
         raise DatasetError(f"cannot write into {parent}: {error.strerror or error}") from None
@@ -237,6 +310,14 @@ def leftovers(out: Path) -> list[Path]:
 
 
 def remove_leftovers(out: Path) -> None:
+    """Clear what killed runs to ``out`` left behind, after putting back an earlier output that a
+    ``--force`` run had moved aside (``.<out>.old-*/<out>``) when its replacement never arrived."""
+    out = Path(out)
+    if not (out.exists() or out.is_symlink()):
+        moved_aside = [folder / out.name for folder in leftovers(out)
+                       if folder.name.startswith(f".{out.name}.old-") and (folder / out.name).is_dir()]
+        if moved_aside:
+            os.replace(max(moved_aside, key=lambda path: path.stat().st_mtime_ns), out)
     for folder in leftovers(out):
         shutil.rmtree(folder, ignore_errors=True)
 

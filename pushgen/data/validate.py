@@ -25,6 +25,7 @@ from pushgen.data.dataset import (
 )
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.generator import GenerationError, Recipe
+from pushgen.data.json_limits import JSONLimitError, parse_json
 from pushgen.data.outputs import sha256_file
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
@@ -53,7 +54,9 @@ def validate(folder: Path) -> list[str]:
             raise DatasetError(f"{folder} is not a pushgen dataset: no {MANIFEST}")
         return [f"{MANIFEST} is missing"]
     try:
-        manifest = json.loads(path.read_bytes())
+        manifest = parse_json(path.read_bytes())
+    except JSONLimitError as error:
+        return [f"{MANIFEST} {error}"]
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         return [f"{MANIFEST} is not valid JSON: {error}"]
     except OSError as error:

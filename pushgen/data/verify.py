@@ -9,15 +9,21 @@ needs no change here. A problem raises ``DatasetError`` naming the file and what
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pushgen.data.dataset import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
 from pushgen.data.generator import Recipe, make_recipe
-from pushgen.data.outputs import DatasetError, files_problem, json_kind, listed_files
+from pushgen.data.layout import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
+from pushgen.data.outputs import (
+    DatasetError,
+    check_unlisted,
+    files_problem,
+    json_kind,
+    listed_files,
+    read_json_object,
+)
 
 SPLIT_FILE = "split.json"
 DATASET_TABLES = ("notifications", "users", f"{TRUTH}/engagement_users", f"{TRUTH}/engagement_weights",
@@ -55,6 +61,7 @@ def verify_dataset(folder: Path) -> dict:
     if MODEL_FILE not in files:
         raise DatasetError(f"{source} does not list {MODEL_FILE}")
     _check_files(folder, files, source)
+    check_unlisted(folder, files, "dataset", source)
     for table, name in COUNTED.items():
         listed = _table_files(files, table, manifest)
         if all(path.endswith(".parquet") for path in listed):
@@ -73,6 +80,7 @@ def verify_split(folder: Path) -> dict:
         raise DatasetError(f"{folder} is not a split folder: no {SPLIT_FILE}")
     description = read_json_object(path)
     files = listed_files(description, str(path))
+    check_unlisted(folder, files, "split", str(path))
     state = _state(folder, path, files)
     known = _verified.get(folder.resolve())
     if known is not None and known[0] == state:
@@ -84,21 +92,6 @@ def verify_split(folder: Path) -> dict:
             _check_rows(folder, [f"{part}.parquet"], entry["rows"], str(path), part)
     _verified[folder.resolve()] = (state, description)
     return description
-
-
-def read_json_object(path: Path) -> dict:
-    """A JSON file that must hold an object; a clear error otherwise."""
-    try:
-        content = json.loads(Path(path).read_bytes())
-    except json.JSONDecodeError as error:
-        raise DatasetError(f"{path} is not valid JSON: {error.msg} at line {error.lineno}") from None
-    except UnicodeDecodeError:
-        raise DatasetError(f"{path} is not valid JSON: it is not UTF-8 text") from None
-    except OSError as error:
-        raise DatasetError(f"cannot read {path}: {error.strerror or error}") from None
-    if not isinstance(content, dict):
-        raise DatasetError(f"{path} is not a JSON object (it holds {json_kind(content)})")
-    return content
 
 
 def _existing_folder(folder: Path) -> Path:

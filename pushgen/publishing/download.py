@@ -28,9 +28,10 @@ import requests
 from tqdm.auto import tqdm
 
 from pushgen.data.dataset import CARD, DatasetError, atomic_folder
-from pushgen.data.outputs import files_problem, listed_files, sha256_file, writer_lock
+from pushgen.data.outputs import files_problem, listed_files, read_json, sha256_file, writer_lock
 from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.publishing.standard import build_split, write_metadata
+from pushgen.publishing.transfer import STALL_SECONDS, LimitedDownloader
 from pushgen.splits import SPLIT_FILE
 
 # {revision}: a split's own tag or commit (``StandardSplit.published_at``), never a branch that moves
@@ -39,7 +40,6 @@ DATA_URL_ENV = "PUSHGEN_DATA_URL"
 CACHE_ENV = "PUSHGEN_CACHE"
 RECORD = ".pushgen-verified.json"
 CROISSANT = "croissant.json"
-TIMEOUT_SECONDS = 60
 
 
 class DownloadError(DatasetError):
@@ -61,7 +61,12 @@ def data_url(url: str | None = None, revision: str = "") -> str:
     """The base URL of the split files; ``{revision}`` in it becomes the split's revision."""
     url = (url or os.environ.get(DATA_URL_ENV) or DEFAULT_DATA_URL).rstrip("/")
     url = url.replace("{revision}", revision)
-    if urlparse(url).scheme not in ("http", "https"):
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError as error:
+        raise DownloadError(f"{DATA_URL_ENV} is not a usable URL ({error}); got {url!r}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise DownloadError(f"{DATA_URL_ENV} must be an http(s) URL; got {url!r}")
     return url
 
@@ -91,8 +96,8 @@ def shipped_copy(entry: StandardSplit) -> Path | None:
 
 def read_record(folder: Path) -> dict | None:
     try:
-        record = json.loads((folder / RECORD).read_text())
-    except (OSError, ValueError):
+        record = read_json(folder / RECORD)
+    except DatasetError:
         return None
     return record if isinstance(record, dict) else None
 
@@ -109,7 +114,7 @@ def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
 def discard_stale_copy(entry: StandardSplit, folder: Path) -> None:
     """Remove a cached copy of ``entry`` that no longer passes its checks; refuse if the folder
     holds anything that is not one of the split's files."""
-    with writer_lock(folder):
+    with writer_lock(folder, "--cache"):
         if not folder.exists() or cached_copy(entry, folder) is not None:
             return
         ours = {*entry.files, RECORD, CARD, CROISSANT}
@@ -181,7 +186,7 @@ def fetch_split(
 
 def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:
     """Download every file of ``entry`` and check it; ``target`` appears only if all pass."""
-    with atomic_folder(target, force=True) as work, quiet_pooch():
+    with atomic_folder(target, force=True, option="--cache") as work, quiet_pooch():
         fetcher = pooch.create(path=work, base_url=f"{base_url}/{entry.name}/{entry.version}/",
                                registry=dict.fromkeys(entry.files), retry_if_failed=0)
         for relative, expected in entry.files.items():
@@ -199,8 +204,7 @@ def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, expect
     url = fetcher.get_url(relative)
     path = Path(fetcher.abspath) / relative
     try:
-        fetcher.fetch(relative, downloader=pooch.HTTPDownloader(progressbar=bar if progress else False,
-                                                                 timeout=TIMEOUT_SECONDS))
+        fetcher.fetch(relative, downloader=LimitedDownloader(expected["bytes"], bar if progress else None))
     except requests.RequestException as error:
         path.unlink(missing_ok=True)
         offline = isinstance(error, requests.ConnectionError | requests.Timeout)
@@ -224,7 +228,7 @@ def reason(error: requests.RequestException) -> str:
     if isinstance(error, requests.exceptions.ChunkedEncodingError):
         return "the connection broke off before the whole file arrived"
     if isinstance(error, requests.Timeout):
-        return f"no answer within {TIMEOUT_SECONDS} s"
+        return f"no answer within {STALL_SECONDS:.0f} s"
     if isinstance(error, requests.ConnectionError):
         return "cannot connect (no network, or a wrong PUSHGEN_DATA_URL?)"
     return " ".join(str(error).split())

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError, read_parameters
+from pushgen.data.outputs import read_json_object
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import (
     MODEL_VERSION,
@@ -98,7 +99,9 @@ class ReplayPart:
             if not len(self.users):
                 raise DatasetError(f"{self.label} has no users")
             return int(self.users[0])
-        if isinstance(user, (int, np.integer)) and not isinstance(user, bool) and int(user) in self._bounds:
+        if not isinstance(user, (int, np.integer)) or isinstance(user, bool):
+            raise DatasetError(f"user must be a whole number (a user id of {self.label}); got {user!r}")
+        if int(user) in self._bounds:
             return int(user)
         listed = ", ".join(str(u) for u in self.users[:LISTED_USERS])
         more = f", ... ({len(self.users)} in all)" if len(self.users) > LISTED_USERS else ""
@@ -170,7 +173,7 @@ def check_model_version(folder: Path) -> None:
     """An error naming the split and what to use instead if it was simulated by another
     engagement model than this pushgen's (which scores only its own model)."""
     model_file = folder / SCORER_MODEL_FILE
-    version = json.loads(model_file.read_text()).get("model_version") if model_file.is_file() else 1
+    version = read_json_object(model_file).get("model_version") if model_file.is_file() else 1
     if version == MODEL_VERSION:
         return
     description = json.loads((folder / SPLIT_FILE).read_text())

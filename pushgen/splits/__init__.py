@@ -51,7 +51,7 @@ from pushgen.data.dataset import (
     write_table,
 )
 from pushgen.data.fingerprint import fingerprint
-from pushgen.data.outputs import sha256_file
+from pushgen.data.outputs import read_json_object, sha256_file
 from pushgen.data.verify import verify_dataset
 from pushgen.model.timegrid import add_months
 from pushgen.splits.scorer import (
@@ -277,7 +277,7 @@ def scorer_truth(dataset: Path, notifications: pa.Table, parts: dict[str, pa.Tab
     rows = rows.filter(pc.is_in(rows.column("notification_id"), value_set=test_ids))
     test_users = np.unique(np.concatenate([np.asarray(parts[f"{SCORER}/{p}"].column("user_id"))
                                            for p in TEST_PARTS.values()]))
-    constants = json.loads((dataset / MODEL_FILE).read_text())
+    constants = read_json_object(dataset / MODEL_FILE)
     _, test_start, _ = boundaries(start, spec)
     return {
         "engagement_users": pq.read_table(truth_path(dataset, "engagement_users")),

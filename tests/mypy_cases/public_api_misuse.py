@@ -20,4 +20,5 @@ label: int = pushgen.list_splits()[0].label  # error: assignment
 pushgen.is_possible({"postingApp": 1}, 2)  # error: arg-type
 version: int = pushgen.__version__  # error: assignment
 problem: int = pushgen.GenerationError("no")  # error: assignment
+refusal: int = pushgen.DatasetError("no")  # error: assignment
 pushgen.generat(users=2)  # error: attr-defined

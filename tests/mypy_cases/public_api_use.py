@@ -60,4 +60,8 @@ def refused() -> str:
         pushgen.generate(users=0)
     except pushgen.GenerationError as error:
         return str(error)
+    try:
+        pushgen.load_split("no-such-split")
+    except pushgen.DatasetError as error:
+        return str(error)
     return pushgen.__version__

@@ -1,0 +1,27 @@
+"""Option types of the command line that bound what they read before converting it."""
+
+from __future__ import annotations
+
+import re
+
+import click
+
+MAX_DIGITS = 40
+WHOLE = re.compile(r"[+-]?(\d+)")
+
+
+class WholeNumber(click.IntRange):
+    """``click.IntRange`` that refuses a number of more than ``MAX_DIGITS`` digits in one short
+    line (Python will not even convert one of 4,301 digits, and would echo it in the message)."""
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        found = WHOLE.fullmatch(value.strip()) if isinstance(value, str) else None
+        if found and len(found[1]) > MAX_DIGITS:
+            self.fail(f"a {len(found[1]):,}-digit number is too long; give a whole number "
+                      f"{self.allowed()}", param, ctx)
+        return super().convert(value, param, ctx)
+
+    def allowed(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f"from {self.min} to {self.max}"
+        return f"of at least {self.min}" if self.min is not None else f"of at most {MAX_DIGITS} digits"
