@@ -47,6 +47,7 @@ from pushgen.model.engagement import EngagementParameters
 FORMATS = ("parquet", "csv")
 MANIFEST = "manifest.json"
 CARD = "README.md"
+REPORT = "report.html"  # the visual report (pushgen report), when one was made
 TRUTH = "ground_truth"
 MODEL_FILE = f"{TRUTH}/engagement_model.json"
 KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
