@@ -51,9 +51,9 @@ def calibration_figure(stats: dict):
             marker = "o" if holds else ("X" if shown == where else ("<" if where < 0 else ">"))
             ax.plot(shown, y, marker, color=color, markersize=7 if holds else 9, zorder=3)
             verdict = figure_.show(check.value) + ("" if holds else "  MISSES")
-        ax.text(1 + REACH + 0.08, y, f"{verdict}", va="center", fontsize=8, color=color,
+        ax.text(1 + REACH + 0.3, y, f"{verdict}", va="center", fontsize=8, color=color,
                 fontweight="normal" if color != MISSES else "bold")
-        ax.text(1 + REACH + 0.62, y, f"target {_range(figure_)}: {figure_.target}", va="center", fontsize=7,
+        ax.text(1 + REACH + 1.25, y, f"target {_range(figure_)}: {figure_.target}", va="center", fontsize=7,
                 color=INK)
     names = [c.figure.name for c in found]
     ax.set_yticks(range(len(found)), names[::-1], fontsize=8)
@@ -61,7 +61,7 @@ def calibration_figure(stats: dict):
         if check.holds is False:
             label.set_color(MISSES)
             label.set_fontweight("bold")
-    ax.set_xlim(-REACH - 0.05, 1 + REACH + 2.4)
+    ax.set_xlim(-REACH - 0.1, 1 + REACH + 3.4)
     ax.set_ylim(-0.7, len(found) - 0.3)
     ax.set_xticks([0, 1], ["low end", "high end"], fontsize=7)
     ax.spines[["left", "bottom"]].set_visible(False)
@@ -89,11 +89,13 @@ def split_figure(parts: pd.DataFrame):
     weekly, sizes = figure.subplots(1, 2, width_ratios=[2.4, 1])
     week = parts["posted_at"].to_numpy().astype("datetime64[W]")
     names = [p for p in PART_COLORS if p in set(parts["part"])]
-    for name in names:
-        mask = (parts["part"] == name).to_numpy()
-        weeks, counts = np.unique(week[mask], return_counts=True)
-        weekly.bar(weeks.astype("datetime64[D]"), counts, width=6.5, color=PART_COLORS[name], label=name,
-                   align="edge")
+    counts = pd.crosstab(week, parts["part"].to_numpy()).reindex(columns=names, fill_value=0)
+    starts = counts.index.to_numpy().astype("datetime64[D]")
+    below = np.zeros(len(counts))
+    for name in names:  # stacked: parts that share a week (the two test parts) both show
+        weekly.bar(starts, counts[name].to_numpy(), width=6.5, bottom=below, color=PART_COLORS[name],
+                   label=name, align="edge")
+        below += counts[name].to_numpy()
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
     locator = AutoDateLocator()
