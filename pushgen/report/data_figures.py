@@ -332,7 +332,8 @@ def content_context_figure(view: View):
     rates = grouped["mean"].where(grouped["size"] >= MIN_CELL_ROWS).unstack()
     order_rows = [c for c in table["category"].value_counts().index if c in rates.index]
     order_cols = [c for c in table["activity"].value_counts().index if c in rates.columns]
-    rates = rates.reindex(index=order_rows, columns=order_cols)
+    rates = rates.reindex(index=order_rows, columns=order_cols).dropna(how="all").dropna(axis=1, how="all")
+    order_rows, order_cols = list(rates.index), list(rates.columns)
     figure = new_figure(11, 0.32 * len(rates) + 1.6)
     ax = figure.subplots()
     image = ax.imshow(rates.to_numpy(dtype=float), cmap="viridis", vmin=0, vmax=1, aspect="auto")
