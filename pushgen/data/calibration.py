@@ -8,6 +8,7 @@ is inside ``[low, high]``. ``target`` says in words what the published figure is
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -98,8 +99,11 @@ class Check:
 
 
 def with_realism(stats: dict, notifications: pd.DataFrame) -> dict:
-    """``stats`` with the day-level and structure figures of ``notifications`` under ``"realism"``."""
-    return {**stats, "realism": realism_figures(notifications)}
+    """``stats`` with the day-level and structure figures of ``notifications`` under ``"realism"``
+    (NaN where the table is too short to measure one)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN medians of a few days
+        return {**stats, "realism": realism_figures(notifications)}
 
 
 def checks(stats: dict) -> list[Check]:
