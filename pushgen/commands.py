@@ -81,9 +81,11 @@ def cli() -> None:
               help="local processes, or a Dask cluster (needs pushgen[dask]).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="Dask scheduler address [default: a local cluster of --jobs workers].")
+@click.option("--report", "with_report", is_flag=True,
+              help="Also write report.html, the visual report, beside the data (needs pushgen[plot]).")
 def make(users: int, months: int | None, days: int | None, start: dt.datetime | None, seed: int,
          out: Path | None, fmt: str, force: bool, jobs: int, engine: str,
-         scheduler: str | None) -> None:
+         scheduler: str | None, with_report: bool) -> None:
     """Generate a dataset of USERS users over MONTHS months."""
     from pushgen.data.build import make_dataset
     from pushgen.publishing.card import dataset_card, summary_paragraph
@@ -98,12 +100,58 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
         out = Path(f"pushgen-{users}u-{span}-seed{seed}")
     with user_errors():
         check_output(out, force)
+        report = _dataset_report(out.name) if with_report else None
         recipe = make_recipe(users=users, months=months, days=days,
                              start=start.date() if start else None, seed=seed)
         manifest = make_dataset(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine,
                                 scheduler=scheduler, card=dataset_card, describe=write_dataset_croissant,
-                                progress=sys.stderr.isatty())
+                                progress=sys.stderr.isatty(), report=report)
     click.echo(summary_paragraph(manifest, out))
+
+
+def _dataset_report(title: str):
+    """What ``make --report`` runs on the finished folder (matplotlib checked before generating)."""
+    from pushgen.benchmark.plots import matplotlib_or_error
+    from pushgen.data.dataset import REPORT
+
+    try:
+        matplotlib_or_error()
+    except ImportError as error:
+        raise UserFacingError(str(error)) from None
+
+    def write(folder: Path) -> Path:
+        from pushgen.report import write_report
+
+        return write_report(folder, folder / REPORT, title=title)
+
+    return write
+
+
+@cli.command("report")
+@click.argument("path")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="The HTML file [default: NAME-report.html beside PATH].")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def report_command(path: str, out: Path | None, force: bool) -> None:
+    """Write the visual report of PATH: a dataset, split or benchmark results folder, or a standard
+    split's name. One HTML file with the figures embedded (needs pushgen[plot])."""
+    from pushgen.benchmark.plots import matplotlib_or_error
+
+    try:
+        matplotlib_or_error()
+    except ImportError as error:
+        raise UserFacingError(str(error)) from None
+    source = Path(path)
+    if out is None:
+        named = source.resolve() if source.exists() else Path.cwd() / source.name
+        out = named.with_name(f"{named.name}-report.html")
+    with user_errors():
+        if out.exists() and not force:
+            raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
+        from pushgen.report import write_report
+
+        write_report(path, out, force=force)
+    click.echo(f"Wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
 @cli.command("describe")

@@ -48,7 +48,9 @@ class Field:
     def codes(self, values) -> np.ndarray:
         """Integer codes of many values, -1 where a value is not allowed."""
         lookup = {v: i for i, v in enumerate(self.values)}
-        return np.fromiter((lookup.get(v, -1) for v in values), dtype=np.int16)
+        positions, uniques = pd.factorize(np.asarray(values, dtype=object))  # each distinct value once
+        table = np.fromiter((lookup.get(v, -1) for v in uniques), dtype=np.int16, count=len(uniques))
+        return np.append(table, np.int16(-1))[positions]
 
     def pandas_dtype(self) -> pd.CategoricalDtype | np.dtype[Any]:
         if self.is_categorical:

@@ -15,81 +15,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 
 import pushgen
+from pushgen.data.calibration import FIGURES, with_realism
 from pushgen.data.describe import describe
-from pushgen.data.realism import realism_figures
 from pushgen.text_tables import aligned_table
-
-
-@dataclass(frozen=True)
-class Figure:
-    name: str
-    value: Callable[[dict], float]
-    low: float
-    high: float
-    target: str
-    percent: bool = False
-
-    def show(self, value: float) -> str:
-        return f"{100 * value:.1f}%" if self.percent else f"{value:.2f}"
-
-
-def at(*keys: str) -> Callable[[dict], float]:
-    """The statistic at ``keys`` of ``describe``'s output."""
-    def value(stats: dict) -> float:
-        for key in keys:
-            stats = stats[key]
-        return float(stats)
-    return value
-
-
-def hourly_share(stats: dict, hours: range) -> float:
-    return float(sum(stats["hourly"]["share"][h] or 0.0 for h in hours))
-
-
-FIGURES = (
-    Figure("notifications/user/day, mean", at("per_user_day", "mean"), 50, 80, "63.5 (60-80)"),
-    Figure("notifications/user/day, median", at("per_user_day", "median"), 40, 70, "56"),
-    Figure("notifications/user/day, p10", at("per_user_day", "p10"), 8, 35, "light users near 15"),
-    Figure("notifications/user/day, max", at("per_user_day", "max"), 110, 300,
-           "heavy users above 150, no far outlier"),
-    Figure("share of users above 150/day", lambda s: s["realism"]["heavy_users"] / s["users"], 0.0, 0.08,
-           "a tail of heavy users", True),
-    Figure("open rate, overall", at("open_rate", "overall"), 0.35, 0.55, "35-55%", True),
-    Figure("open rate, messaging", at("open_rate", "messaging"), 0.55, 0.75, "about 65%", True),
-    Figure("open rate, other kinds", at("open_rate", "other_kinds"), 0.12, 0.30, "about 15-25%", True),
-    Figure("open rate, system", at("open_rate", "system"), 0.0, 0.12, "far below the rest", True),
-    Figure("dismissed share", at("open_rate", "dismissed_share"), 0.2, 0.65, "20-50% ignored", True),
-    Figure("opened within 10 min", at("timing", "opened_within_10min"), 0.6, 1.0, "> 60%", True),
-    Figure("ringer normal at arrival", at("ringer_mode", "normal", "share"), 0.43, 0.63, "~53%", True),
-    Figure("ringer silent at arrival", at("ringer_mode", "silent", "share"), 0.16, 0.36, "~26%", True),
-    Figure("ringer vibrate at arrival", at("ringer_mode", "vibrate", "share"), 0.12, 0.32, "~22%", True),
-    Figure("share posted 10-13h and 16-19h", lambda s: hourly_share(s, range(10, 13))
-           + hourly_share(s, range(16, 19)), 0.30, 0.60, "peaks late morning, late afternoon", True),
-    Figure("share posted 01-05h", at("asleep", "share"), 0.0, 0.03, "near zero asleep", True),
-    Figure("weekday / weekend volume", lambda s: s["weekday"]["per_user_day_weekdays"]
-           / s["weekday"]["per_user_day_weekend"], 1.02, 2.0, "more on weekdays"),
-    Figure("weekday - weekend open rate", lambda s: s["weekday"]["open_rate_weekdays"]
-           - s["weekday"]["open_rate_weekend"], 0.0, 0.2, "more clicks on weekdays", True),
-    Figure("fatigue contrast within user and app", at("fatigue", "within_user_app_contrast"),
-           -0.5, -0.005, "negative", True),
-    Figure("lag-1 autocorrelation of daily counts", at("realism", "lag1"), 0.25, 1.0, ">= 0.25"),
-    Figure("users with phone-off days", at("realism", "phone_off_users"), 0.02, 0.8, "some", True),
-    Figure("max hour step, median response 08-24h", at("realism", "delay_step"), 1.0, 1.3, "<= 1.3x"),
-    Figure("max hour step, open rate 08-24h", at("realism", "open_step"), 1.0, 1.3, "<= 1.3x"),
-    Figure("min top-3 channel coverage per app", at("realism", "channel_coverage"), 0.8, 1.0,
-           ">= 80%", True),
-    Figure("place TYPE_OTHER share (home)", at("realism", "place_other"), 0.0, 0.72,
-           "place informative", True),
-    Figure("place open-rate spread", at("realism", "place_spread"), 0.03, 1.0,
-           "place carries engagement", True),
-    Figure("distinct subjects", at("realism", "subjects"), 130, 215, "most of the 215"),
-)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,8 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     for seed in range(args.seeds):
         dataset = pushgen.generate(users=args.users, months=args.months, seed=seed)
-        stats = describe(dataset.notifications, dataset.users)
-        stats["realism"] = realism_figures(dataset.notifications)
+        stats = with_realism(describe(dataset.notifications, dataset.users), dataset.notifications)
         for figure in FIGURES:
             values[figure.name].append(float(figure.value(stats)))
     rows, failing = [], 0

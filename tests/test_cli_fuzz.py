@@ -1,6 +1,6 @@
 """Any arguments to any command: a result, or one line and exit code 2 (``validate``: 1), never a
-traceback, and nothing written. The long-running work behind ``make``, ``split``, ``download``
-and ``benchmark`` is replaced by a stop once the arguments have been checked."""
+traceback, and nothing written. The long-running work behind ``make``, ``split``, ``download``,
+``benchmark`` and ``report`` is replaced by a stop once the arguments have been checked."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def stopped_work(places):
         patch.setenv("PUSHGEN_CACHE", str(places["root"] / "cache"))
         patch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
         for target in ("pushgen.data.build.make_dataset", "pushgen.splits.make_split",
-                       "pushgen.publishing.download.fetch_split", "pushgen.benchmark.run_benchmark"):
+                       "pushgen.publishing.download.fetch_split", "pushgen.benchmark.run_benchmark",
+                       "pushgen.report.write_report"):
             patch.setattr(target, stop)
         yield
 
@@ -75,6 +76,7 @@ def test_any_arguments_give_a_result_or_one_line(places, stopped_work, data):
     ["split", "{dataset}", "--train-months", "1", "--test-months", "1"],
     ["download", "pushgen-mini-v2", "--regenerate"],
     ["benchmark", "--split", "{split}", "--baselines", "random", "--no-plots"],
+    ["report", "{dataset}", "--out", "{root}/r.html"],
 ])
 def test_good_arguments_reach_the_work(places, stopped_work, args):
     outcome = run_cli([a.format(**places) for a in args])

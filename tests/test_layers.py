@@ -22,7 +22,7 @@ LAYERS = {
     3: ("pushgen.splits",),
     4: ("pushgen.publishing",),
     5: ("pushgen.replay",),
-    6: ("pushgen.envs", "pushgen.baselines", "pushgen.benchmark"),
+    6: ("pushgen.envs", "pushgen.baselines", "pushgen.benchmark", "pushgen.report"),
     7: ("pushgen.cli", "pushgen.commands", "pushgen.__main__", "pushgen"),
 }
 MODEL_ALLOWED = ("numpy", "scipy", "pushgen")

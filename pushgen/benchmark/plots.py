@@ -11,12 +11,18 @@ SMOOTHING = 5  # curve points per rolling mean
 PNG_METADATA = {"Software": None}
 
 
-def require_matplotlib():
+def matplotlib_or_error(alternative: str = ""):
+    """The matplotlib module, or an ImportError naming the extra that installs it."""
     try:
         import matplotlib
     except ImportError:
-        raise ImportError("plots need matplotlib: pip install 'pushgen[plot]' (or pass --no-plots)") from None
-    matplotlib.use("Agg", force=True)
+        raise ImportError(f"plots need matplotlib: pip install 'pushgen[plot]'{alternative}") from None
+    return matplotlib
+
+
+def require_matplotlib(alternative: str = " (or pass --no-plots)"):
+    """matplotlib.pyplot on the Agg backend (no display needed)."""
+    matplotlib_or_error(alternative).use("Agg", force=True)
     import matplotlib.pyplot as plt
 
     return plt
@@ -43,22 +49,51 @@ def _order(labels: dict[str, str], present) -> list[str]:
 
 
 def _learning_curves(plt, curves: pd.DataFrame, labels: dict[str, str], path: Path) -> Path:
-    figure, axes = plt.subplots(figsize=(8, 4.5))
-    for name in _order(labels, curves["baseline"]):
-        part = curves[curves["baseline"] == name]
-        smooth = part["mean_reward"].rolling(SMOOTHING, min_periods=1).mean()
-        style = "--" if name == "oracle" else "-"
-        axes.plot(part["step"], smooth, style, label=labels[name], linewidth=1.5)
-    users = int(curves["users"].iloc[0])
-    axes.set_xlabel("step")
-    axes.set_ylabel(f"mean reward (rolling, {SMOOTHING * int(curves['step'].iloc[0])} steps)")
-    axes.set_title(f"Task 2 (cold start): reward over the steps, mean of {users} users")
-    axes.grid(alpha=0.3)
-    axes.legend(fontsize=8, loc="lower right")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120, metadata=PNG_METADATA)
-    plt.close(figure)
+    learning_curves_figure(curves, labels).savefig(path, dpi=120, metadata=PNG_METADATA)
     return path
+
+
+def learning_curves_figure(curves: pd.DataFrame, labels: dict[str, str], columns: int = 4):
+    """Task 2's learning curves as small multiples: one panel per baseline, its curve in colour over
+    the others in grey, on shared axes, so that no curve hides another however many there are."""
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    names = _order(labels, curves["baseline"])
+    rows = -(-len(names) // columns)
+    figure = Figure(figsize=(2.6 * columns, 1.9 * rows + 0.6))
+    axes = figure.subplots(rows, columns, sharex=True, sharey=True, squeeze=False)
+    smooth = {name: _smoothed(curves[curves["baseline"] == name]) for name in names}
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (ax, name) in enumerate(zip(axes.flat, names, strict=False)):
+        for other in names:
+            if other != name:
+                ax.plot(*smooth[other], color="0.82", linewidth=0.8)
+        ax.plot(*smooth[name], color=colors[k % len(colors)], linewidth=1.8,
+                linestyle="--" if name == "oracle" else "-")
+        ax.set_title(name, fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("mean reward", fontsize=8)
+    for column in range(columns):
+        lowest = axes[(len(names) - 1 - column) // columns, column] if column < len(names) else None
+        if lowest is not None:
+            lowest.xaxis.set_tick_params(labelbottom=True)
+            lowest.set_xlabel("step", fontsize=8)
+    users = int(curves["users"].iloc[0])
+    window = SMOOTHING * int(curves["step"].iloc[0])
+    figure.suptitle(f"Task 2 (cold start): reward over the steps, mean of {users} user{'s' * (users != 1)} "
+                    f"(rolling mean of {window} steps; grey: the other baselines)", fontsize=10)
+    figure.tight_layout()
+    return figure
+
+
+def _smoothed(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    return (part["step"].to_numpy(),
+            part["mean_reward"].rolling(SMOOTHING, min_periods=1).mean().to_numpy())
 
 
 def _bars(plt, board: pd.DataFrame, labels: dict[str, str], path: Path,

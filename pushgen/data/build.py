@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,9 +10,10 @@ import pyarrow as pa
 from tqdm.auto import tqdm
 
 from pushgen.data.capacity import check_fits
-from pushgen.data.dataset import CARD, atomic_folder
+from pushgen.data.dataset import CARD, MANIFEST, atomic_folder
 from pushgen.data.engines import buckets, is_partitioned
 from pushgen.data.generator import Dataset, Recipe
+from pushgen.data.outputs import sha256_file
 from pushgen.data.writer import DatasetWriter, Tables, writing
 from pushgen.model.engagement import EngagementParameters
 
@@ -29,6 +31,7 @@ def make_dataset(
     bucket_users: int | None = None,
     partitioned: bool | None = None,
     describe: Callable[[Path], None] | None = None,
+    report: Callable[[Path], Path] | None = None,
 ) -> dict:
     """Simulate ``recipe`` and write it at ``out``; returns the manifest.
 
@@ -37,7 +40,8 @@ def make_dataset(
     Parquet part per bucket. The card's statistics cover every user of a small dataset, and
     the first bucket's users of a large one. A dataset expected not to fit on the disk is refused
     before anything is written. ``describe``, if given, runs on the finished folder
-    (manifest and card written) before it takes the place of ``out``.
+    (manifest and card written) before it takes the place of ``out``. ``report``, if given, writes
+    a file into the finished folder before the card; the manifest lists it and the card links it.
     """
     check_fits(recipe, Path(out), fmt)
     partitioned = (is_partitioned(recipe) if partitioned is None else partitioned) and fmt == "parquet"
@@ -52,10 +56,21 @@ def make_dataset(
                     described.append(bucket.tables)
                 bar.update(len(bucket.user_ids))
         manifest = writer.close(recipe)
+        if report is not None:
+            manifest = list_file(work, manifest, report(work))
         if card is not None and described:
             (work / CARD).write_text(card(_as_dataset(recipe, described), manifest))
         if describe is not None:
             describe(work)
+    return manifest
+
+
+def list_file(folder: Path, manifest: dict, path: Path) -> dict:
+    """The manifest with the file ``path`` (inside ``folder``) listed, written back."""
+    relative = Path(path).relative_to(folder).as_posix()
+    files = {**manifest["files"], relative: {"bytes": path.stat().st_size, "sha256": sha256_file(path)}}
+    manifest = {**manifest, "files": dict(sorted(files.items()))}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     return manifest
 
 

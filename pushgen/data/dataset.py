@@ -34,6 +34,7 @@ from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, w
 from pushgen.data.layout import FORMATS as FORMATS
 from pushgen.data.layout import MANIFEST as MANIFEST
 from pushgen.data.layout import MODEL_FILE, TRUTH
+from pushgen.data.layout import REPORT as REPORT
 from pushgen.data.layout import first_line as first_line
 from pushgen.data.layout import read_manifest as read_manifest
 from pushgen.data.outputs import (

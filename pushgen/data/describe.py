@@ -13,6 +13,7 @@ over user-app pairs), which keeps differences between users (and apps) out of it
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -53,20 +54,10 @@ def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> 
         raise DatasetError(f"cannot describe the table: it has no column {missing[0]!r}")
     if len(frame) == 0:
         raise DatasetError("cannot describe the table: it has no notifications")
-    ms = frame["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
-    day_number = ms // MS_PER_DAY
-    first_day, last_day = int(day_number.min()), int(day_number.max())
-    days = last_day - first_day + 1
-    rows = Rows(
-        user=frame["user_id"].to_numpy(),
-        ms=ms,
-        day=day_number - first_day,
-        hour=(ms % MS_PER_DAY) // 3_600_000,
-        weekday=(day_number + 3) % 7,  # 1970-01-01 was a Thursday
-        opened=(frame["action"] == "opened").to_numpy(dtype=bool),
-        response=frame["responseTime"].to_numpy(dtype=np.float64),
-        seen=frame["seenTime"].to_numpy(dtype=np.float64),
-    )
+    rows = table_rows(frame)
+    first_day = int(rows.ms.min() // MS_PER_DAY)
+    days = int(rows.day.max()) + 1
+    last_day = first_day + days - 1
     population = _population(rows.user, users)
     calendar = np.arange(first_day, last_day + 1)
     return {
@@ -94,11 +85,42 @@ def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> 
     }
 
 
+def table_rows(frame: pd.DataFrame) -> Rows:
+    """The columns of a notifications table that the statistics read, as arrays."""
+    ms = frame["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
+    day_number = ms // MS_PER_DAY
+    return Rows(
+        user=frame["user_id"].to_numpy(),
+        ms=ms,
+        day=day_number - day_number.min(),
+        hour=(ms % MS_PER_DAY) // 3_600_000,
+        weekday=(day_number + 3) % 7,  # 1970-01-01 was a Thursday
+        opened=(frame["action"] == "opened").to_numpy(dtype=bool),
+        response=frame["responseTime"].to_numpy(dtype=np.float64),
+        seen=frame["seenTime"].to_numpy(dtype=np.float64),
+    )
+
+
+@dataclass(frozen=True)
+class Described:
+    """A dataset's statistics with the tables they were computed from."""
+
+    stats: dict
+    notifications: pd.DataFrame
+    users: pd.DataFrame | None
+
+
 def describe_path(path: Path) -> dict:
     """``describe`` of a dataset folder (or a folder or file holding a notifications table)."""
+    return describe_tables(path).stats
+
+
+def describe_tables(path: Path) -> Described:
+    """``describe_path``'s statistics together with the tables read for them."""
     path = Path(path)
     if path.is_file():
-        return describe(_read(path))
+        frame = _read(path)
+        return Described(describe(frame), frame, None)
     if not path.is_dir():
         raise DatasetError(f"{path} does not exist")
     if (path / MANIFEST).is_file():
@@ -112,10 +134,11 @@ def describe_path(path: Path) -> dict:
     if not notifications.exists():
         raise DatasetError(f"{path} is not a pushgen dataset: no {notifications.name}")
     frame = _read(notifications)
-    stats = describe(frame, _read(users) if users.is_file() else None)
+    user_table = _read(users) if users.is_file() else None
+    stats = describe(frame, user_table)
     if has_ground_truth(path):
         stats["engagement"] = engagement_stats(path, frame)
-    return stats
+    return Described(stats, frame, user_table)
 
 
 def _read(path: Path) -> pd.DataFrame:

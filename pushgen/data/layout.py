@@ -10,6 +10,7 @@ from pushgen.data.outputs import DatasetError, read_json_object
 FORMATS = ("parquet", "csv")
 MANIFEST = "manifest.json"
 CARD = "README.md"
+REPORT = "report.html"  # the visual report (pushgen report), when one was made
 TRUTH = "ground_truth"
 MODEL_FILE = f"{TRUTH}/engagement_model.json"
 

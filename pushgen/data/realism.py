@@ -50,11 +50,14 @@ def largest_hour_step(values: pd.Series) -> float:
 def channel_coverage(notifications: pd.DataFrame) -> float:
     """The smallest, over apps with at least ``MIN_APP_ROWS`` rows, share of an app's rows in its
     three most common (category, priority, visibility, ongoing) combinations."""
-    shares = []
-    for _, rows in notifications.groupby("postingApp", observed=True)[CHANNEL_FIELDS]:
-        if len(rows) >= MIN_APP_ROWS:
-            shares.append(rows.value_counts(normalize=True).to_numpy()[:3].sum())
-    return float(min(shares)) if shares else float("nan")
+    sizes = notifications.groupby(["postingApp", *CHANNEL_FIELDS], observed=True).size()
+    counts = sizes[sizes > 0].rename("n").reset_index()[["postingApp", "n"]]
+    counts = counts.sort_values(["postingApp", "n"], ascending=[True, False], kind="stable")
+    by_app = counts.groupby("postingApp", observed=True)["n"]
+    top = counts.groupby("postingApp", observed=True).head(3).groupby("postingApp", observed=True)["n"].sum()
+    total = by_app.sum()
+    shares = (top / total)[total >= MIN_APP_ROWS]
+    return float(shares.min()) if len(shares) else float("nan")
 
 
 def realism_figures(notifications: pd.DataFrame) -> dict[str, float]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from pushgen import schemas
-from pushgen.data.dataset import CARD, MANIFEST, TRUTH
+from pushgen.data.dataset import CARD, MANIFEST, REPORT, TRUTH
 from pushgen.data.describe import describe
 from pushgen.data.describe_report import Section, pct, right_aligned, sections
 from pushgen.data.generator import Dataset
@@ -23,6 +23,7 @@ from pushgen.publishing.cards.tables import DATASET_TABLES, tables
 from pushgen.text_tables import markdown_table
 
 FILE_CONTENT = {Path(table).name: text.rstrip(".") for table, text in DATASET_TABLES.items()}
+FILE_CONTENT[Path(REPORT).stem] = "the visual report: figures of the statistics below (a web page)"
 HF_TABLES = ("notifications", "users")  # the configs of the card; the ground truth is not loaded with them
 ID_COLUMNS = (
     ("user_id", "int32", "one per user", "The user (key into the users table)."),
@@ -78,7 +79,7 @@ def dataset_card(dataset: Dataset, manifest: Json) -> str:
         _files(manifest),
         _columns(dataset, manifest),
         _loading(manifest),
-        _statistics(stats),
+        _statistics(stats, REPORT in manifest["files"]),
         _ground_truth(dataset),
     ]
     body = "\n\n".join(part.strip("\n") for part in parts) + "\n"
@@ -284,13 +285,18 @@ def _markdown_section(section: Section) -> str:
     return text
 
 
-def _statistics(stats: Json) -> str:
+def _statistics(stats: Json, with_report: bool = False) -> str:
     shown = [s for s in sections(stats) if s.title != "Dataset"]
+    figures = (f"The figures of these statistics, and each calibration figure beside its target, are in "
+               f"[{REPORT}]({REPORT}), a web page that needs no network (`pushgen make --report` wrote it; "
+               f"`pushgen report FOLDER` makes one for any dataset, split or benchmark run).\n\n"
+               if with_report else "")
     return (
         "## Statistics\n\n"
         "As printed by `pushgen describe .`, beside the published figures about real "
         "notification data that pushgen's population priors are calibrated to. Days are the "
         "span from the first to the last calendar day with a notification.\n\n"
+        + figures
         + "\n\n".join(_markdown_section(s) for s in shown)
     )
 

@@ -34,7 +34,7 @@ CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
 SCHEMA_TYPES = {"string": "sc:Text", "boolean": "sc:Boolean", "integer": "sc:Integer",
                 "number": "sc:Float"}
 ENCODINGS = {".parquet": "application/x-parquet", ".csv": "text/csv", ".json": "application/json",
-             ".md": "text/markdown"}
+             ".md": "text/markdown", ".html": "text/html"}
 VALUES = "values"
 COLUMNS = {
     "user_id": "Pseudonymous user number.",

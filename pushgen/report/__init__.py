@@ -1,0 +1,73 @@
+"""Visual reports of a dataset, a split or a benchmark run (matplotlib: ``pip install 'pushgen[plot]'``).
+
+    from pushgen.report import figures, write_report
+
+    figures("pushgen-50u-6m-seed0")     # {name: matplotlib Figure}, shown by a notebook
+    write_report("pushgen-mini", "mini.html")   # one self-contained HTML file
+
+A source is a dataset folder, a ``pushgen.data.generator.Dataset``, a split folder or a standard
+split's name, or a ``pushgen benchmark`` results folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pushgen.data.dataset import DatasetError
+from pushgen.data.describe_report import sections
+from pushgen.data.generator import Dataset
+from pushgen.report.catalog import entries
+from pushgen.report.data_figures import View
+from pushgen.report.html import image_tag, page, table_html
+from pushgen.report.sources import Source, load_source
+from pushgen.report.style import svg_bytes
+
+__all__ = ["figures", "write_report"]
+
+
+def figures(source: str | Path | Dataset | Source) -> dict:
+    """The report's figures of ``source`` as matplotlib Figures, by name, in the report's order."""
+    loaded = source if isinstance(source, Source) else load_source(source)
+    view = View(loaded)
+    out = {}
+    for entry in entries(loaded.kind):
+        figure = entry.draw(loaded, view)
+        if figure is not None:
+            out[entry.name] = figure
+    return out
+
+
+def report_html(source: str | Path | Dataset | Source) -> str:
+    """The report of ``source`` as one HTML page."""
+    loaded = source if isinstance(source, Source) else load_source(source)
+    drawn = figures(loaded)
+    blocks = []
+    if loaded.stats is not None:
+        key = next(s for s in sections(loaded.stats) if s.title == "Key figures")
+        blocks.append(("key_figures", "Key figures", table_html(key)))
+    for entry in entries(loaded.kind):
+        if entry.name in drawn:
+            inner = (f"<figure>{image_tag(svg_bytes(drawn[entry.name]), entry.heading)}"
+                     f"<figcaption>{entry.caption}</figcaption></figure>")
+            blocks.append((entry.name, entry.heading, inner))
+    return page(f"pushgen report: {loaded.title}", loaded.facts, blocks)
+
+
+def write_report(source: str | Path | Dataset | Source, out: str | Path, force: bool = False,
+                 title: str | None = None) -> Path:
+    """Write the report of ``source`` to the HTML file ``out`` (refused if it exists, unless ``force``);
+    ``title`` names the source [default: its folder's or split's name]."""
+    out = Path(out)
+    if out.is_dir():
+        raise DatasetError(f"{out} is a folder; give --out a file name such as report.html")
+    if out.exists() and not force:
+        raise DatasetError(f"{out} already exists; choose another --out or pass --force")
+    text = report_html(source if isinstance(source, Source) else load_source(source, title))
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
+    return out

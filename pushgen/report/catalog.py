@@ -1,0 +1,83 @@
+"""Which figures a report has, in order, with the heading and the caption each one is shown with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pushgen.report.data_figures as data
+import pushgen.report.other_figures as other
+from pushgen.report.sources import Source
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    heading: str
+    caption: str
+    kinds: tuple[str, ...]  # the sources it is drawn for
+    draw: Callable[[Source, data.View], object]  # a matplotlib Figure, or None when it does not apply
+
+
+ROWS = ("dataset", "split")
+CATALOG = (
+    Entry("split_parts", "The split's parts",
+          "Notifications per week in each part (the test parts: the logged notification of each test "
+          "context, which the scorer holds) and the rows and users of each part.",
+          ("split",), lambda s, v: other.split_figure(s.parts)),
+    Entry("calibration", "Calibration against published figures",
+          "Each row is one figure of docs/calibration.md on its own scale: the green band is its target "
+          "range, the dot its value here. A red cross (or a red arrow when far outside) and a red name "
+          "mark a miss. The same figures and ranges as scripts/calibration_over_seeds.py; small "
+          "datasets miss some by chance.",
+          ROWS, lambda s, v: other.calibration_figure(v.stats)),
+    Entry("calendar", "Notifications per day",
+          "Every day of the span (weekends orange) and the mean of each weekday, per user.",
+          ROWS, lambda s, v: data.calendar_figure(v)),
+    Entry("hours", "Notifications and open rate by hour",
+          "Per user and hour on weekdays and on weekends, and the open rate of the notifications posted "
+          "in each hour (hours with fewer than 30 notifications left out).",
+          ROWS, lambda s, v: data.hours_figure(v)),
+    Entry("context", "Open rate by place, activity and ringer mode",
+          "Bars: the share of notifications posted in each context; diamonds: their open rate; dotted "
+          "line: the overall open rate. Places with under 1% of the notifications are left out.",
+          ROWS, lambda s, v: data.context_figure(v)),
+    Entry("apps", "Apps and categories",
+          "The mix of kinds of app, categories and the most frequent apps, with the open rate of each.",
+          ROWS, lambda s, v: data.apps_figure(v)),
+    Entry("response_times", "Response times",
+          "Cumulative distributions: the time from posting to the user's action (opened or dismissed) "
+          "and to the notification being seen, by ringer mode; and the median time to action by hour.",
+          ROWS, lambda s, v: data.response_figure(v)),
+    Entry("users", "How users differ",
+          "Each user's notifications per day and open rate, and their spread over the users.",
+          ROWS, lambda s, v: data.users_figure(v)),
+    Entry("fatigue_habituation", "Fatigue, habituation and novelty",
+          "Open rate by how many notifications the user had in the preceding hour (fatigue), by how many "
+          "of the same app and subject the user had in the preceding day (habituation; users with more "
+          "repeats differ in other ways too), and by week since the start (novelty).",
+          ROWS, lambda s, v: data.fatigue_figure(v)),
+    Entry("content_context", "Content x context",
+          "The open rate of each category of notification in each activity of the user.",
+          ROWS, lambda s, v: data.content_context_figure(v)),
+    Entry("context_effects", "Context effects and habituation in the ground truth",
+          "For the content x situation pairs people report: the open rate in the situation against "
+          "the same content elsewhere, with the population's mean interaction weight; and the open "
+          "rate by the ground truth's exposure to the notification's channel.",
+          ("dataset",), lambda s, v: data.context_effects_figure(v)),
+    Entry("leaderboard", "Leaderboard",
+          "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
+          "across users. Orange squares (*) read the simulated user: yardsticks, not models; [bound] is "
+          "a provable upper bound.",
+          ("benchmark",), lambda s, v: other.leaderboard_figure(s.benchmark)),
+    Entry("per_user", "Per-user scores",
+          "Every user's mean reward under each baseline; the bar is the mean over the users.",
+          ("benchmark",), lambda s, v: other.per_user_figure(s.benchmark)),
+    Entry("learning_curves", "Learning curves (task 2, cold start)",
+          "One panel per baseline on shared axes: its curve in colour, the others in grey.",
+          ("benchmark",), lambda s, v: other.curves_figure(s.benchmark)),
+)
+
+
+def entries(kind: str) -> list[Entry]:
+    return [entry for entry in CATALOG if kind in entry.kinds]

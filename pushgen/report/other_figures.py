@@ -1,0 +1,192 @@
+"""The calibration figure (every calibration figure beside its target), a split's parts over time
+and a benchmark run's leaderboard, per-user scores and learning curves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from pushgen.benchmark.plots import learning_curves_figure
+from pushgen.data.calibration import checks
+from pushgen.report.sources import Benchmark
+from pushgen.report.style import (
+    DISMISSED,
+    GRID,
+    HOLDS,
+    INK,
+    MISSES,
+    OPENED,
+    TARGET,
+    WEEKDAY,
+    WEEKEND,
+    new_figure,
+    styled,
+)
+
+REACH = 0.75  # how far beyond its target range a value is drawn (in target widths)
+PART_COLORS = {"task1/train": WEEKDAY, "task1/validation": OPENED, "task1/test": WEEKEND,
+               "task2/test": "#9b59b6"}
+
+
+@styled
+def calibration_figure(stats: dict):
+    """Every calibration figure on its own scale: the target range as a green band, the value as
+    a green dot inside it or a red cross outside it (an arrow at the edge when far outside)."""
+    found = checks(stats)
+    figure = new_figure(11, 0.3 * len(found) + 1.0)
+    ax = figure.subplots()
+    for row, check in enumerate(found):
+        y = len(found) - 1 - row
+        ax.add_patch(_band(y))
+        figure_ = check.figure
+        if check.value is None:
+            ax.text(0.5, y, "not measurable here", ha="center", va="center", fontsize=7, color="0.5")
+            verdict, color = "-", "0.5"
+        else:
+            width = figure_.high - figure_.low
+            where = (check.value - figure_.low) / width if width else 0.5
+            shown = float(np.clip(where, -REACH, 1 + REACH))
+            holds = bool(check.holds)
+            color = HOLDS if holds else MISSES
+            marker = "o" if holds else ("X" if shown == where else ("<" if where < 0 else ">"))
+            ax.plot(shown, y, marker, color=color, markersize=7 if holds else 9, zorder=3)
+            verdict = figure_.show(check.value) + ("" if holds else "  MISSES")
+        ax.text(1 + REACH + 0.3, y, f"{verdict}", va="center", fontsize=8, color=color,
+                fontweight="normal" if color != MISSES else "bold")
+        ax.text(1 + REACH + 1.25, y, f"target {_range(figure_)}: {figure_.target}", va="center", fontsize=7,
+                color=INK)
+    names = [c.figure.name for c in found]
+    ax.set_yticks(range(len(found)), names[::-1], fontsize=8)
+    for label, check in zip(ax.get_yticklabels(), found[::-1], strict=True):
+        if check.holds is False:
+            label.set_color(MISSES)
+            label.set_fontweight("bold")
+    ax.set_xlim(-REACH - 0.1, 1 + REACH + 3.4)
+    ax.set_ylim(-0.7, len(found) - 0.3)
+    ax.set_xticks([0, 1], ["low end", "high end"], fontsize=7)
+    ax.spines[["left", "bottom"]].set_visible(False)
+    ax.tick_params(axis="y", length=0)
+    misses = sum(c.holds is False for c in found)
+    ax.set_title(f"Calibration: {len(found) - misses} of {len(found)} figures inside their target range"
+                 + (f", {misses} outside (red)" if misses else ""), loc="left")
+    return figure
+
+
+def _band(y: float):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1)
+
+
+def _range(figure) -> str:
+    return f"{figure.show(figure.low)}-{figure.show(figure.high)}"
+
+
+@styled
+def split_figure(parts: pd.DataFrame):
+    """A split's parts: notifications per week in each part, and each part's size."""
+    figure = new_figure(11, 3.2)
+    weekly, sizes = figure.subplots(1, 2, width_ratios=[2.4, 1])
+    week = parts["posted_at"].to_numpy().astype("datetime64[W]")
+    names = [p for p in PART_COLORS if p in set(parts["part"])]
+    counts = pd.crosstab(week, parts["part"].to_numpy()).reindex(columns=names, fill_value=0)
+    starts = counts.index.to_numpy().astype("datetime64[D]")
+    below = np.zeros(len(counts))
+    for name in names:  # stacked: parts that share a week (the two test parts) both show
+        weekly.bar(starts, counts[name].to_numpy(), width=6.5, bottom=below, color=PART_COLORS[name],
+                   label=name, align="edge")
+        below += counts[name].to_numpy()
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
+    locator = AutoDateLocator()
+    weekly.xaxis.set_major_locator(locator)
+    weekly.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    weekly.set_title("Notifications per week, by part")
+    weekly.legend(fontsize=8, frameon=False, ncols=2)
+    weekly.grid(axis="y", **GRID)
+    rows = [int((parts["part"] == n).sum()) for n in names]
+    users = [parts.loc[parts["part"] == n, "user_id"].nunique() for n in names]
+    y = np.arange(len(names))[::-1]
+    sizes.barh(y, rows, color=[PART_COLORS[n] for n in names])
+    for yi, n_rows, n_users in zip(y, rows, users, strict=True):
+        sizes.text(n_rows, yi, f" {n_rows:,} rows, {n_users} user{'s' * (n_users != 1)}", va="center",
+                   fontsize=7)
+    sizes.set_yticks(y, names)
+    sizes.set_xlim(0, max(rows) * 1.9)
+    sizes.set_title("Size of each part")
+    sizes.grid(axis="x", **GRID)
+    return figure
+
+
+def _mark(row: pd.Series) -> str:
+    name = str(row["baseline"])
+    if bool(row.get("uses_true_model", False)):
+        name += " *"
+    if bool(row.get("upper_bound", False)):
+        name += " [bound]"
+    return name
+
+
+@styled
+def leaderboard_figure(benchmark: Benchmark):
+    """Mean reward with its 95% interval across users, per task, best first."""
+    board = benchmark.leaderboard
+    tasks = sorted(board["task"].unique())
+    figure = new_figure(11, 0.3 * board.groupby("task").size().max() + 1.3)
+    axes = figure.subplots(1, len(tasks), squeeze=False)[0]
+    for ax, task in zip(axes, tasks, strict=True):
+        part = board[board["task"] == task].sort_values("rank")
+        y = np.arange(len(part))[::-1]
+        truth = part["uses_true_model"].astype(bool).to_numpy() if "uses_true_model" in part else \
+            np.zeros(len(part), bool)
+        low = (part["mean_reward"] - part["ci_low"]).fillna(0).to_numpy()
+        high = (part["ci_high"] - part["mean_reward"]).fillna(0).to_numpy()
+        ax.errorbar(part["mean_reward"], y, xerr=[low, high], fmt="none", ecolor="0.55", capsize=3)
+        ax.scatter(part["mean_reward"][~truth], y[~truth], color=WEEKDAY, zorder=3, label="model / baseline")
+        ax.scatter(part["mean_reward"][truth], y[truth], color=WEEKEND, marker="s", zorder=3,
+                   label="reads the simulated user *")
+        for yi, value in zip(y, part["mean_reward"], strict=True):
+            ax.annotate(f"{value:.3f}", (value, yi), xytext=(0, 6), textcoords="offset points",
+                        fontsize=7, ha="center")
+        ax.set_yticks(y, [_mark(r) for _, r in part.iterrows()], fontsize=8)
+        ax.axvline(0, color=INK, linewidth=0.6)
+        ax.set_title(f"Task {task}: mean reward, 95% interval across users")
+        ax.set_xlabel("mean reward per context")
+        ax.grid(axis="x", **GRID)
+    axes[-1].legend(fontsize=8, frameon=False, loc="lower right")
+    return figure
+
+
+@styled
+def per_user_figure(benchmark: Benchmark):
+    """Every user's mean reward under every baseline (a dot per user; the bar is the mean)."""
+    per_user, board = benchmark.per_user, benchmark.leaderboard
+    tasks = sorted(per_user["task"].unique())
+    rows = max(board.groupby("task").size().max(), 1)
+    figure = new_figure(11, 0.3 * rows + 1.3)
+    axes = figure.subplots(1, len(tasks), squeeze=False)[0]
+    rng = np.random.default_rng(0)  # jitter only: the same picture every time
+    for ax, task in zip(axes, tasks, strict=True):
+        order = list(board[board["task"] == task].sort_values("rank")["baseline"])
+        part = per_user[per_user["task"] == task]
+        for k, name in enumerate(order):
+            values = part.loc[part["baseline"] == name, "mean_reward"].to_numpy()
+            y = len(order) - 1 - k
+            ax.scatter(values, y + rng.uniform(-0.22, 0.22, len(values)), s=9, color=WEEKDAY, alpha=0.6,
+                       linewidth=0)
+            if len(values):
+                ax.plot([values.mean()] * 2, [y - 0.35, y + 0.35], color=INK, linewidth=1.6)
+        ax.set_yticks(range(len(order)), order[::-1], fontsize=8)
+        ax.axvline(0, color=DISMISSED, linewidth=0.6)
+        users = part["user_id"].nunique()
+        ax.set_title(f"Task {task}: mean reward of each of {users} user{'s' * (users != 1)}")
+        ax.set_xlabel("mean reward per context")
+        ax.grid(axis="x", **GRID)
+    return figure
+
+
+@styled
+def curves_figure(benchmark: Benchmark):
+    if benchmark.curves.empty:
+        return None
+    return learning_curves_figure(benchmark.curves, benchmark.labels)

@@ -1,0 +1,55 @@
+"""The report's look: colours, figure helpers and SVG output that is the same bytes every time."""
+
+from __future__ import annotations
+
+import io
+
+from pushgen.benchmark.plots import matplotlib_or_error
+
+WEEKDAY = "#2f6db5"
+WEEKEND = "#e07b39"
+OPENED = "#2a9d8f"
+DISMISSED = "#8d99ae"
+SHARE = "#b8cde6"
+HOLDS = "#2e9e44"
+MISSES = "#d62728"
+TARGET = "#dff0d8"
+INK = "#333333"
+GRID = {"alpha": 0.3, "linewidth": 0.6}
+RC = {"font.size": 9, "axes.titlesize": 10, "axes.titleweight": "bold", "axes.spines.top": False,
+      "axes.spines.right": False, "svg.hashsalt": "pushgen", "svg.fonttype": "none"}
+
+
+def new_figure(width: float, height: float):
+    """A matplotlib Figure outside pyplot (a notebook shows it; nothing keeps it alive)."""
+    matplotlib = matplotlib_or_error()
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(RC):
+        return Figure(figsize=(width, height), layout="constrained")
+
+
+def styled(function):
+    """Run a figure builder under the report's matplotlib settings."""
+    def build(*args, **kwargs):
+        matplotlib = matplotlib_or_error()
+        with matplotlib.rc_context(RC):
+            return function(*args, **kwargs)
+    build.__name__ = function.__name__
+    build.__doc__ = function.__doc__
+    return build
+
+
+def percent_axis(axis) -> None:
+    from matplotlib.ticker import PercentFormatter
+
+    axis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+
+
+def svg_bytes(figure) -> bytes:
+    """The figure as SVG without a date, so the same figure gives the same bytes."""
+    matplotlib = matplotlib_or_error()
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(RC):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    return buffer.getvalue()

@@ -1,0 +1,232 @@
+"""``pushgen report`` and ``pushgen.report.figures``: the figures of a dataset, a split and a benchmark
+run, the calibration marks, ``make --report``, and the page rendered by a real browser."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from pushgen.benchmark.report import write_results
+from pushgen.benchmark.run import Results
+from pushgen.cli import main
+from pushgen.data.calibration import FIGURES, checks
+from pushgen.data.dataset import MANIFEST, REPORT
+from pushgen.data.outputs import sha256_file
+from pushgen.data.validate import validate
+from pushgen.report import figures, report_html, write_report
+from pushgen.report.other_figures import calibration_figure
+from pushgen.report.sources import load_source
+
+DATA_FIGURES = {"calibration", "calendar", "hours", "context", "apps", "response_times", "users",
+                "fatigue_habituation", "content_context"}
+BASELINES = [f"policy-{k}" for k in range(10)]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--hide-scrollbars")
+FIGURE_CHECK = """<script>
+window.addEventListener("load", () => {
+  const images = Array.from(document.images);
+  const broken = images.filter((image) => !(image.complete && image.naturalWidth > 0)).length;
+  const mark = document.createElement("div");
+  mark.id = "figure-check";
+  mark.textContent = `images=${images.length} broken=${broken}`;
+  document.body.appendChild(mark);
+});
+</script>
+"""
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "small"
+    assert main(["make", "--users", "3", "--days", "21", "--seed", "3", "--out", str(out), "--report"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def results_folder(tmp_path_factory):
+    """A results folder of ten policies on two tasks, five users each (no run needed)."""
+    rng = np.random.default_rng(0)
+    rows = [{"task": task, "baseline": name, "user_id": user, "steps": 200,
+             "mean_reward": 0.1 * k + rng.normal(0, 0.05), "generated_open_rate": 0.3,
+             "logged_open_rate": 0.4, "impossible_share": 0.0, "distinct_ratio": 0.5, "entropy": 0.5}
+            for task in (1, 2) for k, name in enumerate(BASELINES) for user in range(5)]
+    curves = pd.DataFrame([{"task": 2, "baseline": name, "step": step, "users": 5,
+                            "mean_reward": 0.1 * k + 0.0001 * step}
+                           for k, name in enumerate(BASELINES) for step in range(100, 2100, 100)])
+    results = Results(split="test-split", fingerprint="0" * 64, mode="expected", seed=0, tasks=[1, 2],
+                      baselines={name: f"{name} (a test policy)" for name in BASELINES},
+                      per_user=pd.DataFrame(rows), curves=curves,
+                      marks={"policy-9": {"uses_true_model": True, "upper_bound": True}})
+    return write_results(results, tmp_path_factory.mktemp("bench") / "results")
+
+
+def test_make_report_writes_a_listed_report_that_the_card_links(dataset):
+    assert validate(dataset) == []
+    manifest = json.loads((dataset / MANIFEST).read_text())
+    assert manifest["files"][REPORT]["sha256"] == sha256_file(dataset / REPORT)
+    card = (dataset / "README.md").read_text()
+    assert f"[{REPORT}]({REPORT})" in card
+    page = (dataset / REPORT).read_text()
+    assert "<title>pushgen report: small</title>" in page  # the folder's name, not the temporary one
+
+
+def test_the_report_is_one_self_contained_page(dataset):
+    page = (dataset / REPORT).read_text()
+    assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
+    assert "<script" not in page and "<link" not in page
+    images = re.findall(r'<img src="data:image/svg\+xml;base64,([^"]+)"', page)
+    assert len(images) == len(DATA_FIGURES) + 1  # and the ground truth's context effects
+    for data in images:
+        assert base64.b64decode(data).lstrip().startswith(b"<?xml")
+    assert "@media print" in page
+    assert "Key figures" in page
+
+
+def test_figures_of_a_dataset_folder_and_of_a_generated_dataset(dataset, small):
+    from matplotlib.figure import Figure
+
+    drawn = figures(dataset)
+    assert set(drawn) == DATA_FIGURES | {"context_effects"}
+    assert all(isinstance(f, Figure) and f.axes for f in drawn.values())
+    in_memory = figures(small)
+    assert set(in_memory) == DATA_FIGURES  # no ground truth folder: no context effects
+    users = in_memory["users"].axes[0]
+    assert len(users.collections[0].get_offsets()) == small.notifications["user_id"].nunique()
+
+
+def test_the_calibration_figure_marks_a_miss(small):
+    source = load_source(small)
+    stats = source.stats
+    found = {c.figure.name: c for c in checks(stats)}
+    assert len(found) == len(FIGURES)
+    missed = {**stats, "open_rate": {**stats["open_rate"], "overall": 0.9}}
+    assert {c.figure.name: c.holds for c in checks(missed)}["open rate, overall"] is False
+    figure = calibration_figure(missed)
+    ax = figure.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "90.0%  MISSES" in texts
+    red = [label.get_text() for label in ax.get_yticklabels() if label.get_color() == "#d62728"]
+    assert "open rate, overall" in red
+    assert "outside" in ax.get_title(loc="left")
+
+
+@pytest.fixture(scope="module")
+def mini():
+    return load_source("pushgen-mini")
+
+
+def test_the_split_report_shows_its_parts(mini):
+    description = json.loads((load_split_folder() / "split.json").read_text())
+    sizes = mini.parts["part"].value_counts().to_dict()
+    for part in ("task1/train", "task1/validation", "task1/test", "task2/test"):
+        assert sizes[part] == description["parts"][part]["rows"]
+    drawn = figures(mini)
+    assert next(iter(drawn)) == "split_parts"
+    assert set(drawn) == DATA_FIGURES | {"split_parts"}
+
+
+def load_split_folder():
+    from pushgen.publishing.access import resolve_split
+
+    return resolve_split("pushgen-mini")
+
+
+def test_the_benchmark_report_stays_readable_with_ten_policies(results_folder):
+    drawn = figures(results_folder)
+    assert list(drawn) == ["leaderboard", "per_user", "learning_curves"]
+    curves = drawn["learning_curves"]
+    panels = [ax for ax in curves.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == BASELINES  # one panel per policy, no legend to hide one
+    assert all(ax.get_legend() is None for ax in panels)
+    assert all(len(ax.lines) == len(BASELINES) for ax in panels)
+    board = drawn["leaderboard"].axes
+    assert len(board) == 2  # a panel per task
+    top = max(board[0].get_yticklabels(), key=lambda label: label.get_position()[1])
+    assert top.get_text() == "policy-9 * [bound]"  # best first
+    page = report_html(results_folder)
+    assert page.count("<img ") == 3
+
+
+def test_cli_report_makes_the_same_bytes_again_and_refuses_to_overwrite(dataset, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", str(dataset), "--out", str(out)]) == 0
+    assert sha256_file(out) == sha256_file(dataset / REPORT)  # the manifest's sha256 stays true
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert main(["report", str(dataset), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "already exists" in error and "--force" in error
+    assert out.read_bytes() == before
+    assert main(["report", str(tmp_path / "nowhere" / "x")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["report", str(out)]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+
+
+def test_a_missing_matplotlib_is_named_with_its_install_line(dataset, tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    out = tmp_path / "r.html"
+    assert main(["report", str(dataset), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "pip install 'pushgen[plot]'" in error
+    assert not out.exists()
+    assert main(["make", "--users", "1", "--days", "2", "--out", str(tmp_path / "d"), "--report"]) == 2
+    assert "pip install 'pushgen[plot]'" in capsys.readouterr().err
+    assert not (tmp_path / "d").exists()
+
+
+def chromium(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    profile = tmp_path / f"profile-{len(list(tmp_path.glob('profile-*')))}"
+    return subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def figure_check(page: str, tmp_path) -> tuple[int, int]:
+    """(images, images that did not load) once the page has loaded in Chromium."""
+    checked = tmp_path / "checked.html"
+    checked.write_text(page + FIGURE_CHECK)
+    dom = chromium(tmp_path, "--dump-dom", checked.as_uri()).stdout
+    found = re.search(r'id="figure-check">images=(\d+) broken=(\d+)<', dom)
+    assert found, dom[-500:]
+    return int(found[1]), int(found[2])
+
+
+def screenshot_pixels(page_file, tmp_path) -> np.ndarray:
+    import matplotlib.image
+
+    shot = tmp_path / f"{page_file.stem}.png"
+    chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,2400", page_file.as_uri())
+    return matplotlib.image.imread(shot)[..., :3]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_chromium_shows_every_figure_of_a_dataset_and_of_the_mini_split(dataset, mini, tmp_path):
+    mini_page = write_report(mini, tmp_path / "mini.html")
+    for page_file in (dataset / REPORT, mini_page):
+        page = page_file.read_text()
+        images, broken = figure_check(page, tmp_path)
+        assert images == page.count("<img ") >= len(DATA_FIGURES)
+        assert broken == 0
+        pixels = screenshot_pixels(page_file, tmp_path)
+        not_white = (pixels < 0.9).any(axis=-1)
+        assert not_white.mean() > 0.05  # text and figures, not a blank page
+        assert len(np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)) > 50
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_the_figure_check_sees_a_figure_that_does_not_load(tmp_path):
+    broken = base64.b64encode(b"<svg this is not svg").decode()
+    page = f'<html><body><img src="data:image/svg+xml;base64,{broken}"></body></html>'
+    assert figure_check(page, tmp_path) == (1, 1)
