@@ -281,7 +281,7 @@ def test_offline_download_names_regenerate_and_fetches_from_the_split_s_own_revi
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9/{revision}/generated")
     assert main(["download", "pushgen-remote-v2", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
-    assert "from http://127.0.0.1:9/pushgen-remote-v2/generated/pushgen-remote/v2/" in error
+    assert f"from http://127.0.0.1:9/{REMOTE.published_at}/generated/pushgen-remote/v2/" in error
     assert error.rstrip().endswith("nothing was kept. Without network: pushgen download pushgen-remote-v2 "
                           "--regenerate (rebuilds it from its recipe)")
     assert files_in(tmp_path) == []
@@ -292,6 +292,7 @@ def test_every_published_split_is_fetched_from_a_revision_that_does_not_move(mon
     for entry in registry.load_registry():
         assert entry.published_at == (entry.revision or entry.label)
         assert entry.published_at not in ("main", "master", "HEAD")
+        assert entry.revision is None or re.fullmatch("[0-9a-f]{40}", entry.revision), entry.revision
         assert download.data_url(None, entry.published_at) == (
             f"https://raw.githubusercontent.com/pushgen/pushgen/{entry.published_at}/generated")
     assert download.standard_url("pushgen", "v3") == (
