@@ -89,11 +89,9 @@ class StandardSplit:
     def make_recipe(self) -> Recipe:
         """The recipe to regenerate this split; an error if this pushgen simulates another model."""
         if self.engagement_model != MODEL_VERSION:
-            newer = superseded_by(self.label)
-            instead = f"; use {newer.label}, which supersedes it" if newer else ""
             raise DatasetError(f"{self.label} was simulated with engagement model {self.engagement_model}; "
                                f"this pushgen {__version__} simulates model {MODEL_VERSION} and cannot "
-                               f"regenerate it (install the pushgen that built it{instead})")
+                               f"regenerate it: {other_model_advice(self.label)}")
         return Recipe.from_dict(self.recipe)
 
     def make_spec(self) -> SplitSpec:
@@ -182,6 +180,17 @@ def lookup(text: str, version: str | None = None) -> StandardSplit:
 def superseded_by(label: str) -> StandardSplit | None:
     """The standard split that replaces ``label``, if a newer version does."""
     return next((s for s in list_splits() if s.supersedes == label), None)
+
+
+def other_model_advice(label: str) -> str:
+    """What to do with a split of another engagement model: its successor, and the pushgen
+    release that built it (which regenerates and scores it)."""
+    newer = superseded_by(label)
+    built = next((s.pushgen_version for s in list_splits() if s.label == label and s.pushgen_version), None)
+    advice = [f"use {newer.label}, which supersedes it" if newer else "make a new split with this pushgen"]
+    if built:
+        advice.append(f"or install pushgen=={built}, which built it")
+    return ", ".join(advice)
 
 
 def file_entries(folder: Path) -> dict[str, dict]:

@@ -33,7 +33,7 @@ from pushgen.model.engagement import (
 )
 from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.publishing.access import resolve_split
-from pushgen.publishing.registry import superseded_by
+from pushgen.publishing.registry import other_model_advice
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
 from pushgen.splits.scorer import SCORER, SCORER_TRUTH
 
@@ -179,10 +179,8 @@ def check_model_version(folder: Path) -> None:
     description = json.loads((folder / SPLIT_FILE).read_text())
     label = "-".join(str(v) for v in (description.get("name") or folder.name, description.get("version"))
                      if v)
-    newer = superseded_by(label)
-    instead = f"use {newer.label}, which supersedes it" if newer else "make a new split with this pushgen"
     raise DatasetError(f"{label} was simulated with engagement model {version} and this pushgen scores "
-                       f"model {MODEL_VERSION}: {instead}")
+                       f"model {MODEL_VERSION}: {other_model_advice(label)}")
 
 
 @lru_cache(maxsize=8)
