@@ -33,6 +33,7 @@ from pushgen.data.describe_time import (
 )
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
+from pushgen.progress import stages
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps
@@ -133,11 +134,16 @@ def describe_tables(path: Path) -> Described:
         users = notifications.with_stem("users")
     if not notifications.exists():
         raise DatasetError(f"{path} is not a pushgen dataset: no {notifications.name}")
-    frame = _read(notifications)
-    user_table = _read(users) if users.is_file() else None
-    stats = describe(frame, user_table)
-    if has_ground_truth(path):
-        stats["engagement"] = engagement_stats(path, frame)
+    truth = has_ground_truth(path)
+    with stages("describe", 3 if truth else 2) as begin:
+        begin("reading the tables")
+        frame = _read(notifications)
+        user_table = _read(users) if users.is_file() else None
+        begin("statistics")
+        stats = describe(frame, user_table)
+        if truth:
+            begin("engagement (ground truth)")
+            stats["engagement"] = engagement_stats(path, frame)
     return Described(stats, frame, user_table)
 
 
