@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
+from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
@@ -112,8 +113,13 @@ class Described:
 
 
 def describe_path(path: Path) -> dict:
-    """``describe`` of a dataset folder (or a folder or file holding a notifications table)."""
-    return describe_tables(path).stats
+    """``describe`` of a dataset folder (or a folder or file holding a notifications table), with
+    ``"calibration"``: each calibration figure against its target (``calibration_summary``)."""
+    described = describe_tables(path)
+    with stages("describe", 1) as begin:
+        begin("calibration figures")
+        calibration = calibration_summary(described.stats, described.notifications)
+    return {**described.stats, "calibration": calibration}
 
 
 def describe_tables(path: Path) -> Described:
