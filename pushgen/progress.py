@@ -20,7 +20,7 @@ from tqdm.auto import tqdm
 
 T = TypeVar("T")
 
-_BARS: ContextVar[bool] = ContextVar("pushgen_bars", default=False)
+_BARS: ContextVar[bool | None] = ContextVar("pushgen_bars", default=None)  # None: not in a command
 _QUIET: ContextVar[bool] = ContextVar("pushgen_quiet", default=False)
 
 
@@ -36,9 +36,11 @@ def terminal_progress(quiet: bool) -> Iterator[None]:
         _QUIET.reset(silent)
 
 
-def shown() -> bool:
-    """Whether bars are drawn now (for functions that take a ``progress`` flag)."""
-    return _BARS.get()
+def shown(outside: bool = False) -> bool:
+    """Whether bars are drawn now (for functions that take a ``progress`` flag): the command's
+    choice inside ``terminal_progress``, ``outside`` elsewhere."""
+    bars = _BARS.get()
+    return outside if bars is None else bars
 
 
 def bar(iterable: Iterable[T] | None = None, *, desc: str, total: float | None = None,
