@@ -13,8 +13,10 @@ import termios
 import threading
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.progress import bar, note, shown, stages, terminal_progress
 
 PUSHGEN = [sys.executable, "-m", "pushgen"]
@@ -64,6 +66,9 @@ def folders(tmp_path_factory) -> Path:
                   "--cold-start-users", "2"]):
         done = on_pipe(args, root)
         assert done.returncode == 0, done.stderr
+    # the logged notifications as a task 1 submission (a test may read the scorer's folder)
+    logged = pd.read_parquet(root / "sp" / "scorer" / "task1" / "test.parquet")
+    logged[["context_id", *NOTIFICATION_FEATURES]].to_parquet(root / "logged.parquet")
     return root
 
 
@@ -73,6 +78,8 @@ def folders(tmp_path_factory) -> Path:
     (["validate", "sp"], "validate: sha256"),
     (["make", "--users", "2", "--days", "3", "--out", "made"], "pushgen: "),
     (["split", "ds", "--out", "again", "--train-months", "1", "--test-months", "1"], "split: "),
+    (["evaluate", "--split", "sp", "--submission", "logged.parquet"], "evaluate: "),
+    (["report", "ds", "--out", "ds.html"], "report: "),
 ])
 def test_a_terminal_shows_a_bar_that_is_cleared_at_the_end(folders, args, label):
     code, out, terminal = on_terminal(args, folders)
@@ -86,6 +93,7 @@ def test_a_terminal_shows_a_bar_that_is_cleared_at_the_end(folders, args, label)
 @pytest.mark.parametrize("args", [
     ["describe", "ds", "--quiet"],
     ["validate", "sp", "-q"],
+    ["evaluate", "--split", "sp", "--submission", "logged.parquet", "-q"],
     ["make", "--users", "2", "--days", "3", "--out", "quiet-made", "--quiet"],
     # the split leaves a month out: its note is silenced too
     ["split", "ds", "--out", "quiet-split", "--train-months", "1", "--test-months", "1", "-q"],
