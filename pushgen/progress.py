@@ -73,7 +73,7 @@ def quiet_option(command: Callable[..., T]) -> Callable[..., T]:
 def stages(desc: str, total: int) -> Iterator[Callable[[str], None]]:
     """A bar over ``total`` named stages of one job: call the yielded function with each stage's
     name as it begins (the previous one is then counted as done)."""
-    with bar(desc=desc, total=total, unit="step", bar_format="{desc}: {n}/{total} {postfix}") as steps:
+    with bar(desc=desc, total=total, unit="step", bar_format="{desc} [step {n}/{total}, {elapsed}]") as steps:
         begun = False
 
         def begin(name: str) -> None:
@@ -81,7 +81,7 @@ def stages(desc: str, total: int) -> Iterator[Callable[[str], None]]:
             if begun:
                 steps.update()
             begun = True
-            steps.set_postfix_str(name)
+            steps.set_description_str(f"{desc}: {name}")
 
         yield begin
         if begun:

@@ -115,19 +115,20 @@ class Described:
 def describe_path(path: Path) -> dict:
     """``describe`` of a dataset folder (or a folder or file holding a notifications table), with
     ``"calibration"``: each calibration figure against its target (``calibration_summary``)."""
-    described = describe_tables(path)
-    with stages("describe", 1) as begin:
-        begin("calibration figures")
-        calibration = calibration_summary(described.stats, described.notifications)
-    return {**described.stats, "calibration": calibration}
+    described = describe_tables(path, calibration=True)
+    return described.stats
 
 
-def describe_tables(path: Path) -> Described:
-    """``describe_path``'s statistics together with the tables read for them."""
+def describe_tables(path: Path, calibration: bool = False) -> Described:
+    """``describe_path``'s statistics together with the tables read for them (with ``calibration``,
+    the figures against their targets under ``"calibration"``)."""
     path = Path(path)
     if path.is_file():
         frame = _read(path)
-        return Described(describe(frame), frame, None)
+        stats = describe(frame)
+        if calibration:
+            stats["calibration"] = calibration_summary(stats, frame)
+        return Described(stats, frame, None)
     if not path.is_dir():
         raise DatasetError(f"{path} does not exist")
     if (path / MANIFEST).is_file():
@@ -141,7 +142,7 @@ def describe_tables(path: Path) -> Described:
     if not notifications.exists():
         raise DatasetError(f"{path} is not a pushgen dataset: no {notifications.name}")
     truth = has_ground_truth(path)
-    with stages("describe", 3 if truth else 2) as begin:
+    with stages("describe", 2 + truth + calibration) as begin:
         begin("reading the tables")
         frame = _read(notifications)
         user_table = _read(users) if users.is_file() else None
@@ -150,6 +151,9 @@ def describe_tables(path: Path) -> Described:
         if truth:
             begin("engagement (ground truth)")
             stats["engagement"] = engagement_stats(path, frame)
+        if calibration:
+            begin("calibration figures")
+            stats["calibration"] = calibration_summary(stats, frame)
     return Described(stats, frame, user_table)
 
 
