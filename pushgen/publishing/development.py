@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from pushgen.data.dataset import DatasetError
-from pushgen.data.outputs import check_output
+from pushgen.data.outputs import DatasetError, check_output
 from pushgen.publishing.registry import load_registry, lookup
 from pushgen.publishing.standard import build_split
 
