@@ -145,10 +145,10 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
     except ImportError as error:
         raise UserFacingError(str(error)) from None
     source = Path(path)
-    if out is None:
-        named = source.resolve() if source.exists() else Path.cwd() / source.name
-        out = named.with_name(f"{named.name}-report.html")
-    with user_errors():
+    with user_errors():  # a name the system refuses (too long, say) is one line too
+        if out is None:
+            named = source.resolve() if source.exists() else Path.cwd() / source.name
+            out = named.with_name(f"{named.name}-report.html")
         if out.exists() and not force:
             raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
         from pushgen.report import write_report
