@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pushgen.model.feasibility import is_possible
     from pushgen.model.priors import Priors
     from pushgen.publishing.access import load_split
+    from pushgen.publishing.development import development_split
     from pushgen.publishing.registry import list_splits
     from pushgen.replay.evaluation import evaluate
 
@@ -29,6 +30,7 @@ _LAZY = {
     "generate": "pushgen.data.generator",
     "Priors": "pushgen.model.priors",
     "evaluate": "pushgen.replay.evaluation",
+    "development_split": "pushgen.publishing.development",
     "run_benchmark": "pushgen.benchmark",
     "list_splits": "pushgen.publishing.registry",
     "load_split": "pushgen.publishing.access",
@@ -56,6 +58,7 @@ __all__ = [
     "GenerationError",
     "Priors",
     "__version__",
+    "development_split",
     "envs",
     "evaluate",
     "generate",

@@ -33,6 +33,7 @@ from pushgen.data.dataset import FORMATS, DatasetError, first_line
 from pushgen.data.engines import ENGINES, EngineError
 from pushgen.data.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
 from pushgen.data.outputs import check_output, os_error_message
+from pushgen.progress import note, quiet_option, shown
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
 
 USER_ERRORS = (GenerationError, DatasetError, EngineError)
@@ -83,6 +84,7 @@ def cli() -> None:
               help="Dask scheduler address [default: a local cluster of --jobs workers].")
 @click.option("--report", "with_report", is_flag=True,
               help="Also write report.html, the visual report, beside the data (needs pushgen[plot]).")
+@quiet_option
 def make(users: int, months: int | None, days: int | None, start: dt.datetime | None, seed: int,
          out: Path | None, fmt: str, force: bool, jobs: int, engine: str,
          scheduler: str | None, with_report: bool) -> None:
@@ -105,7 +107,7 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
                              start=start.date() if start else None, seed=seed)
         manifest = make_dataset(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine,
                                 scheduler=scheduler, card=dataset_card, describe=write_dataset_croissant,
-                                progress=sys.stderr.isatty(), report=report)
+                                progress=shown(), report=report)
     click.echo(summary_paragraph(manifest, out))
 
 
@@ -132,6 +134,7 @@ def _dataset_report(title: str):
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="The HTML file [default: NAME-report.html beside PATH].")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@quiet_option
 def report_command(path: str, out: Path | None, force: bool) -> None:
     """Write the visual report of PATH: a dataset, split or benchmark results folder, or a standard
     split's name. One HTML file with the figures embedded (needs pushgen[plot])."""
@@ -142,10 +145,10 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
     except ImportError as error:
         raise UserFacingError(str(error)) from None
     source = Path(path)
-    if out is None:
-        named = source.resolve() if source.exists() else Path.cwd() / source.name
-        out = named.with_name(f"{named.name}-report.html")
-    with user_errors():
+    with user_errors():  # a name the system refuses (too long, say) is one line too
+        if out is None:
+            named = source.resolve() if source.exists() else Path.cwd() / source.name
+            out = named.with_name(f"{named.name}-report.html")
         if out.exists() and not force:
             raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
         from pushgen.report import write_report
@@ -157,6 +160,7 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
 @cli.command("describe")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
+@quiet_option
 def describe_command(path: Path, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
 
@@ -170,6 +174,7 @@ def describe_command(path: Path, as_json: bool) -> None:
 
 @cli.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
+@quiet_option
 def validate_command(path: Path) -> None:
     """Check the dataset or split folder at PATH against its manifest.json or split.json and the
     schemas (exit 1 if invalid)."""
@@ -225,6 +230,7 @@ def user_errors() -> Iterator[None]:
 @click.option("--cold-start-users", type=WholeNumber(0, None), default=0, show_default=True,
               help="Users held out entirely for task 2 (the highest user ids).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@quiet_option
 def split_command(dataset: Path, out: Path | None, train_months: int | None, test_months: int | None,
                   validation_weeks: int, cold_start_users: int, force: bool) -> None:
     """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start); every month
@@ -248,7 +254,7 @@ def split_command(dataset: Path, out: Path | None, train_months: int | None, tes
                       for part, p in description["parts"].items())
     click.echo(f"Wrote {out} ({train_months} training + {test_months} test months): {parts}")
     if (unused := left_out(recipe, spec)) is not None:
-        click.echo(f"Note: {unused}", err=True)
+        note(f"Note: {unused}")
 
 
 @cli.command("list")
@@ -278,6 +284,7 @@ def list_command(cache: Path | None) -> None:
               help="No network: rebuild the split from its recipe and check its fingerprint.")
 @click.option("--cache", type=click.Path(path_type=Path), default=None,
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
+@quiet_option
 def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:
     """Fetch the standard split NAME (e.g. pushgen-v1) and print its folder."""
     from pushgen.publishing.download import fetch_split
@@ -285,10 +292,11 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
 
     with user_errors():
         entry = lookup(name, version)
-        folder = fetch_split(entry.name, entry.version, cache=cache, regenerate=regenerate)
+        folder = fetch_split(entry.name, entry.version, cache=cache, regenerate=regenerate,
+                             progress=shown())
     how = ("regenerated; content fingerprint matches" if regenerate
            else "every file's sha256 checked")
-    click.echo(f"{entry.label}: {how} ({entry.fingerprint[:16]})", err=True)
+    note(f"{entry.label}: {how} ({entry.fingerprint[:16]})")
     click.echo(str(folder))
 
 
@@ -304,6 +312,7 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @click.option("--user", "users", type=WholeNumber(), multiple=True,
               help="Score only this user (repeat for several) [default: every test user].")
+@quiet_option
 def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
                      users: tuple[int, ...]) -> None:
     """Score a task 1 submission or a recorded task 2 run on a split's test part."""
@@ -328,6 +337,7 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 @click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@quiet_option
 def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, out: Path | None,
                       mode: str, seed: int, no_plots: bool, force: bool) -> None:
     """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
@@ -346,10 +356,10 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
         except ImportError as error:
             raise UserFacingError(str(error)) from None
         results = run_benchmark(split, tasks=tasks or None, baselines=names, mode=mode, seed=seed,
-                                progress=sys.stderr.isatty())
+                                progress=shown())
         write_results(results, out, force=force, plots=not no_plots)
     click.echo((out / "leaderboard.md").read_text(), nl=False)
-    click.echo(f"Wrote {out} in {results.timings['total_seconds']:.1f} s", err=True)
+    note(f"Wrote {out} in {results.timings['total_seconds']:.1f} s")
 
 
 def main(argv: list[str] | None = None) -> int:

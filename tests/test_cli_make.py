@@ -145,13 +145,15 @@ def test_an_unwritable_output_is_refused_cleanly(tmp_path):
 def test_a_stopped_run_leaves_no_half_written_dataset(tmp_path, stop, jobs):
     child = subprocess.Popen(
         [*PUSHGEN, "make", "--users", "3000", "--months", "6", "--jobs", jobs, "--out", "big"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not list(tmp_path.glob(".big.partial-*/notifications/part-*")) and time.monotonic() < deadline:
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # pytest-xdist ignores SIGINT
+    deadline = time.monotonic() + 600  # a safety limit only: the wait is for the event
+    while not list(tmp_path.glob(".big.partial-*/notifications/part-*")) and child.poll() is None:
+        assert time.monotonic() < deadline, "no part written"
         time.sleep(0.1)  # until the first part is written: workers are running, the folder half-full
     assert child.poll() is None, "the run ended before its first part was written"
     child.send_signal(stop)
-    _, err = child.communicate(timeout=120)
+    _, err = child.communicate(timeout=600)
     assert child.returncode == 130
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == "Interrupted; nothing was written."

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
+from pushgen.data.calibration import FIGURES, calibration_summary
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path
 from pushgen.data.describe_report import format_description, sections
@@ -269,10 +270,58 @@ def test_describe_path_reads_folders_and_files(generated: pushgen.Dataset, tmp_p
     expected = describe(generated.notifications, generated.users)
     from_folder = describe_path(folder)
     engagement = from_folder.pop("engagement")  # the folder's ground truth adds the simulated user's effects
+    calibration = from_folder.pop("calibration")
     assert from_folder == expected
+    assert len(calibration["figures"]) == len(FIGURES)
     assert {"habituation"} <= set(engagement)
     assert describe_path(folder / "notifications.csv")["rows"] == expected["rows"]
     with pytest.raises(DatasetError, match="does not exist"):
         describe_path(tmp_path / "nothing")
     with pytest.raises(DatasetError, match="not a pushgen dataset"):
         describe_path(tmp_path)
+
+
+def test_each_calibration_figure_is_judged_against_its_target(generated: pushgen.Dataset) -> None:
+    stats = describe(generated.notifications, generated.users)
+    summary = calibration_summary(stats, generated.notifications)
+    assert [f["figure"] for f in summary["figures"]] == [f.name for f in FIGURES]
+    for row, figure in zip(summary["figures"], FIGURES, strict=True):
+        assert (row["low"], row["high"], row["target"]) == (figure.low, figure.high, figure.target)
+        if row["value"] is None:
+            assert row["holds"] is None
+        else:
+            assert row["holds"] == (figure.low <= row["value"] <= figure.high)
+    assert summary["measured"] == sum(row["value"] is not None for row in summary["figures"])
+    assert summary["misses"] == [row["figure"] for row in summary["figures"] if row["holds"] is False]
+
+
+def test_the_report_marks_each_miss_and_counts_them(generated: pushgen.Dataset) -> None:
+    stats = describe(generated.notifications, generated.users)
+    stats["open_rate"]["overall"] = 0.9  # far above the 35-55% target
+    stats["per_user_day"]["mean"] = 65.0  # inside 50-80
+    calibration = calibration_summary(stats, generated.notifications)
+    assert "open rate, overall" in calibration["misses"]
+    assert "notifications/user/day, mean" not in calibration["misses"]
+    report = format_description({**stats, "calibration": calibration})
+    lines = report.splitlines()
+    rate = next(line for line in lines if line.startswith("open rate, overall ") and " to " in line)
+    assert "90.0%" in rate and "35.0% to 55.0%" in rate and rate.endswith("MISSES")
+    mean = next(line for line in lines if line.startswith("notifications/user/day, mean ") and " to " in line)
+    assert mean.endswith("ok")
+    marked = [line for line in lines if line.endswith("MISSES")]
+    assert len(marked) == len(calibration["misses"])
+    assert lines[-1] == (f"Calibration: {len(calibration['misses'])} of {calibration['measured']} measured "
+                         f"figures miss their target: {', '.join(calibration['misses'])}.")
+
+
+def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from pushgen.commands import cli
+
+    folder = write_dataset(generated, tmp_path / "d", fmt="parquet")
+    done = CliRunner().invoke(cli, ["describe", str(folder), "--json"])
+    assert done.exit_code == 0, done.output
+    calibration = json.loads(done.output)["calibration"]
+    assert calibration == json.loads(json.dumps(calibration_summary(
+        describe(generated.notifications, generated.users), generated.notifications)))

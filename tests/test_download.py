@@ -202,6 +202,18 @@ def test_published_pseudonyms_come_from_the_pinned_faker_range():
         "in pyproject.toml (scripts/faker_names.py finds the releases that give the published names)")
 
 
+def which_library(changed: list[str]) -> str:
+    """What each part of the published bytes depends on, for a failure message."""
+    faker = metadata.version("faker")
+    names = (f"the users tables changed: their pseudonyms come from faker ({faker} installed, pinned in "
+             "pyproject.toml to the releases scripts/faker_names.py proved to give the published names); "
+             if any(t.endswith("users") for t in changed) else "")
+    return (f"{names}{'every other value' if names else 'the values'} come from numpy's generators and "
+            "pushgen's model; the Parquet "
+            f"writer (pyarrow {metadata.version('pyarrow')}) is outside the fingerprints, which hash "
+            "values, not file bytes (only the files' sha256 depend on it)")
+
+
 def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
     """Byte-equal content: the fingerprints cover every table's values, pseudonyms included (faker
     is pinned to a proven range, see the test above); they do not depend on the Parquet writer."""
@@ -210,7 +222,8 @@ def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
     committed = json.loads((GENERATED / "pushgen-mini" / "v2" / SPLIT_FILE).read_text())
     changed = [t for t in committed["fingerprints"]
                if ours["fingerprints"].get(t) != committed["fingerprints"][t]]
-    assert not changed, f"pushgen-mini-v2 changed in {', '.join(changed)}: {REBUILD}"
+    assert not changed, (f"pushgen-mini-v2 changed in {', '.join(changed)} ({which_library(changed)}): "
+                         f"{REBUILD}")
     assert ours["fingerprint"] == committed["fingerprint"] == MINI.fingerprint, REBUILD
 
     folder = fetch_split("pushgen-mini-v2", cache=tmp_path / "cache", regenerate=True, progress=False)

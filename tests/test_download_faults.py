@@ -109,6 +109,18 @@ def test_download_in_a_terminal_shows_progress_and_does_not_crash(server, tmp_pa
     assert (cache / REMOTE / "v2" / RECORD).is_file()
 
 
+def test_a_quiet_download_in_a_terminal_prints_only_the_folder(server, tmp_path):
+    cache = tmp_path / "cache"
+    code, output = in_terminal(REGISTER_REMOTE + f"""
+    import sys
+    from pushgen.cli import main
+    sys.exit(main(["download", "pushgen-remote-v2", "--cache", {str(cache)!r}, "--quiet"]))
+    """)
+    assert code == 0, output
+    assert output.splitlines() == [str(cache / REMOTE / "v2")]  # no bar, no note: stdout alone
+    assert (cache / REMOTE / "v2" / RECORD).is_file()
+
+
 def test_load_split_by_name_in_a_terminal(server, tmp_path):
     code, output = in_terminal(REGISTER_REMOTE + f"""
     import os

@@ -1,4 +1,8 @@
-"""Runs that are killed, interrupted or started twice: no orphaned workers, no traceback, one writer."""
+"""Runs that are killed, interrupted or started twice: no orphaned workers, no traceback, one writer.
+
+No test here depends on how fast the machine is: each waits for an event (a process, a file, a
+written part) with only a long safety limit (SAFETY seconds), never a short sleep or timeout.
+"""
 
 from __future__ import annotations
 
@@ -13,18 +17,25 @@ import pytest
 
 PUSHGEN = [sys.executable, "-m", "pushgen"]
 BIG = ["make", "--users", "400", "--months", "6"]  # minutes of work: it is always stopped
+SAFETY = 600  # seconds; only a hung run reaches it
 
 
-def start(args: list[str], cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([*PUSHGEN, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+def default_sigint() -> None:
+    """Ctrl-C at its default in the child (pytest-xdist's workers ignore SIGINT, and children inherit it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def wait_for(condition, timeout: float = 60) -> None:
+def start(args: list[str], cwd: Path, command: list[str] = PUSHGEN) -> subprocess.Popen:
+    return subprocess.Popen([*command, *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=default_sigint)
+
+
+def wait_for(condition, timeout: float = SAFETY) -> None:
+    """Poll ``condition`` until it holds; fail only after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
+        time.sleep(0.05)  # a polling interval: it decides nothing
 
 
 def workers(parent: psutil.Process) -> list[psutil.Process]:
@@ -48,17 +59,17 @@ def test_workers_end_when_make_is_killed_and_the_next_run_clears_its_leftovers(t
     child = start([*BIG, "--jobs", "2", "--out", "big"], tmp_path)
     parent = psutil.Process(child.pid)
     wait_for(lambda: len(workers(parent)) == 2 and list(tmp_path.glob(".big.partial-*")))
-    time.sleep(1.0)  # the workers are simulating their first buckets
+    wait_for(lambda: list(tmp_path.glob(".big.partial-*/notifications/part-*")))  # the workers are writing
     family = parent.children(recursive=True)
     child.kill()
-    child.wait(timeout=10)
-    wait_for(lambda: not running(family), timeout=5)
-    out, _ = child.communicate(timeout=5)  # nobody holds its stdout open any more
+    child.wait(timeout=SAFETY)
+    wait_for(lambda: not running(family))
+    out, _ = child.communicate(timeout=SAFETY)  # nobody holds its stdout open any more
     assert out == ""
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".big.partial-")]
 
     done = subprocess.run([*PUSHGEN, "make", "--users", "1", "--days", "2", "--out", "big"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=SAFETY, preexec_fn=default_sigint)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big"]
 
@@ -68,7 +79,8 @@ def test_two_runs_to_the_same_folder_one_is_refused(tmp_path):
     try:
         wait_for(lambda: (tmp_path / ".d.lock").exists())
         second = subprocess.run([*PUSHGEN, "make", "--users", "1", "--days", "2", "--out", "d", "--force"],
-                                cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                                cwd=tmp_path, capture_output=True, text=True, timeout=SAFETY,
+                                preexec_fn=default_sigint)
         assert first.poll() is None, "the first run ended before the second could meet it"
         assert second.returncode == 2
         assert second.stderr.splitlines() == [
@@ -76,17 +88,41 @@ def test_two_runs_to_the_same_folder_one_is_refused(tmp_path):
             "wait for it to finish or choose another --out"]
     finally:
         first.send_signal(signal.SIGINT)
-        first.communicate(timeout=60)
+        first.communicate(timeout=SAFETY)
     assert first.returncode == 130
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.5])
-def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, delay):
-    child = start(["make", "--users", "1", "--days", "2", "--out", "d"], tmp_path)
-    time.sleep(delay)
+# pushgen, but it stops when pushgen.commands (its Ctrl-C handler installed) first imports MODULE:
+# it touches MARKER and waits there, in the middle of loading, for the test's Ctrl-C
+PAUSED_WHILE_LOADING = """
+import pathlib, sys, time
+module, marker, *args = sys.argv[1:]
+
+class Pause:
+    def find_spec(self, name, path=None, target=None):
+        if name == module and "pushgen.commands" in sys.modules:
+            sys.meta_path.remove(self)
+            pathlib.Path(marker).touch()
+            time.sleep(600)
+        return None
+
+sys.meta_path.insert(0, Pause())
+from pushgen.cli import main
+sys.exit(main(args))
+"""
+
+
+@pytest.mark.parametrize("module", ["click", "pyarrow"])
+def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, module):
+    marker, cwd = tmp_path / "loading", tmp_path / "run"
+    cwd.mkdir()
+    child = start([module, str(marker), "make", "--users", "1", "--days", "2", "--out", "d"], cwd,
+                  command=[sys.executable, "-c", PAUSED_WHILE_LOADING])
+    wait_for(lambda: marker.exists() or child.poll() is not None)
+    assert child.poll() is None, child.communicate()[1]
     child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
+    _, err = child.communicate(timeout=SAFETY)
     assert child.returncode == 130, err
     assert err == "Interrupted; nothing was written.\n"
-    assert list(tmp_path.iterdir()) == []
+    assert list(cwd.iterdir()) == []

@@ -230,3 +230,11 @@ def test_the_figure_check_sees_a_figure_that_does_not_load(tmp_path):
     broken = base64.b64encode(b"<svg this is not svg").decode()
     page = f'<html><body><img src="data:image/svg+xml;base64,{broken}"></body></html>'
     assert figure_check(page, tmp_path) == (1, 1)
+
+
+def test_a_name_the_system_refuses_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "a" * 300]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pushgen report: error: File name too long") and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

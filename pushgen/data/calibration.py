@@ -32,6 +32,10 @@ class Figure:
     def holds(self, value: float) -> bool:
         return self.low <= value <= self.high
 
+    @property
+    def range_text(self) -> str:
+        return f"{self.show(self.low)} to {self.show(self.high)}"
+
 
 def at(*keys: str) -> Callable[[dict], float]:
     """The statistic at ``keys`` of ``describe``'s output."""
@@ -118,3 +122,14 @@ def checks(stats: dict) -> list[Check]:
             value = None
         out.append(Check(figure, value))
     return out
+
+
+def calibration_summary(stats: dict, notifications: pd.DataFrame) -> dict:
+    """Each calibration figure of a dataset against its target, as ``describe`` reports it:
+    ``figures`` (name, value, low, high, target, holds: None when not measurable there),
+    ``measured`` (how many could be measured) and ``misses`` (the names of those outside)."""
+    found = checks(with_realism(stats, notifications))
+    figures = [{"figure": c.figure.name, "value": c.value, "low": c.figure.low, "high": c.figure.high,
+                "target": c.figure.target, "percent": c.figure.percent, "holds": c.holds} for c in found]
+    return {"figures": figures, "measured": sum(c.value is not None for c in found),
+            "misses": [c.figure.name for c in found if c.holds is False]}

@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
+from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
@@ -33,6 +34,7 @@ from pushgen.data.describe_time import (
 )
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
+from pushgen.progress import stages
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps
@@ -111,16 +113,22 @@ class Described:
 
 
 def describe_path(path: Path) -> dict:
-    """``describe`` of a dataset folder (or a folder or file holding a notifications table)."""
-    return describe_tables(path).stats
+    """``describe`` of a dataset folder (or a folder or file holding a notifications table), with
+    ``"calibration"``: each calibration figure against its target (``calibration_summary``)."""
+    described = describe_tables(path, calibration=True)
+    return described.stats
 
 
-def describe_tables(path: Path) -> Described:
-    """``describe_path``'s statistics together with the tables read for them."""
+def describe_tables(path: Path, calibration: bool = False) -> Described:
+    """``describe_path``'s statistics together with the tables read for them (with ``calibration``,
+    the figures against their targets under ``"calibration"``)."""
     path = Path(path)
     if path.is_file():
         frame = _read(path)
-        return Described(describe(frame), frame, None)
+        stats = describe(frame)
+        if calibration:
+            stats["calibration"] = calibration_summary(stats, frame)
+        return Described(stats, frame, None)
     if not path.is_dir():
         raise DatasetError(f"{path} does not exist")
     if (path / MANIFEST).is_file():
@@ -133,11 +141,19 @@ def describe_tables(path: Path) -> Described:
         users = notifications.with_stem("users")
     if not notifications.exists():
         raise DatasetError(f"{path} is not a pushgen dataset: no {notifications.name}")
-    frame = _read(notifications)
-    user_table = _read(users) if users.is_file() else None
-    stats = describe(frame, user_table)
-    if has_ground_truth(path):
-        stats["engagement"] = engagement_stats(path, frame)
+    truth = has_ground_truth(path)
+    with stages("describe", 2 + truth + calibration) as begin:
+        begin("reading the tables")
+        frame = _read(notifications)
+        user_table = _read(users) if users.is_file() else None
+        begin("statistics")
+        stats = describe(frame, user_table)
+        if truth:
+            begin("engagement (ground truth)")
+            stats["engagement"] = engagement_stats(path, frame)
+        if calibration:
+            begin("calibration figures")
+            stats["calibration"] = calibration_summary(stats, frame)
     return Described(stats, frame, user_table)
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pushgen.data.calibration import Figure
 from pushgen.data.describe import TOP_APPS, WEEKDAYS
 from pushgen.data.describe_time import PERIOD_DAYS
 from pushgen.text_tables import aligned_table
@@ -46,8 +47,30 @@ def _pair(*texts: str) -> str:
 def sections(stats: dict) -> list[Section]:
     """The report's tables, in order, with the published figure beside each calibrated one."""
     engagement = _engagement_sections(stats["engagement"]) if "engagement" in stats else []
-    return [_overview(stats), _key_figures(stats), _hour_section(stats), _weekday_section(stats),
-            *_group_sections(stats), _fatigue_section(stats), _period_section(stats), *engagement]
+    calibration = [_calibration_section(stats["calibration"])] if "calibration" in stats else []
+    return [_overview(stats), _key_figures(stats), *calibration, _hour_section(stats),
+            _weekday_section(stats), *_group_sections(stats), _fatigue_section(stats),
+            _period_section(stats), *engagement]
+
+
+def misses_line(calibration: dict) -> str:
+    """How many of the measured calibration figures miss their target, and which."""
+    misses, measured = calibration["misses"], calibration["measured"]
+    if not misses:
+        return f"Calibration: all {measured} measured figures are inside their targets."
+    return (f"Calibration: {len(misses)} of {measured} measured figures miss their target: "
+            f"{', '.join(misses)}.")
+
+
+def _calibration_section(calibration: dict) -> Section:
+    rows = []
+    for f in calibration["figures"]:
+        figure = Figure(f["figure"], lambda _: 0.0, f["low"], f["high"], f["target"], f["percent"])
+        value = "-" if f["value"] is None else figure.show(f["value"])
+        verdict = {None: "not measurable", True: "ok", False: "MISSES"}[f["holds"]]
+        rows.append((f["figure"], value, figure.range_text, f["target"], verdict))
+    return Section("Calibration targets", ("figure", "this dataset", "target range", "published", "verdict"),
+                   tuple(rows), misses_line(calibration) + " Targets: pushgen.data.calibration.FIGURES.")
 
 
 def _engagement_sections(stats: dict) -> list[Section]:
@@ -243,4 +266,5 @@ def render_text(section: Section) -> str:
 
 def format_description(stats: dict) -> str:
     """The statistics as a plain-text report, the published figure beside each calibrated one."""
-    return "\n\n".join(render_text(s) for s in sections(stats)) + "\n"
+    text = "\n\n".join(render_text(s) for s in sections(stats)) + "\n"
+    return text + (f"\n{misses_line(stats['calibration'])}\n" if "calibration" in stats else "")

@@ -27,6 +27,7 @@ from pushgen.data.fingerprint import fingerprint
 from pushgen.data.generator import GenerationError, Recipe
 from pushgen.data.json_limits import JSONLimitError, parse_json
 from pushgen.data.outputs import sha256_file
+from pushgen.progress import stages
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
                     "user_id", "notification_id", "posted_at")
@@ -64,17 +65,22 @@ def validate(folder: Path) -> list[str]:
     problems = _check_manifest(manifest)
     if problems:
         return problems
-    problems += _check_files(folder, manifest)
-    tables = _read_tables(folder, manifest, problems)
-    for name, (arrow, frame) in tables.items():
-        if len(frame) != manifest["rows"][name]:
-            problems.append(f"{name}: {len(frame)} rows; the manifest says {manifest['rows'][name]}")
-        expected = manifest["fingerprints"].get(name)
-        if expected is not None and (arrow is None or _fingerprint(arrow) != expected):
-            problems.append(f"{name}: content fingerprint differs from the manifest")
-    if "notifications" in tables:
-        problems += _check_notifications(tables["notifications"][1])
-        problems += _check_links(tables)
+    with stages("validate", 4) as begin:
+        begin("sha256 of the files")
+        problems += _check_files(folder, manifest)
+        begin("reading the tables")
+        tables = _read_tables(folder, manifest, problems)
+        begin("fingerprints")
+        for name, (arrow, frame) in tables.items():
+            if len(frame) != manifest["rows"][name]:
+                problems.append(f"{name}: {len(frame)} rows; the manifest says {manifest['rows'][name]}")
+            expected = manifest["fingerprints"].get(name)
+            if expected is not None and (arrow is None or _fingerprint(arrow) != expected):
+                problems.append(f"{name}: content fingerprint differs from the manifest")
+        begin("values and links")
+        if "notifications" in tables:
+            problems += _check_notifications(tables["notifications"][1])
+            problems += _check_links(tables)
     return problems
 
 

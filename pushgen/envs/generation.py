@@ -23,6 +23,10 @@ for a task 1 user (``user=`` one of them, or ``task=1``) that user's test part. 
   ``generated_open_rate`` and ``logged_open_rate``; in ``expected`` mode the generated open
   rate is the mean P(open)).
 
+There is no validation part to play: the simulated user of a test part is the scorer's. To develop
+a policy, play a development split (``pushgen.development_split``: a standard split's recipe from
+another seed), as often as needed, and score it with ``pushgen evaluate``.
+
 With ``gym.make_vec(..., vectorization_mode="async")`` pass ``history_in_info=False``: the
 history would otherwise be pickled to the main process at every step.
 """
@@ -66,7 +70,8 @@ class NotificationGenerationEnv(ReplayEnv):
                  history_in_info: bool = True, flat_actions: bool = False) -> None:
         if part != "test":
             raise ValueError(f"the generation environment plays a test part (the simulated user is the "
-                             f"scorer's); got part={part!r}")
+                             f"scorer's); got part={part!r}. To develop a policy, play the test part "
+                             f"of a development split: pushgen.development_split(name, out, seed)")
         if task is None:
             task = task_of_user(split, user)
         self.mode = check_mode(mode)

@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 
 from pushgen.data.dataset import CARD, DatasetError, atomic_folder
 from pushgen.data.outputs import files_problem, listed_files, read_json, sha256_file, writer_lock
+from pushgen.progress import shown
 from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.publishing.transfer import STALL_SECONDS, LimitedDownloader
@@ -157,10 +158,11 @@ def fetch_split(
 
     A copy shipped with the package comes first (unless ``prefer_packaged`` is false), then the
     cache; otherwise the split is downloaded, or with ``regenerate`` rebuilt from its recipe.
-    ``progress`` (default: when stderr is a terminal) shows progress bars.
+    ``progress`` (default: when stderr is a terminal, unless a command was given ``--quiet``) shows
+    progress bars.
     """
     entry = lookup(name, version)
-    progress = sys.stderr.isatty() if progress is None else progress
+    progress = shown(outside=sys.stderr.isatty()) if progress is None else progress
     if prefer_packaged and not regenerate and (shipped := shipped_copy(entry)) is not None:
         return shipped
     target = cache_dir(cache) / entry.name / entry.version

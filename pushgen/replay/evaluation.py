@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.model.feasibility import is_possible
+from pushgen.progress import bar
 from pushgen.replay import metrics
 from pushgen.replay.metrics import CONFIDENCE, HEADINGS, interval
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
@@ -197,7 +198,7 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     reference = {f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}
     per_user = {}
     start = 0
-    for user in selected:
+    for user in bar(selected, desc="evaluate", unit="user"):
         n = part.rows_of(user).stop - part.rows_of(user).start
         own = slice(start, start + n)
         start += n

@@ -17,6 +17,7 @@ from pathlib import Path
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe_report import sections
 from pushgen.data.generator import Dataset
+from pushgen.progress import stages
 from pushgen.report.catalog import entries
 from pushgen.report.data_figures import View
 from pushgen.report.html import image_tag, page, table_html
@@ -63,7 +64,11 @@ def write_report(source: str | Path | Dataset | Source, out: str | Path, force: 
         raise DatasetError(f"{out} is a folder; give --out a file name such as report.html")
     if out.exists() and not force:
         raise DatasetError(f"{out} already exists; choose another --out or pass --force")
-    text = report_html(source if isinstance(source, Source) else load_source(source, title))
+    with stages("report", 2) as begin:
+        begin("reading")
+        loaded = source if isinstance(source, Source) else load_source(source, title)
+        begin("figures")
+        text = report_html(loaded)
     partial = out.with_name(f".{out.name}.partial")
     try:
         partial.write_text(text, encoding="utf-8")

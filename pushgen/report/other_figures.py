@@ -53,8 +53,8 @@ def calibration_figure(stats: dict):
             verdict = figure_.show(check.value) + ("" if holds else "  MISSES")
         ax.text(1 + REACH + 0.3, y, f"{verdict}", va="center", fontsize=8, color=color,
                 fontweight="normal" if color != MISSES else "bold")
-        ax.text(1 + REACH + 1.25, y, f"target {_range(figure_)}: {figure_.target}", va="center", fontsize=7,
-                color=INK)
+        ax.text(1 + REACH + 1.25, y, f"target {figure_.range_text}: {figure_.target}", va="center",
+                fontsize=7, color=INK)
     names = [c.figure.name for c in found]
     ax.set_yticks(range(len(found)), names[::-1], fontsize=8)
     for label, check in zip(ax.get_yticklabels(), found[::-1], strict=True):
@@ -76,10 +76,6 @@ def _band(y: float):
     from matplotlib.patches import Rectangle
 
     return Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1)
-
-
-def _range(figure) -> str:
-    return f"{figure.show(figure.low)}-{figure.show(figure.high)}"
 
 
 @styled

@@ -54,6 +54,7 @@ from pushgen.data.fingerprint import fingerprint
 from pushgen.data.outputs import read_json_object, sha256_file
 from pushgen.data.verify import verify_dataset
 from pushgen.model.timegrid import add_months
+from pushgen.progress import stages
 from pushgen.splits.scorer import (
     MODEL_USER_COLUMNS,
     SCORER,
@@ -218,11 +219,24 @@ def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: b
             f"--train-months + --test-months = {needed} months do not fit")
     if spec.validation_weeks * 7 >= (add_months(start, spec.train_months) - start).days:
         raise DatasetError("--validation-weeks must be shorter than the training months")
-    notifications = read_arrow(dataset, "notifications", manifest)
-    users = read_arrow(dataset, "users", manifest)
-    user_ids = np.asarray(users.column("user_id"))
-    parts = split_tables(notifications, start, user_ids, spec)
-    truth = scorer_truth(dataset, notifications, parts, start, spec)
+    with stages("split", 4) as begin:
+        begin("reading the dataset")
+        notifications = read_arrow(dataset, "notifications", manifest)
+        users = read_arrow(dataset, "users", manifest)
+        user_ids = np.asarray(users.column("user_id"))
+        begin("splitting")
+        parts = split_tables(notifications, start, user_ids, spec)
+        begin("the scorer's ground truth")
+        truth = scorer_truth(dataset, notifications, parts, start, spec)
+        begin("writing")
+        return _write_split(dataset, out, spec, force, name, version, describe, manifest, parts, users,
+                            truth)
+
+
+def _write_split(dataset: Path, out: Path, spec: SplitSpec, force: bool, name: str | None,
+                 version: str | None, describe: Callable[[Path], None] | None, manifest: dict,
+                 parts: dict[str, pa.Table], users: pa.Table, truth: dict[str, pa.Table]) -> Path:
+    recipe = manifest["recipe"]
     with atomic_folder(Path(out), force, keep=(dataset,)) as work:
         files = {}
         for part, table in parts.items():

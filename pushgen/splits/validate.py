@@ -13,6 +13,7 @@ from pushgen import schemas
 from pushgen.data.dataset import CARD, DatasetError, first_line
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.outputs import sha256_file
+from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
 from pushgen.splits.scorer import ANSWER_COLUMNS, SCORER
 
@@ -41,21 +42,21 @@ def validate_split(folder: Path) -> list[str]:
         return [f"{SPLIT_FILE}: needs 'files', 'fingerprints' and 'parts' objects"]
     problems = _check_files(folder, description["files"])
     fingerprints = description["fingerprints"]
-    for name, expected in fingerprints.items():
+    for name, expected in bar(fingerprints.items(), desc="validate: fingerprints", unit="table"):
         got = _table_fingerprint(folder, name, problems)
         if got is not None and got != expected:
             problems.append(f"{name}: content fingerprint differs from {SPLIT_FILE}")
     if combine_fingerprints(fingerprints) != description.get("fingerprint"):
         problems.append(f"{SPLIT_FILE}: 'fingerprint' is not the combination of the tables' fingerprints")
     answers_apart = any(part.startswith(f"{SCORER}/") for part in description["parts"])
-    for part, expected in description["parts"].items():
+    for part, expected in bar(description["parts"].items(), desc="validate: parts", unit="part"):
         problems += _check_part(folder, part, expected, fingerprints, answers_apart)
     return problems
 
 
 def _check_files(folder: Path, listed: dict) -> list[str]:
     problems = []
-    for relative, entry in listed.items():
+    for relative, entry in bar(listed.items(), desc="validate: sha256", unit="file"):
         if PurePosixPath(relative).is_absolute() or ".." in PurePosixPath(relative).parts:
             problems.append(f"{relative}: listed path leaves the split folder")
             continue

@@ -29,6 +29,11 @@ def standard_splits() -> list[str]:
     return [f"{entry.label}: {entry.users} users, {entry.bytes} bytes" for entry in pushgen.list_splits()]
 
 
+def develop(out: Path) -> Path:
+    folder: Path = pushgen.development_split("pushgen-mini", out, seed=7, force=False, progress=False)
+    return folder
+
+
 def load(folder: Path) -> int:
     split = pushgen.load_split(folder, task=1)
     frames: list[pd.DataFrame] = [split.train, split.validation, split.test, split.users]
