@@ -14,16 +14,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pushgen.data.dataset import DatasetError
+from pushgen.data.dataset import REPORT, DatasetError
 from pushgen.data.describe_report import sections
 from pushgen.data.generator import Dataset
+from pushgen.data.outputs import check_not_inside_output
 from pushgen.report.catalog import entries
 from pushgen.report.data_figures import View
 from pushgen.report.html import image_tag, page, table_html
 from pushgen.report.sources import Source, load_source
 from pushgen.report.style import svg_bytes
 
-__all__ = ["figures", "write_report"]
+__all__ = ["figures", "report_html", "write_dataset_report", "write_report"]
 
 
 def figures(source: str | Path | Dataset | Source) -> dict:
@@ -56,11 +57,25 @@ def report_html(source: str | Path | Dataset | Source) -> str:
 
 def write_report(source: str | Path | Dataset | Source, out: str | Path, force: bool = False,
                  title: str | None = None) -> Path:
-    """Write the report of ``source`` to the HTML file ``out`` (refused if it exists, unless ``force``);
-    ``title`` names the source [default: its folder's or split's name]."""
+    """Write the report of ``source`` to the HTML file ``out`` (refused if it exists, unless ``force``,
+    and inside a pushgen output, whose description would not list it); ``title`` names the source
+    [default: its folder's or split's name]."""
     out = Path(out)
     if out.is_dir():
         raise DatasetError(f"{out} is a folder; give --out a file name such as report.html")
+    check_not_inside_output(out)
+    if not out.absolute().parent.is_dir():
+        raise DatasetError(f"--out {out}: there is no folder {out.parent}; create it or choose another --out")
+    return _write(source, out, force, title)
+
+
+def write_dataset_report(folder: Path, title: str) -> Path:
+    """Write ``report.html`` into the dataset folder ``folder`` that is being made (its manifest then
+    lists the file); ``title`` names the dataset."""
+    return _write(folder, Path(folder) / REPORT, False, title)
+
+
+def _write(source: str | Path | Dataset | Source, out: Path, force: bool, title: str | None) -> Path:
     if out.exists() and not force:
         raise DatasetError(f"{out} already exists; choose another --out or pass --force")
     text = report_html(source if isinstance(source, Source) else load_source(source, title))

@@ -22,9 +22,11 @@ class Entry:
 ROWS = ("dataset", "split")
 CATALOG = (
     Entry("split_parts", "The split's parts",
-          "Notifications per week in each part (the test parts: the logged notification of each test "
-          "context, which the scorer holds) and the rows and users of each part.",
-          ("split",), lambda s, v: other.split_figure(s.parts)),
+          "Rows per week in each part: the notifications of the history parts and the contexts of the "
+          "test parts (hatched where a part carries no dates: its contexts spread evenly over the test "
+          "months), and the rows and users of each part. The figures below describe the history parts; "
+          "the test parts' answers stay with the scorer.",
+          ("split",), lambda s, v: other.split_figure(s.parts, s.test_span)),
     Entry("calibration", "Calibration against published figures",
           "Each row is one figure of docs/calibration.md on its own scale: the green band is its target "
           "range, the dot its value here. A red cross (or a red arrow when far outside) and a red name "

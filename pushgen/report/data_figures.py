@@ -20,6 +20,7 @@ from pushgen.report.style import (
     SHARE,
     WEEKDAY,
     WEEKEND,
+    legend_below,
     new_figure,
     percent_axis,
     styled,
@@ -93,6 +94,7 @@ def calendar_figure(view: View):
     by_day.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     by_day.legend(handles=[Patch(color=WEEKDAY, label="Mon-Fri"), Patch(color=WEEKEND, label="Sat-Sun")],
                   loc="upper right", fontsize=8, frameon=False, ncols=2)
+    by_day.set_ylim(0, max(per_day.max(), 1e-9) * 1.2)  # the legend sits above the tallest day
     by_day.grid(axis="y", **GRID)
     values = [v or 0.0 for v in view.stats["weekday"]["per_user_day"]]
     by_weekday.bar(WEEKDAYS, values, color=[WEEKDAY] * 5 + [WEEKEND] * 2)
@@ -130,7 +132,7 @@ def hours_figure(view: View):
         ax.set_xlim(-0.5, 23.5)
         ax.set_xlabel("hour of the day")
         ax.grid(**GRID)
-        ax.legend(fontsize=8, frameon=False)
+    _legend_below(figure, rate, columns=3)
     return figure
 
 
@@ -151,9 +153,8 @@ def _group_panel(ax, groups: dict[str, dict], title: str, overall: float | None)
     ax.grid(axis="x", **GRID)
 
 
-def _legend_below(figure, ax) -> None:
-    figure.legend(*ax.get_legend_handles_labels(), fontsize=8, frameon=False, loc="outside lower center",
-                  ncols=2)
+def _legend_below(figure, ax, columns: int = 2) -> None:
+    legend_below(figure, *ax.get_legend_handles_labels(), columns=columns)
 
 
 def _place_groups(view: View) -> dict[str, dict]:
@@ -247,17 +248,14 @@ def users_figure(view: View):
     bins = min(30, max(5, len(per_user) // 3))
     rates.hist(per_user["open_rate"], bins=bins, range=(0, 1), color=OPENED, alpha=0.85)
     rates.set_xlabel("open rate")
-    rates.set_title("Open rate per user")
+    rates.set_title(f"Open rate per user (median {per_user['open_rate'].median():.0%}, dotted)")
     percent_axis(rates.xaxis)
     volumes.hist(per_user["per_day"], bins=bins, color=WEEKDAY, alpha=0.85)
     volumes.set_xlabel("notifications per day")
-    volumes.set_title("Volume per user")
+    volumes.set_title(f"Volume per user (median {per_user['per_day'].median():.1f}, dotted)")
     for ax, values in ((rates, per_user["open_rate"]), (volumes, per_user["per_day"])):
-        ax.axvline(float(np.median(values)), color=INK, linestyle=":", linewidth=1,
-                   label=f"median {np.median(values):.2f}" if ax is volumes else
-                   f"median {np.median(values):.0%}")
+        ax.axvline(float(np.median(values)), color=INK, linestyle=":", linewidth=1)
         ax.set_ylabel("users")
-        ax.legend(fontsize=8, frameon=False)
     for ax in (scatter, rates, volumes):
         ax.grid(**GRID)
     return figure
@@ -376,7 +374,7 @@ def context_effects_figure(view: View):
     percent_axis(ax.xaxis)
     ax.set_xlabel("open rate")
     ax.grid(axis="x", **GRID)
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    _legend_below(figure, ax)
     buckets = engagement["habituation"]
     labels = [f"{b['low']:g}-{b['high']:g}" if np.isfinite(b["high"]) else f"{b['low']:g}+" for b in buckets]
     _rate_bars(exposure, labels, [b["rows"] for b in buckets],

@@ -19,6 +19,7 @@ from pushgen.report.style import (
     TARGET,
     WEEKDAY,
     WEEKEND,
+    legend_below,
     new_figure,
     styled,
 )
@@ -79,31 +80,58 @@ def _band(y: float):
 
 
 def _range(figure) -> str:
-    return f"{figure.show(figure.low)}-{figure.show(figure.high)}"
+    return f"{figure.show(figure.low)} to {figure.show(figure.high)}"
+
+
+def monday_of(days: np.ndarray) -> np.ndarray:
+    """The Monday starting the week of each ``datetime64[D]`` day (1970-01-01 was a Thursday)."""
+    return days - (days.astype(np.int64) + 3) % 7
+
+
+def weekly_rows(parts: pd.DataFrame, test_span: tuple | None) -> tuple[pd.DataFrame, set[str]]:
+    """Rows per part and week (index: each week's Monday), and the parts without dates, whose rows
+    are spread evenly over the days of ``test_span``."""
+    weeks, undated = {}, set()
+    for name in [p for p in PART_COLORS if p in set(parts["part"])]:
+        times = parts.loc[parts["part"] == name, "posted_at"]
+        if times.notna().all():
+            counts = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
+        elif test_span is not None:
+            days = np.arange(*(np.datetime64(t, "D") for t in test_span))
+            counts = pd.Series(monday_of(days)).value_counts() * (len(times) / len(days))
+            undated.add(name)
+        else:
+            continue
+        weeks[name] = counts
+    return pd.DataFrame(weeks).fillna(0.0).sort_index(), undated
 
 
 @styled
-def split_figure(parts: pd.DataFrame):
-    """A split's parts: notifications per week in each part, and each part's size."""
+def split_figure(parts: pd.DataFrame, test_span: tuple | None = None):
+    """A split's parts: rows per week in each part (stacked), and each part's rows and users."""
     figure = new_figure(11, 3.2)
     weekly, sizes = figure.subplots(1, 2, width_ratios=[2.4, 1])
-    week = parts["posted_at"].to_numpy().astype("datetime64[W]")
-    names = [p for p in PART_COLORS if p in set(parts["part"])]
-    counts = pd.crosstab(week, parts["part"].to_numpy()).reindex(columns=names, fill_value=0)
+    counts, undated = weekly_rows(parts, test_span)
     starts = counts.index.to_numpy().astype("datetime64[D]")
     below = np.zeros(len(counts))
-    for name in names:  # stacked: parts that share a week (the two test parts) both show
-        weekly.bar(starts, counts[name].to_numpy(), width=6.5, bottom=below, color=PART_COLORS[name],
-                   label=name, align="edge")
+    for name in counts.columns:
+        spread = name in undated
+        weekly.bar(starts, counts[name].to_numpy(), width=6.5, bottom=below, align="edge",
+                   color="white" if spread else PART_COLORS[name], edgecolor=PART_COLORS[name],
+                   hatch="///" if spread else None, linewidth=0.8 if spread else 0,
+                   label=f"{name} (no dates: spread evenly)" if spread else name)
         below += counts[name].to_numpy()
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
     locator = AutoDateLocator()
     weekly.xaxis.set_major_locator(locator)
     weekly.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    weekly.set_title("Notifications per week, by part")
-    weekly.legend(fontsize=8, frameon=False, ncols=2)
+    weekly.set_title("Rows per week, by part (weeks from Monday)")
+    weekly.set_ylabel("rows")
+    weekly.set_ylim(0, below.max() * 1.35 if len(below) else 1)  # room for the legend above the bars
+    weekly.legend(fontsize=8, frameon=False, ncols=2, loc="upper left")
     weekly.grid(axis="y", **GRID)
+    names = [p for p in PART_COLORS if p in set(parts["part"])]
     rows = [int((parts["part"] == n).sum()) for n in names]
     users = [parts.loc[parts["part"] == n, "user_id"].nunique() for n in names]
     y = np.arange(len(names))[::-1]
@@ -153,7 +181,8 @@ def leaderboard_figure(benchmark: Benchmark):
         ax.set_title(f"Task {task}: mean reward, 95% interval across users")
         ax.set_xlabel("mean reward per context")
         ax.grid(axis="x", **GRID)
-    axes[-1].legend(fontsize=8, frameon=False, loc="lower right")
+    handles = {label: h for ax in axes for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
+    legend_below(figure, list(handles.values()), list(handles))
     return figure
 
 

@@ -2,28 +2,34 @@
 
 A path is a benchmark results folder when it holds ``benchmark.json``, a split folder when it
 holds ``split.json`` and a dataset folder otherwise; a name that is no path is a standard split
-(fetched or from the cache). A split's rows are its parts put back together: the history parts
-and each test context joined with its logged notification from ``scorer/``.
+(fetched or from the cache). A split's figures describe its history parts; of its test parts only
+their contexts' users and times are read, and nothing under ``scorer/`` (the answer key) is.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.calibration import with_realism
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_tables
 from pushgen.data.generator import Dataset
+from pushgen.data.verify import verify_split
 from pushgen.publishing.access import resolve_split
-from pushgen.splits import MODEL_PARTS, SCORER, SPLIT_FILE, read_part
+from pushgen.splits import MODEL_PARTS, SCORER, SPLIT_FILE, SplitSpec, boundaries, read_part
 
 BENCHMARK_FILE = "benchmark.json"
 BENCHMARK_TABLES = ("leaderboard", "per_user", "curves")
+HISTORY_PARTS = ("task1/train", "task1/validation")
+PART_COLUMNS = ["part", "user_id", "posted_at"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,7 @@ class Source:
     users: pd.DataFrame | None = None
     stats: dict | None = None  # describe's statistics with the realism figures
     parts: pd.DataFrame | None = None  # a split: part, user_id and posted_at of every row
+    test_span: tuple[np.datetime64, np.datetime64] | None = None  # a split: its test months
     benchmark: Benchmark | None = None
     facts: dict[str, str] = field(default_factory=dict)  # shown at the top of the report
 
@@ -80,7 +87,7 @@ def _load(source: str | Path | Dataset) -> Source:
     if (path / BENCHMARK_FILE).is_file():
         return _benchmark_source(path)
     if (path / SPLIT_FILE).is_file():
-        return _split_source(resolve_split(path), path.name)
+        return _split_source(path, path.name)
     described = describe_tables(path)
     return _dataset_source(path.resolve().name, described.notifications, described.users, described.stats)
 
@@ -94,30 +101,59 @@ def _dataset_source(title: str, notifications: pd.DataFrame, users: pd.DataFrame
 
 
 def _split_source(folder: Path, title: str) -> Source:
-    description = json.loads((folder / SPLIT_FILE).read_text())
-    frames = []
+    """The history parts' rows for the figures, and every model part's user and time for its sizes;
+    nothing under ``scorer/`` is opened (the answer key stays with the evaluator)."""
+    description = verify_split(folder, unread=SCORER)
+    history, parts = [], []
     for part in MODEL_PARTS:
         if not (folder / f"{part}.parquet").is_file():
             continue
-        rows = read_part(folder, part)
-        if part.endswith("/test"):
-            answers = read_part(folder, f"{SCORER}/{part}")
-            rows = rows.merge(answers.drop(columns=["user_id"]), on="context_id", how="inner")
-        frames.append(rows.assign(part=part))
-    frame = pd.concat(frames, ignore_index=True)
-    frame = schemas.apply_dtypes(frame.sort_values(["user_id", "posted_at"], kind="stable"))
-    frame = frame.reset_index(drop=True)
-    users_file = folder / SCORER / "users.parquet"
-    users = pd.read_parquet(users_file) if users_file.is_file() else None
-    stats = with_realism(describe(frame, users), frame)
+        if part in HISTORY_PARTS:
+            rows = read_part(folder, part).assign(part=part)
+            history.append(rows)
+            parts.append(rows[PART_COLUMNS])
+        else:
+            parts.append(_test_contexts(folder, part))
+    if not history:
+        raise DatasetError(f"{folder} has no history part ({', '.join(HISTORY_PARTS)}) to describe")
+    frame = schemas.apply_dtypes(pd.concat(history, ignore_index=True).sort_values(
+        ["user_id", "posted_at"], kind="stable")).reset_index(drop=True)
+    stats = with_realism(describe(frame), frame)
     name = f"{description.get('name', title)} {description.get('version', '')}".strip()
     spec = description.get("split", {})
-    facts = {"split": name, "notifications": f"{stats['rows']:,}", "users": f"{stats['users']:,}",
+    tests = [p for p in MODEL_PARTS if p not in HISTORY_PARTS and (folder / f"{p}.parquet").is_file()]
+    facts = {"split": name,
+             "figures of": f"the history parts ({', '.join(HISTORY_PARTS)}): {stats['rows']:,} notifications "
+                           f"of {stats['users']:,} users",
              "days": f"{stats['days']:,} ({stats['first_day']} to {stats['last_day']})",
+             "test parts": f"{', '.join(tests)}: contexts only, shown by week; their answers (scorer/) "
+                           "are not read",
              "parameters": ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in spec.items()),
              "fingerprint": str(description.get("fingerprint", ""))[:16]}
-    return Source("split", name, frame, users, stats, parts=frame[["part", "user_id", "posted_at"]],
-                  facts=facts)
+    return Source("split", name, frame, None, stats, parts=pd.concat(parts, ignore_index=True),
+                  test_span=_test_span(description), facts=facts)
+
+
+def _test_contexts(folder: Path, part: str) -> pd.DataFrame:
+    """A test part's user and posting time (NaT where the part carries no ``posted_at``)."""
+    path = folder / f"{part}.parquet"
+    columns = [c for c in ("user_id", "posted_at") if c in pq.read_schema(path).names]
+    table = pq.read_table(path, columns=columns).to_pandas()
+    if "posted_at" not in table:
+        table["posted_at"] = pd.NaT
+    table["posted_at"] = pd.to_datetime(table["posted_at"]).astype("datetime64[ms]")
+    return table.assign(part=part)[PART_COLUMNS]
+
+
+def _test_span(description: dict) -> tuple[np.datetime64, np.datetime64] | None:
+    """The test months of a split: from the end of training to the end of the test months."""
+    try:
+        spec = SplitSpec(**description["split"])
+        start = dt.date.fromisoformat(description["recipe"]["start"])
+    except (KeyError, TypeError, ValueError, DatasetError):
+        return None
+    _, train_end, test_end = boundaries(start, spec)
+    return train_end, test_end
 
 
 def _benchmark_source(folder: Path) -> Source:
