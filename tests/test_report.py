@@ -259,6 +259,28 @@ def test_the_benchmark_report_stays_readable_with_ten_policies(results_folder):
     assert page.count("<img ") == 3
 
 
+def test_the_benchmark_report_shows_what_the_results_folder_has(results_folder, tmp_path):
+    folder = tmp_path / "results"
+    shutil.copytree(results_folder, folder)
+    board = pd.read_csv(folder / "leaderboard.csv").assign(paired_gap=0.02)
+    selection = board[board["task"] == 1].head(4).assign(task="selection")
+    pd.concat([board, selection]).to_csv(folder / "leaderboard.csv", index=False)
+    pd.DataFrame({"metric": ["coverage", "regret"], "value": [0.5, 0.25]}).to_csv(
+        folder / "selection_summary.csv", index=False)
+    (folder / "curves.csv").unlink()
+    drawn = figures(folder)
+    assert list(drawn) == ["leaderboard", "per_user"]  # no curves in the folder: no learning curves
+    panels = [ax for ax in drawn["leaderboard"].axes if ax.get_visible()]
+    assert [ax.get_title().split(":")[0] for ax in panels] == ["Task 1", "Task 2", "Task selection"]
+    assert len(panels[2].get_yticklabels()) == 4
+    page = report_html(folder)
+    assert "<th>paired_gap</th>" in page and "Table: selection_summary.csv" in page
+    assert "<td>coverage</td>" in page and '<td class=num>0.2500</td>' in page
+    (folder / "leaderboard.csv").unlink()
+    with pytest.raises(DatasetError, match="no leaderboard.csv"):
+        figures(folder)
+
+
 def test_cli_report_makes_the_same_bytes_again_and_refuses_to_overwrite(dataset, tmp_path, capsys):
     out = tmp_path / "r.html"
     assert main(["report", str(dataset), "--out", str(out)]) == 0

@@ -16,7 +16,8 @@ class Entry:
     heading: str
     caption: str
     kinds: tuple[str, ...]  # the sources it is drawn for
-    draw: Callable[[Source, data.View], object]  # a matplotlib Figure, or None when it does not apply
+    # a matplotlib Figure, None when it does not apply, or a list of (title, Figure) shown one below another
+    draw: Callable[[Source, data.View], object]
 
 
 ROWS = ("dataset", "split")
@@ -69,15 +70,15 @@ CATALOG = (
           ("dataset",), lambda s, v: data.context_effects_figure(v)),
     Entry("leaderboard", "Leaderboard",
           "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
-          "across users. Orange squares (*) read the simulated user: yardsticks, not models; [bound] is "
-          "a provable upper bound.",
+          "across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the "
+          "simulated user: yardsticks, not models; [bound] is a provable upper bound.",
           ("benchmark",), lambda s, v: other.leaderboard_figure(s.benchmark)),
     Entry("per_user", "Per-user scores",
           "Every user's mean reward under each baseline; the bar is the mean over the users.",
           ("benchmark",), lambda s, v: other.per_user_figure(s.benchmark)),
-    Entry("learning_curves", "Learning curves (task 2, cold start)",
+    Entry("learning_curves", "Learning curves",
           "One panel per baseline on shared axes: its curve in colour, the others in grey.",
-          ("benchmark",), lambda s, v: other.curves_figure(s.benchmark)),
+          ("benchmark",), lambda s, v: other.curves_figures(s.benchmark)),
 )
 
 

@@ -9,7 +9,6 @@ their contexts' users and times are read, and nothing under ``scorer/`` (the ans
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -19,31 +18,36 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.calibration import with_realism
-from pushgen.data.dataset import DatasetError
+from pushgen.data.dataset import DatasetError, first_line
 from pushgen.data.describe import describe, describe_tables
 from pushgen.data.generator import Dataset
+from pushgen.data.outputs import read_json_object
 from pushgen.data.verify import verify_split
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import MODEL_PARTS, SCORER, SPLIT_FILE, SplitSpec, boundaries, read_part
 
 BENCHMARK_FILE = "benchmark.json"
-BENCHMARK_TABLES = ("leaderboard", "per_user", "curves")
+LEADERBOARD = "leaderboard"
 HISTORY_PARTS = ("task1/train", "task1/validation")
 PART_COLUMNS = ["part", "user_id", "posted_at"]
 
 
 @dataclass(frozen=True)
 class Benchmark:
-    """A benchmark results folder's tables and description (``pushgen benchmark`` wrote them)."""
+    """A benchmark results folder's tables and description (``pushgen benchmark`` wrote them): the
+    leaderboard, the per-user scores and learning curves where the folder has them, and any other
+    table it holds (by file name), shown as it is."""
 
     description: dict
     leaderboard: pd.DataFrame
-    per_user: pd.DataFrame
-    curves: pd.DataFrame
+    per_user: pd.DataFrame | None = None
+    curves: pd.DataFrame | None = None
+    other_tables: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def labels(self) -> dict[str, str]:
-        return dict(self.description.get("baselines", {}))
+        baselines = self.description.get("baselines", {})
+        return dict(baselines) if isinstance(baselines, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -157,18 +161,26 @@ def _test_span(description: dict) -> tuple[np.datetime64, np.datetime64] | None:
 
 
 def _benchmark_source(folder: Path) -> Source:
-    description = json.loads((folder / BENCHMARK_FILE).read_text())
+    description = read_json_object(folder / BENCHMARK_FILE)
+    if not (folder / f"{LEADERBOARD}.csv").is_file():
+        raise DatasetError(f"{folder} is not a complete benchmark results folder: no {LEADERBOARD}.csv")
     tables = {}
-    for name in BENCHMARK_TABLES:
-        path = folder / f"{name}.csv"
-        if not path.is_file():
-            raise DatasetError(f"{folder} is not a complete benchmark results folder: no {path.name}")
-        tables[name] = pd.read_csv(path)
-    benchmark = Benchmark(description, **tables)
+    for path in sorted(folder.glob("*.csv")):
+        try:
+            tables[path.stem] = pd.read_csv(path)
+        except (OSError, ValueError) as error:
+            raise DatasetError(f"cannot read {path}: {first_line(error)}") from None
+    board = tables.pop(LEADERBOARD)
+    for column in ("baseline", "mean_reward"):
+        if column not in board:
+            raise DatasetError(f"{folder / LEADERBOARD}.csv has no column {column!r}")
+    benchmark = Benchmark(description, board, tables.pop("per_user", None), tables.pop("curves", None),
+                          tables)
+    baselines = board["baseline"].nunique()
     facts = {"split": str(description.get("split", "")),
              "fingerprint": str(description.get("fingerprint", ""))[:16],
              "reward mode": str(description.get("mode", "")), "seed": str(description.get("seed", "")),
-             "baselines": str(len(benchmark.labels)),
+             "baselines": str(baselines),
              "pushgen": str(description.get("pushgen_version", ""))}
     return Source("benchmark", f"benchmark on {description.get('split', folder.name)}",
-                  benchmark=benchmark, facts=facts)
+                  benchmark=benchmark, facts={k: v for k, v in facts.items() if v})
