@@ -29,6 +29,7 @@ nav a { display: inline-block; margin-right: 14px; color: #2f6db5; text-decorati
 figure { margin: 8px 0 0; }
 figure img { width: 100%; height: auto; display: block; }
 .wide { overflow-x: auto; }
+.wide td, .wide th { white-space: nowrap; }
 figcaption { color: #555; font-size: 13.5px; margin-top: 4px; max-width: 900px; }
 table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #eceef1; text-align: left; vertical-align: top; }
@@ -42,6 +43,8 @@ footer { margin-top: 36px; color: #777; font-size: 12.5px; }
   nav { display: none; }
   h2 { break-after: avoid; page-break-after: avoid; }
   figure, table, tr { break-inside: avoid; page-break-inside: avoid; }
+  .wide { overflow: visible; font-size: 7pt; }
+  .wide td, .wide th { white-space: normal; padding: 2px 4px; }
   a { color: inherit; text-decoration: none; }
 }
 """
