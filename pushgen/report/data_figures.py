@@ -248,6 +248,8 @@ def response_figure(view: View):
 @styled
 def users_figure(view: View):
     """How users differ: each user's volume and open rate, and their spread."""
+    from matplotlib.ticker import MaxNLocator
+
     per_user = view.per_user
     figure = new_figure(11, 3.3)
     scatter, rates, volumes = figure.subplots(1, 3)
@@ -267,6 +269,7 @@ def users_figure(view: View):
     volumes.set_title(f"Volume per user (median {per_user['per_day'].median():.1f}, dotted)")
     for ax, values in ((rates, per_user["open_rate"]), (volumes, per_user["per_day"])):
         ax.axvline(float(np.median(values)), color=INK, linestyle=":", linewidth=1)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("users")
     for ax in (scatter, rates, volumes):
         ax.grid(**GRID)
@@ -314,7 +317,8 @@ def fatigue_figure(view: View):
     busy.set_xlabel(f"the user's notifications in the preceding {fatigue['window_minutes']} min")
     busy.set_ylabel("open rate")
     if contrast is not None:
-        busy.text(0.02, 0.97, f"busier minus calmer, within user and app: {100 * contrast:+.1f} pts",
+        busy.set_ylim(0, busy.get_ylim()[1] * 1.15)  # room for the line above the bars' labels
+        busy.text(0.02, 0.98, f"busier minus calmer, within user and app: {100 * contrast:+.1f} pts",
                   transform=busy.transAxes, fontsize=7, va="top")
     labels, counts, rates = zip(*_repeat_buckets(view), strict=True)
     _rate_bars(repeats, list(labels), list(counts), list(rates), OPENED)
