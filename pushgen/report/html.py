@@ -42,7 +42,7 @@ footer { margin-top: 36px; color: #777; font-size: 12.5px; }
   main { max-width: none; padding: 0; }
   nav { display: none; }
   h2 { break-after: avoid; page-break-after: avoid; }
-  figure, table, tr { break-inside: avoid; page-break-inside: avoid; }
+  figure, tr { break-inside: avoid; page-break-inside: avoid; }
   .wide { overflow: visible; font-size: 7pt; }
   .wide td, .wide th { white-space: normal; padding: 2px 4px; }
   a { color: inherit; text-decoration: none; }
