@@ -289,13 +289,16 @@ def test_the_benchmark_report_shows_what_the_results_folder_has(results_folder, 
     pd.DataFrame({"metric": ["coverage", "regret"], "value": [0.5, 0.25]}).to_csv(
         folder / "selection_summary.csv", index=False)
     (folder / "curves.csv").unlink()
+    selection.assign(task=np.nan).to_csv(folder / "selection_board.csv", index=False)
     drawn = figures(folder)
-    assert list(drawn) == ["leaderboard", "per_user"]  # no curves in the folder: no learning curves
+    assert list(drawn) == ["leaderboard", "leaderboard_2", "per_user"]  # no curves: no learning curves
+    assert [ax.get_title() for ax in drawn["leaderboard_2"].axes if ax.get_visible()] == ["Mean reward"]
     panels = [ax for ax in drawn["leaderboard"].axes if ax.get_visible()]
     assert [ax.get_title().split(":")[0] for ax in panels] == ["Task 1", "Task 2", "Task selection"]
     assert len(panels[2].get_yticklabels()) == 4
     page = report_html(folder)
     assert "<th>paired_gap</th>" in page and "Table: selection_summary.csv" in page
+    assert "<h2>Leaderboard: selection_board.csv</h2>" in page
     assert "<td>coverage</td>" in page and '<td class=num>0.2500</td>' in page
     (folder / "leaderboard.csv").unlink()
     with pytest.raises(DatasetError, match=r"no leaderboard\.csv"):

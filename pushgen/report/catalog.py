@@ -72,7 +72,7 @@ CATALOG = (
           "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
           "across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the "
           "simulated user: yardsticks, not models; [bound] is a provable upper bound.",
-          ("benchmark",), lambda s, v: other.leaderboard_figure(s.benchmark)),
+          ("benchmark",), lambda s, v: other.leaderboard_figures(s.benchmark)),
     Entry("per_user", "Per-user scores",
           "Every user's mean reward under each baseline; the bar is the mean over the users.",
           ("benchmark",), lambda s, v: other.per_user_figure(s.benchmark)),

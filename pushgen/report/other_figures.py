@@ -159,7 +159,7 @@ def panels(table: pd.DataFrame) -> list[tuple[tuple, str, pd.DataFrame]]:
     for values, part in table.groupby(keys, sort=False, dropna=False):
         values = values if isinstance(values, tuple) else (values,)
         title = ", ".join(str(v) if k == "section" else f"task {v}"
-                          for k, v in zip(keys, values, strict=True))
+                          for k, v in zip(keys, values, strict=True) if not pd.isna(v))
         out.append((values, title[:1].upper() + title[1:], part))
     return out
 
@@ -196,11 +196,20 @@ def _mark(row: pd.Series) -> str:
     return name
 
 
+def leaderboard_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
+    """The leaderboard's figure, and one of every other table of the folder that ranks baselines by
+    mean reward (titled by its file)."""
+    ranking = {f"{name}.csv": table for name, table in benchmark.other_tables.items()
+               if {"baseline", "mean_reward"} <= set(table) and len(table)}
+    tables = {"": benchmark.leaderboard, **ranking}
+    return [(title, leaderboard_figure(table)) for title, table in tables.items()]
+
+
 @styled
-def leaderboard_figure(benchmark: Benchmark):
+def leaderboard_figure(board: pd.DataFrame):
     """Mean reward with its 95% interval across users (where the table has one), a panel per
-    section and task of the leaderboard, best first."""
-    groups = panels(benchmark.leaderboard)
+    section and task of the leaderboard ``board``, best first."""
+    groups = panels(board)
     figure, axes = _panel_grid(len(groups), max(len(part) for _, _, part in groups))
     for ax, (_, title, part) in zip(axes, groups, strict=False):
         part = ranked(part)
