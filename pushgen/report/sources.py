@@ -129,7 +129,7 @@ def _split_source(folder: Path, title: str) -> Source:
     facts = {"split": name,
              "figures of": f"the history parts ({', '.join(HISTORY_PARTS)}): {stats['rows']:,} notifications "
                            f"of {stats['users']:,} users",
-             "days": f"{stats['days']:,} ({stats['first_day']} to {stats['last_day']})",
+             "history days": f"{stats['days']:,} ({stats['first_day']} to {stats['last_day']})",
              "test parts": f"{', '.join(tests)}: contexts only, shown by week; their answers (scorer/) "
                            "are not read",
              "parameters": ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in spec.items()),
