@@ -111,6 +111,20 @@ def test_figures_of_a_dataset_folder_and_of_a_generated_dataset(dataset, small):
     assert len(users.collections[0].get_offsets()) == small.notifications["user_id"].nunique()
 
 
+def test_a_one_day_dataset_has_every_figure_without_a_warning():
+    import warnings
+
+    import pushgen
+
+    tiny = pushgen.generate(users=1, days=1, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        drawn = figures(tiny)
+        report_html(tiny)
+    assert set(drawn) == DATA_FIGURES
+    assert "too few rows" in drawn["content_context"].axes[0].texts[0].get_text()
+
+
 def test_the_calibration_figure_marks_a_miss(small):
     source = load_source(small)
     stats = source.stats

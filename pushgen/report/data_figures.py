@@ -350,6 +350,11 @@ def content_context_figure(view: View):
     order_rows, order_cols = list(rates.index), list(rates.columns)
     figure = new_figure(11, 0.32 * len(rates) + 1.6)
     ax = figure.subplots()
+    if rates.empty:
+        ax.text(0.5, 0.5, f"No category has {MIN_CELL_ROWS} notifications in one activity yet: too few rows",
+                ha="center", va="center", transform=ax.transAxes, color=INK)
+        ax.set_axis_off()
+        return figure
     image = ax.imshow(rates.to_numpy(dtype=float), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for (i, j), value in np.ndenumerate(rates.to_numpy(dtype=float)):
         if value == value:
