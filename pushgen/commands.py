@@ -114,7 +114,6 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
 def _dataset_report(title: str):
     """What ``make --report`` runs on the finished folder (matplotlib checked before generating)."""
     from pushgen.benchmark.plots import matplotlib_or_error
-    from pushgen.data.dataset import REPORT
 
     try:
         matplotlib_or_error()
@@ -122,9 +121,9 @@ def _dataset_report(title: str):
         raise UserFacingError(str(error)) from None
 
     def write(folder: Path) -> Path:
-        from pushgen.report import write_report
+        from pushgen.report import write_dataset_report
 
-        return write_report(folder, folder / REPORT, title=title)
+        return write_dataset_report(folder, title)
 
     return write
 
@@ -149,11 +148,9 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
         if out is None:
             named = source.resolve() if source.exists() else Path.cwd() / source.name
             out = named.with_name(f"{named.name}-report.html")
-        if out.exists() and not force:
-            raise UserFacingError(f"{out} already exists; choose another --out or pass --force")
         from pushgen.report import write_report
 
-        write_report(path, out, force=force)
+        write_report(path, out, force=force)  # the --out checks come before any reading
     click.echo(f"Wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 

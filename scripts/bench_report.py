@@ -6,7 +6,10 @@
     (d) the report's cost beyond the make: (b) - (a), against the aim of under 10 s; and (c)
 
 Each is the best of ``--repeat`` runs, measured in the same run so that a loaded machine slows
-them alike; the sizes of the HTML files are printed too.
+them alike, in wall seconds and in CPU seconds (user + system of the command's processes; on a
+loaded machine the wall time grows with the load, the CPU time much less). The verdict is on the
+wall time, and on the CPU time when the load average is above the CPU count. The sizes of the
+HTML files are printed too.
 
 Usage: python scripts/bench_report.py [--users 50] [--months 6] [--repeat 2]
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -26,12 +30,15 @@ from benchtools import pushgen_command
 AIM_SECONDS = 10.0
 
 
-def best_wall(repeat: int, command: list[str]) -> float:
-    best = float("inf")
+def best_run(repeat: int, command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of the fastest of ``repeat`` runs of ``command``."""
+    best = (float("inf"), float("inf"))
     for _ in range(repeat):
-        started = time.perf_counter()
+        before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
         subprocess.run(command, check=True, capture_output=True)
-        best = min(best, time.perf_counter() - started)
+        wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best = min(best, (wall, cpu))
     return best
 
 
@@ -45,21 +52,25 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         plain, reported, html = Path(tmp) / "plain", Path(tmp) / "reported", Path(tmp) / "report.html"
         recipe = ["--users", str(args.users), "--months", str(args.months), "--force"]
-        make = best_wall(args.repeat, [*pushgen, "make", *recipe, "--out", str(plain)])
-        make_report = best_wall(args.repeat, [*pushgen, "make", *recipe, "--out", str(reported), "--report"])
-        report = best_wall(args.repeat, [*pushgen, "report", str(plain), "--out", str(html), "--force"])
-        beyond = make_report - make
+        make = best_run(args.repeat, [*pushgen, "make", *recipe, "--out", str(plain)])
+        make_report = best_run(args.repeat, [*pushgen, "make", *recipe, "--out", str(reported), "--report"])
+        report = best_run(args.repeat, [*pushgen, "report", str(plain), "--out", str(html), "--force"])
+        beyond = (make_report[0] - make[0], make_report[1] - make[1])
         load = os.getloadavg()[0]
+        loaded = load > (os.cpu_count() or 1)
         print(f"{args.users} users x {args.months} months, best of {args.repeat}; "
-              f"{os.cpu_count()} CPUs, load average {load:.1f} at the end")
-        print(f"(a) pushgen make               {make:6.1f} s")
-        print(f"(b) pushgen make --report      {make_report:6.1f} s")
-        print(f"(c) pushgen report FOLDER      {report:6.1f} s")
-        print(f"(d) report beyond the make     {beyond:6.1f} s  (aim: under {AIM_SECONDS:.0f} s: "
-              f"{'holds' if beyond < AIM_SECONDS else 'MISSES'})")
+              f"{os.cpu_count()} CPUs, load average {load:.1f} at the end{' (loaded)' if loaded else ''}")
+        print("                                  wall s    CPU s")
+        rows = (("(a) pushgen make", make), ("(b) pushgen make --report", make_report),
+                ("(c) pushgen report FOLDER", report), ("(d) report beyond the make", beyond))
+        for name, (wall, cpu) in rows:
+            print(f"{name:30s} {wall:8.1f} {cpu:8.1f}")
+        measure = beyond[1] if loaded else beyond[0]
+        print(f"aim: the report under {AIM_SECONDS:.0f} s beyond the make, judged on "
+              f"{'CPU' if loaded else 'wall'} time: {'holds' if measure < AIM_SECONDS else 'MISSES'}")
         print(f"report.html {html.stat().st_size / 1e6:.2f} MB; "
               f"{reported.name}/report.html {(reported / 'report.html').stat().st_size / 1e6:.2f} MB")
-    return 0 if beyond < AIM_SECONDS else 1
+    return 0 if measure < AIM_SECONDS else 1
 
 
 if __name__ == "__main__":

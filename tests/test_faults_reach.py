@@ -171,6 +171,8 @@ def test_make_of_ten_million_users_is_refused_on_this_disk(tmp_path):
      "--out {ds}/ground_truth/nested is inside the pushgen dataset {ds} (it holds manifest.json)"),
     (lambda ds, s: ["split", str(ds), *SPLIT_ARGS, "--out", str(s / "task1" / "x")],
      "--out {s}/task1/x is inside the pushgen split {s} (it holds split.json)"),
+    (lambda ds, s: ["report", str(s), "--out", str(ds / "report.html")],
+     "--out {ds}/report.html is inside the pushgen dataset {ds} (it holds manifest.json)"),
 ])
 def test_an_output_inside_an_input_or_output_is_refused(folders, args, message):
     dataset, split = folders

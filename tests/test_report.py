@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("matplotlib")
 
@@ -20,11 +25,11 @@ from pushgen.benchmark.report import write_results
 from pushgen.benchmark.run import Results
 from pushgen.cli import main
 from pushgen.data.calibration import FIGURES, checks
-from pushgen.data.dataset import MANIFEST, REPORT
-from pushgen.data.outputs import sha256_file
+from pushgen.data.dataset import MANIFEST, REPORT, DatasetError
+from pushgen.data.outputs import sha256_file, snapshot
 from pushgen.data.validate import validate
 from pushgen.report import figures, report_html, write_report
-from pushgen.report.other_figures import calibration_figure
+from pushgen.report.other_figures import calibration_figure, weekly_rows
 from pushgen.report.sources import load_source
 
 DATA_FIGURES = {"calibration", "calendar", "hours", "context", "apps", "response_times", "users",
@@ -106,6 +111,20 @@ def test_figures_of_a_dataset_folder_and_of_a_generated_dataset(dataset, small):
     assert len(users.collections[0].get_offsets()) == small.notifications["user_id"].nunique()
 
 
+def test_a_one_day_dataset_has_every_figure_without_a_warning():
+    import warnings
+
+    import pushgen
+
+    tiny = pushgen.generate(users=1, days=1, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        drawn = figures(tiny)
+        report_html(tiny)
+    assert set(drawn) == DATA_FIGURES
+    assert "too few rows" in drawn["content_context"].axes[0].texts[0].get_text()
+
+
 def test_the_calibration_figure_marks_a_miss(small):
     source = load_source(small)
     stats = source.stats
@@ -132,6 +151,9 @@ def test_the_split_report_shows_its_parts(mini):
     sizes = mini.parts["part"].value_counts().to_dict()
     for part in ("task1/train", "task1/validation", "task1/test", "task2/test"):
         assert sizes[part] == description["parts"][part]["rows"]
+    history = description["parts"]["task1/train"]["rows"] + description["parts"]["task1/validation"]["rows"]
+    assert mini.stats["rows"] == history == len(mini.notifications)  # the figures are of the history
+    assert "scorer/" in mini.facts["test parts"] and "not read" in mini.facts["test parts"]
     drawn = figures(mini)
     assert next(iter(drawn)) == "split_parts"
     assert set(drawn) == DATA_FIGURES | {"split_parts"}
@@ -141,6 +163,119 @@ def load_split_folder():
     from pushgen.publishing.access import resolve_split
 
     return resolve_split("pushgen-mini")
+
+
+@pytest.fixture
+def mini_copy(tmp_path):
+    copy = tmp_path / "v2"
+    shutil.copytree(load_split_folder(), copy)
+    return copy
+
+
+@pytest.fixture
+def opened_files(monkeypatch):
+    """Every file opened from Python (audit events) or read by pyarrow.parquet while the test runs."""
+    opened: list[str] = []
+    _RECORDERS.append(opened)
+    for name in ("read_table", "read_schema", "read_metadata", "ParquetFile"):
+        reader = getattr(pq, name)
+        monkeypatch.setattr(pq, name, _recording(reader, opened))
+    yield opened
+    _RECORDERS.remove(opened)
+
+
+_RECORDERS: list[list[str]] = []
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _RECORDERS and event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+        _RECORDERS[-1].append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(_audit)
+
+
+def _recording(reader, opened: list[str]):
+    def read(source, *args, **kwargs):
+        if isinstance(source, (str, os.PathLike)):
+            opened.append(os.fspath(source))
+        return reader(source, *args, **kwargs)
+    return read
+
+
+def test_a_split_report_opens_nothing_of_the_answer_key(mini_copy, opened_files):
+    expected = report_html(load_split_folder())
+    for path in sorted((mini_copy / "scorer").rglob("*"), reverse=True):
+        if path.is_file():  # a folder in its place: opening it fails in Python and in Arrow alike
+            path.unlink()
+            path.mkdir()
+    opened_files.clear()
+    assert report_html(mini_copy) == expected  # the answer key does not change the report
+    inside = [Path(p).resolve() for p in opened_files if mini_copy in Path(p).resolve().parents]
+    assert mini_copy / "task1" / "train.parquet" in inside  # the recording sees the parts it reads
+    assert mini_copy / "task2" / "test.parquet" in inside
+    assert not [p for p in inside if (mini_copy / "scorer") in p.parents]
+
+
+def test_test_contexts_with_posted_at_are_counted_in_their_weeks(mini_copy):
+    """A split whose test parts carry ``posted_at`` shows their contexts by week, not spread."""
+    contexts = pq.read_table(mini_copy / "task1" / "test.parquet")
+    answers = mini_copy / "scorer" / "task1" / "test.parquet"  # the test itself may read the answers
+    times = pq.read_table(answers, columns=["context_id", "posted_at"])
+    dated = contexts.join(times, "context_id").sort_by("context_id")
+    pq.write_table(dated, mini_copy / "task1" / "test.parquet")
+    description = json.loads((mini_copy / "split.json").read_text())
+    description["files"]["task1/test.parquet"] = {
+        "bytes": (mini_copy / "task1" / "test.parquet").stat().st_size,
+        "sha256": sha256_file(mini_copy / "task1" / "test.parquet")}
+    (mini_copy / "split.json").write_text(json.dumps(description, indent=1))
+    source = load_source(mini_copy)
+    counts, spread = weekly_rows(source.parts, source.test_span)
+    assert spread == {"task2/test"}  # still without dates
+    days = dated.column("posted_at").to_numpy().astype("datetime64[D]")
+    expected = pd.Series(days - (days.astype(np.int64) + 3) % 7).value_counts()
+    assert counts["task1/test"][counts["task1/test"] > 0].to_dict() == expected.to_dict()
+    assert counts["task1/test"].sum() == description["parts"]["task1/test"]["rows"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(days=st.lists(st.integers(0, 120), min_size=1, max_size=60), untimed=st.integers(0, 500),
+       span_start=st.integers(0, 100), span_days=st.integers(1, 70))
+def test_weekly_rows_count_every_row_in_its_monday_week(days, untimed, span_start, span_days):
+    start = np.datetime64("2026-01-07")  # a Wednesday
+    dated = pd.DataFrame({"part": "task1/train", "user_id": 0,
+                          "posted_at": (start + np.array(days)).astype("datetime64[ms]")})
+    undated = pd.DataFrame({"part": ["task1/test"] * untimed, "user_id": 0,
+                            "posted_at": pd.Series([pd.NaT] * untimed, dtype="datetime64[ms]")})
+    span = (start + span_start, start + span_start + span_days)
+    counts, spread = weekly_rows(pd.concat([dated, undated], ignore_index=True), span)
+    assert spread == ({"task1/test"} if untimed else set())
+    assert all(pd.Timestamp(week).weekday() == 0 for week in counts.index)
+    assert counts["task1/train"].sum() == len(days)
+    if untimed:
+        assert counts["task1/test"].sum() == pytest.approx(untimed)
+        covered = counts.index[counts["task1/test"] > 0]
+        assert covered.min() <= pd.Timestamp(span[0]) and covered.max() + pd.Timedelta(days=7) > pd.Timestamp(
+            span[1] - 1)
+    for day in days:
+        monday = pd.Timestamp(start + day) - pd.Timedelta(days=pd.Timestamp(start + day).weekday())
+        assert counts.loc[monday, "task1/train"] >= 1
+
+
+def test_a_report_inside_a_pushgen_output_is_refused(dataset, mini_copy, tmp_path, capsys):
+    before = snapshot(dataset), snapshot(mini_copy)
+    for folder, kind in ((dataset, "dataset"), (mini_copy, "split")):
+        for out in (folder / "again.html", folder / "task1" / "r.html"):
+            assert main(["report", str(dataset), "--out", str(out)]) == 2
+            error = capsys.readouterr().err
+            assert error.count("\n") == 1, error
+            assert f"inside the pushgen {kind} {folder.resolve()}" in error and "outside it" in error
+            assert not out.exists()
+    with pytest.raises(DatasetError, match="inside the pushgen split"):
+        write_report(dataset, mini_copy / "r.html", force=True)
+    assert (snapshot(dataset), snapshot(mini_copy)) == before
+    assert main(["report", str(dataset), "--out", str(tmp_path / "nowhere" / "r.html")]) == 2
+    assert "there is no folder" in capsys.readouterr().err
 
 
 def test_the_benchmark_report_stays_readable_with_ten_policies(results_folder):
@@ -157,6 +292,31 @@ def test_the_benchmark_report_stays_readable_with_ten_policies(results_folder):
     assert top.get_text() == "policy-9 * [bound]"  # best first
     page = report_html(results_folder)
     assert page.count("<img ") == 3
+
+
+def test_the_benchmark_report_shows_what_the_results_folder_has(results_folder, tmp_path):
+    folder = tmp_path / "results"
+    shutil.copytree(results_folder, folder)
+    board = pd.read_csv(folder / "leaderboard.csv").assign(paired_gap=0.02)
+    selection = board[board["task"] == 1].head(4).assign(task="selection")
+    pd.concat([board, selection]).to_csv(folder / "leaderboard.csv", index=False)
+    pd.DataFrame({"metric": ["coverage", "regret"], "value": [0.5, 0.25]}).to_csv(
+        folder / "selection_summary.csv", index=False)
+    (folder / "curves.csv").unlink()
+    selection.assign(task=np.nan).to_csv(folder / "selection_board.csv", index=False)
+    drawn = figures(folder)
+    assert list(drawn) == ["leaderboard", "leaderboard_2", "per_user"]  # no curves: no learning curves
+    assert [ax.get_title() for ax in drawn["leaderboard_2"].axes if ax.get_visible()] == ["Mean reward"]
+    panels = [ax for ax in drawn["leaderboard"].axes if ax.get_visible()]
+    assert [ax.get_title().split(":")[0] for ax in panels] == ["Task 1", "Task 2", "Task selection"]
+    assert len(panels[2].get_yticklabels()) == 4
+    page = report_html(folder)
+    assert "<th>paired_gap</th>" in page and "Table: selection_summary.csv" in page
+    assert "<h2>Leaderboard: selection_board.csv</h2>" in page
+    assert "<td>coverage</td>" in page and '<td class=num>0.2500</td>' in page
+    (folder / "leaderboard.csv").unlink()
+    with pytest.raises(DatasetError, match=r"no leaderboard\.csv"):
+        figures(folder)
 
 
 def test_cli_report_makes_the_same_bytes_again_and_refuses_to_overwrite(dataset, tmp_path, capsys):
@@ -212,16 +372,19 @@ def screenshot_pixels(page_file, tmp_path) -> np.ndarray:
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
-def test_chromium_shows_every_figure_of_a_dataset_and_of_the_mini_split(dataset, mini, tmp_path):
+def test_chromium_shows_every_figure_of_a_dataset_the_mini_split_and_results(dataset, mini, results_folder,
+                                                                               tmp_path):
     mini_page = write_report(mini, tmp_path / "mini.html")
-    for page_file in (dataset / REPORT, mini_page):
+    results_page = write_report(results_folder, tmp_path / "results.html")
+    for page_file, least in ((dataset / REPORT, len(DATA_FIGURES)), (mini_page, len(DATA_FIGURES)),
+                             (results_page, 3)):
         page = page_file.read_text()
         images, broken = figure_check(page, tmp_path)
-        assert images == page.count("<img ") >= len(DATA_FIGURES)
+        assert images == page.count("<img ") >= least
         assert broken == 0
         pixels = screenshot_pixels(page_file, tmp_path)
         not_white = (pixels < 0.9).any(axis=-1)
-        assert not_white.mean() > 0.05  # text and figures, not a blank page
+        assert not_white.mean() > 0.02  # text and figures, not a blank page (a blank one: 0)
         assert len(np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)) > 50
 
 

@@ -255,14 +255,19 @@ def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
     return None
 
 
-def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
-    """Refuse an output path early: it is inside a pushgen output (an input of the command, or
-    any other), it exists without ``force``, or it is not replaceable."""
-    out = Path(out)
+def check_not_inside_output(out: Path) -> None:
+    """Refuse an output path inside a pushgen output (whose description would not list it)."""
     if (enclosing := enclosing_output(out)) is not None:
         kind, folder = enclosing
         raise DatasetError(f"--out {out} is inside the pushgen {kind.name} {folder} (it holds "
                            f"{kind.description}); choose a folder outside it")
+
+
+def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
+    """Refuse an output path early: it is inside a pushgen output (an input of the command, or
+    any other), it exists without ``force``, or it is not replaceable."""
+    out = Path(out)
+    check_not_inside_output(out)
     if out.exists() or out.is_symlink():
         if not force:
             raise DatasetError(f"{out} already exists; choose another --out or pass --force")

@@ -33,7 +33,8 @@ LAYOUTS = ("single", "partitioned")
 RECIPE_NUMBERS = ("users", "days", "seed")
 SPEC_FIELDS = ("train_months", "test_months", "validation_weeks", "cold_start_users")
 
-_verified: dict[Path, tuple[tuple, dict]] = {}  # split folder -> (what its files looked like, description)
+# (split folder, subfolder left unread) -> (what its files looked like, description)
+_verified: dict[tuple[Path, str | None], tuple[tuple, dict]] = {}
 
 
 def verify_dataset(folder: Path) -> dict:
@@ -69,10 +70,12 @@ def verify_dataset(folder: Path) -> dict:
     return manifest
 
 
-def verify_split(folder: Path) -> dict:
+def verify_split(folder: Path, unread: str | None = None) -> dict:
     """The description (``split.json``) of the split folder ``folder``, once the folder matches it.
 
-    A folder verified before in this process is checked again only if a file changed.
+    Files under the subfolder ``unread`` (such as ``scorer``) are not opened: a reader that must
+    not see them checks only the rest. A folder verified before in this process is checked again
+    only if a file changed.
     """
     folder = _existing_folder(folder)
     path = folder / SPLIT_FILE
@@ -81,16 +84,18 @@ def verify_split(folder: Path) -> dict:
     description = read_json_object(path)
     files = listed_files(description, str(path))
     check_unlisted(folder, files, "split", str(path))
-    state = _state(folder, path, files)
-    known = _verified.get(folder.resolve())
+    opened = files if unread is None else {
+        name: listing for name, listing in files.items() if not name.startswith(f"{unread}/")}
+    state = _state(folder, path, opened)
+    known = _verified.get((folder.resolve(), unread))
     if known is not None and known[0] == state:
         return description
     _check_split_fields(description, str(path), files)
-    _check_files(folder, files, str(path))
+    _check_files(folder, opened, str(path))
     for part, entry in description["parts"].items():
-        if "rows" in entry:
+        if "rows" in entry and f"{part}.parquet" in opened:
             _check_rows(folder, [f"{part}.parquet"], entry["rows"], str(path), part)
-    _verified[folder.resolve()] = (state, description)
+    _verified[(folder.resolve(), unread)] = (state, description)
     return description
 
 

@@ -16,15 +16,18 @@ class Entry:
     heading: str
     caption: str
     kinds: tuple[str, ...]  # the sources it is drawn for
-    draw: Callable[[Source, data.View], object]  # a matplotlib Figure, or None when it does not apply
+    # a matplotlib Figure, None when it does not apply, or a list of (title, Figure) shown one below another
+    draw: Callable[[Source, data.View], object]
 
 
 ROWS = ("dataset", "split")
 CATALOG = (
     Entry("split_parts", "The split's parts",
-          "Notifications per week in each part (the test parts: the logged notification of each test "
-          "context, which the scorer holds) and the rows and users of each part.",
-          ("split",), lambda s, v: other.split_figure(s.parts)),
+          "Rows per week in each part: the notifications of the history parts and the contexts of the "
+          "test parts (hatched where a part carries no dates: its contexts spread evenly over the test "
+          "months), and the rows and users of each part. The figures below describe the history parts; "
+          "the test parts' answers stay with the scorer.",
+          ("split",), lambda s, v: other.split_figure(s.parts, s.test_span)),
     Entry("calibration", "Calibration against published figures",
           "Each row is one figure of docs/calibration.md on its own scale: the green band is its target "
           "range, the dot its value here. A red cross (or a red arrow when far outside) and a red name "
@@ -67,15 +70,15 @@ CATALOG = (
           ("dataset",), lambda s, v: data.context_effects_figure(v)),
     Entry("leaderboard", "Leaderboard",
           "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
-          "across users. Orange squares (*) read the simulated user: yardsticks, not models; [bound] is "
-          "a provable upper bound.",
-          ("benchmark",), lambda s, v: other.leaderboard_figure(s.benchmark)),
+          "across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the "
+          "simulated user: yardsticks, not models; [bound] is a provable upper bound.",
+          ("benchmark",), lambda s, v: other.leaderboard_figures(s.benchmark)),
     Entry("per_user", "Per-user scores",
           "Every user's mean reward under each baseline; the bar is the mean over the users.",
           ("benchmark",), lambda s, v: other.per_user_figure(s.benchmark)),
-    Entry("learning_curves", "Learning curves (task 2, cold start)",
+    Entry("learning_curves", "Learning curves",
           "One panel per baseline on shared axes: its curve in colour, the others in grey.",
-          ("benchmark",), lambda s, v: other.curves_figure(s.benchmark)),
+          ("benchmark",), lambda s, v: other.curves_figures(s.benchmark)),
 )
 
 

@@ -20,6 +20,7 @@ from pushgen.report.style import (
     SHARE,
     WEEKDAY,
     WEEKEND,
+    legend_below,
     new_figure,
     percent_axis,
     styled,
@@ -30,6 +31,7 @@ MIN_CELL_ROWS = 30
 REPEAT_WINDOW_HOURS = 24
 REPEAT_BUCKETS = ((0, 0), (1, 2), (3, 5), (6, 10), (11, None))
 ECDF_POINTS = 200
+DURATION_TICKS = {1: "1 s", 60: "1 min", 600: "10 min", 3_600: "1 h", 86_400: "1 d"}
 
 
 @dataclass
@@ -82,17 +84,26 @@ def calendar_figure(view: View):
     dates = np.datetime64(view.stats["first_day"]) + np.arange(days)
     figure = new_figure(11, 3.2)
     by_day, by_weekday = figure.subplots(1, 2, width_ratios=[3.2, 1])
-    by_day.bar(dates, per_day, width=1.0, color=np.where(weekend, WEEKEND, WEEKDAY), linewidth=0)
+    from matplotlib.collections import PolyCollection
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter, date2num
+    from matplotlib.patches import Patch
+
+    left = date2num(dates) - 0.4
+    corners = np.stack([np.stack([left, left, left + 0.8, left + 0.8], axis=1),
+                        np.stack([np.zeros(days), per_day, per_day, np.zeros(days)], axis=1)], axis=2)
+    by_day.add_collection(PolyCollection(corners, facecolors=np.where(weekend, WEEKEND, WEEKDAY),
+                                         linewidths=0))  # one artist for every day's bar
+    by_day.xaxis_date()
+    by_day.set_xlim(left[0] - 1, left[-1] + 2)
     by_day.set_title("Notifications per user per day")
     by_day.set_ylabel("per user")
-    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
-    from matplotlib.patches import Patch
 
     locator = AutoDateLocator()
     by_day.xaxis.set_major_locator(locator)
     by_day.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     by_day.legend(handles=[Patch(color=WEEKDAY, label="Mon-Fri"), Patch(color=WEEKEND, label="Sat-Sun")],
                   loc="upper right", fontsize=8, frameon=False, ncols=2)
+    by_day.set_ylim(0, max(per_day.max(), 1e-9) * 1.2)  # the legend sits above the tallest day
     by_day.grid(axis="y", **GRID)
     values = [v or 0.0 for v in view.stats["weekday"]["per_user_day"]]
     by_weekday.bar(WEEKDAYS, values, color=[WEEKDAY] * 5 + [WEEKEND] * 2)
@@ -130,7 +141,7 @@ def hours_figure(view: View):
         ax.set_xlim(-0.5, 23.5)
         ax.set_xlabel("hour of the day")
         ax.grid(**GRID)
-        ax.legend(fontsize=8, frameon=False)
+    _legend_below(figure, rate, columns=3)
     return figure
 
 
@@ -151,9 +162,8 @@ def _group_panel(ax, groups: dict[str, dict], title: str, overall: float | None)
     ax.grid(axis="x", **GRID)
 
 
-def _legend_below(figure, ax) -> None:
-    figure.legend(*ax.get_legend_handles_labels(), fontsize=8, frameon=False, loc="outside lower center",
-                  ncols=2)
+def _legend_below(figure, ax, columns: int = 2) -> None:
+    legend_below(figure, *ax.get_legend_handles_labels(), columns=columns)
 
 
 def _place_groups(view: View) -> dict[str, dict]:
@@ -203,6 +213,8 @@ def _ecdf(ax, seconds: np.ndarray, label: str, color: str, style: str = "-") -> 
 def response_figure(view: View):
     """How long notifications wait: time to action of opened and dismissed ones, time to being
     seen by ringer mode, and the median time to action by hour."""
+    from matplotlib.ticker import NullLocator
+
     rows = view.rows
     figure = new_figure(11, 3.3)
     action, seen, hourly = figure.subplots(1, 3)
@@ -215,9 +227,10 @@ def response_figure(view: View):
     seen.set_title("Time to seen, by ringer mode")
     for ax in (action, seen):
         ax.set_xscale("log")
+        ax.set_xticks(list(DURATION_TICKS), list(DURATION_TICKS.values()))  # plain text: no mathtext
+        ax.xaxis.set_minor_locator(NullLocator())
         ax.axvline(QUICK_SECONDS, color=INK, linestyle=":", linewidth=1)
-        ax.text(QUICK_SECONDS * 1.1, 0.03, "10 min", fontsize=7, color=INK)
-        ax.set_xlabel("seconds (log scale)")
+        ax.set_xlabel("time since posting (log scale; dotted: 10 min)")
         ax.set_ylabel("share of notifications within")
         percent_axis(ax.yaxis)
         ax.grid(**GRID)
@@ -235,6 +248,8 @@ def response_figure(view: View):
 @styled
 def users_figure(view: View):
     """How users differ: each user's volume and open rate, and their spread."""
+    from matplotlib.ticker import MaxNLocator
+
     per_user = view.per_user
     figure = new_figure(11, 3.3)
     scatter, rates, volumes = figure.subplots(1, 3)
@@ -247,17 +262,15 @@ def users_figure(view: View):
     bins = min(30, max(5, len(per_user) // 3))
     rates.hist(per_user["open_rate"], bins=bins, range=(0, 1), color=OPENED, alpha=0.85)
     rates.set_xlabel("open rate")
-    rates.set_title("Open rate per user")
+    rates.set_title(f"Open rate per user (median {per_user['open_rate'].median():.0%}, dotted)")
     percent_axis(rates.xaxis)
     volumes.hist(per_user["per_day"], bins=bins, color=WEEKDAY, alpha=0.85)
     volumes.set_xlabel("notifications per day")
-    volumes.set_title("Volume per user")
+    volumes.set_title(f"Volume per user (median {per_user['per_day'].median():.1f}, dotted)")
     for ax, values in ((rates, per_user["open_rate"]), (volumes, per_user["per_day"])):
-        ax.axvline(float(np.median(values)), color=INK, linestyle=":", linewidth=1,
-                   label=f"median {np.median(values):.2f}" if ax is volumes else
-                   f"median {np.median(values):.0%}")
+        ax.axvline(float(np.median(values)), color=INK, linestyle=":", linewidth=1)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("users")
-        ax.legend(fontsize=8, frameon=False)
     for ax in (scatter, rates, volumes):
         ax.grid(**GRID)
     return figure
@@ -304,7 +317,8 @@ def fatigue_figure(view: View):
     busy.set_xlabel(f"the user's notifications in the preceding {fatigue['window_minutes']} min")
     busy.set_ylabel("open rate")
     if contrast is not None:
-        busy.text(0.02, 0.97, f"busier minus calmer, within user and app: {100 * contrast:+.1f} pts",
+        busy.set_ylim(0, busy.get_ylim()[1] * 1.15)  # room for the line above the bars' labels
+        busy.text(0.02, 0.98, f"busier minus calmer, within user and app: {100 * contrast:+.1f} pts",
                   transform=busy.transAxes, fontsize=7, va="top")
     labels, counts, rates = zip(*_repeat_buckets(view), strict=True)
     _rate_bars(repeats, list(labels), list(counts), list(rates), OPENED)
@@ -336,6 +350,11 @@ def content_context_figure(view: View):
     order_rows, order_cols = list(rates.index), list(rates.columns)
     figure = new_figure(11, 0.32 * len(rates) + 1.6)
     ax = figure.subplots()
+    if rates.empty:
+        ax.text(0.5, 0.5, f"No category has {MIN_CELL_ROWS} notifications in one activity yet: too few rows",
+                ha="center", va="center", transform=ax.transAxes, color=INK)
+        ax.set_axis_off()
+        return figure
     image = ax.imshow(rates.to_numpy(dtype=float), cmap="viridis", vmin=0, vmax=1, aspect="auto")
     for (i, j), value in np.ndenumerate(rates.to_numpy(dtype=float)):
         if value == value:
@@ -376,7 +395,7 @@ def context_effects_figure(view: View):
     percent_axis(ax.xaxis)
     ax.set_xlabel("open rate")
     ax.grid(axis="x", **GRID)
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    _legend_below(figure, ax)
     buckets = engagement["habituation"]
     labels = [f"{b['low']:g}-{b['high']:g}" if np.isfinite(b["high"]) else f"{b['low']:g}+" for b in buckets]
     _rate_bars(exposure, labels, [b["rows"] for b in buckets],

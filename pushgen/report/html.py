@@ -6,9 +6,12 @@ from __future__ import annotations
 import base64
 import html
 
+import pandas as pd
+
 from pushgen._version import __version__
 from pushgen.data.describe_report import Section, right_aligned
 
+MAX_TABLE_ROWS = 60
 STYLE = """
 :root { color-scheme: light; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
@@ -25,6 +28,8 @@ nav { background: #f5f7fa; border: 1px solid #e3e6ea; border-radius: 6px; paddin
 nav a { display: inline-block; margin-right: 14px; color: #2f6db5; text-decoration: none; }
 figure { margin: 8px 0 0; }
 figure img { width: 100%; height: auto; display: block; }
+.wide { overflow-x: auto; }
+.wide td, .wide th { white-space: nowrap; }
 figcaption { color: #555; font-size: 13.5px; margin-top: 4px; max-width: 900px; }
 table { border-collapse: collapse; font-size: 13px; margin: 6px 0; }
 th, td { padding: 3px 10px; border-bottom: 1px solid #eceef1; text-align: left; vertical-align: top; }
@@ -37,7 +42,9 @@ footer { margin-top: 36px; color: #777; font-size: 12.5px; }
   main { max-width: none; padding: 0; }
   nav { display: none; }
   h2 { break-after: avoid; page-break-after: avoid; }
-  figure, table, tr { break-inside: avoid; page-break-inside: avoid; }
+  figure, tr { break-inside: avoid; page-break-inside: avoid; }
+  .wide { overflow: visible; font-size: 7pt; }
+  .wide td, .wide th { white-space: normal; padding: 2px 4px; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -77,3 +84,24 @@ def page(title: str, facts: dict[str, str], blocks: list[tuple[str, str, str]]) 
         "needs no network: the figures are embedded.</footer>"
         "</main></body></html>\n"
     )
+
+
+def frame_section(frame: pd.DataFrame, title: str, max_rows: int = MAX_TABLE_ROWS) -> Section:
+    """A table as it is, every column; numbers to 4 decimals; the first ``max_rows`` rows."""
+    def cell(value: object) -> str:
+        if isinstance(value, float):
+            return "-" if value != value else f"{value:.4f}"
+        return str(value)
+
+    shown = frame.head(max_rows)
+    note = "" if len(frame) <= max_rows else f"The first {max_rows} of {len(frame):,} rows."
+    return Section(title, tuple(map(str, frame.columns)),
+                   tuple(tuple(cell(v) for v in row) for row in shown.itertuples(index=False)), note)
+
+
+def benchmark_tables(benchmark) -> list[tuple[str, str, str]]:
+    """Blocks of the leaderboard with every column, and of every other table of the results folder."""
+    tables = {"leaderboard": benchmark.leaderboard, **benchmark.other_tables}
+    return [(f"table_{name}", f"Table: {name}.csv",
+             f'<div class="wide">{table_html(frame_section(frame, name))}</div>')
+            for name, frame in tables.items()]

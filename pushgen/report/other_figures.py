@@ -19,6 +19,7 @@ from pushgen.report.style import (
     TARGET,
     WEEKDAY,
     WEEKEND,
+    legend_below,
     new_figure,
     styled,
 )
@@ -78,28 +79,55 @@ def _band(y: float):
     return Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1)
 
 
+def monday_of(days: np.ndarray) -> np.ndarray:
+    """The Monday starting the week of each ``datetime64[D]`` day (1970-01-01 was a Thursday)."""
+    return days - (days.astype(np.int64) + 3) % 7
+
+
+def weekly_rows(parts: pd.DataFrame, test_span: tuple | None) -> tuple[pd.DataFrame, set[str]]:
+    """Rows per part and week (index: each week's Monday), and the parts without dates, whose rows
+    are spread evenly over the days of ``test_span``."""
+    weeks, undated = {}, set()
+    for name in [p for p in PART_COLORS if p in set(parts["part"])]:
+        times = parts.loc[parts["part"] == name, "posted_at"]
+        if times.notna().all():
+            counts = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
+        elif test_span is not None:
+            days = np.arange(*(np.datetime64(t, "D") for t in test_span))
+            counts = pd.Series(monday_of(days)).value_counts() * (len(times) / len(days))
+            undated.add(name)
+        else:
+            continue
+        weeks[name] = counts
+    return pd.DataFrame(weeks).fillna(0.0).sort_index(), undated
+
+
 @styled
-def split_figure(parts: pd.DataFrame):
-    """A split's parts: notifications per week in each part, and each part's size."""
+def split_figure(parts: pd.DataFrame, test_span: tuple | None = None):
+    """A split's parts: rows per week in each part (stacked), and each part's rows and users."""
     figure = new_figure(11, 3.2)
     weekly, sizes = figure.subplots(1, 2, width_ratios=[2.4, 1])
-    week = parts["posted_at"].to_numpy().astype("datetime64[W]")
-    names = [p for p in PART_COLORS if p in set(parts["part"])]
-    counts = pd.crosstab(week, parts["part"].to_numpy()).reindex(columns=names, fill_value=0)
+    counts, undated = weekly_rows(parts, test_span)
     starts = counts.index.to_numpy().astype("datetime64[D]")
     below = np.zeros(len(counts))
-    for name in names:  # stacked: parts that share a week (the two test parts) both show
-        weekly.bar(starts, counts[name].to_numpy(), width=6.5, bottom=below, color=PART_COLORS[name],
-                   label=name, align="edge")
+    for name in counts.columns:
+        spread = name in undated
+        weekly.bar(starts, counts[name].to_numpy(), width=6.5, bottom=below, align="edge",
+                   color="white" if spread else PART_COLORS[name], edgecolor=PART_COLORS[name],
+                   hatch="///" if spread else None, linewidth=0.8 if spread else 0,
+                   label=f"{name} (no dates: spread evenly)" if spread else name)
         below += counts[name].to_numpy()
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
     locator = AutoDateLocator()
     weekly.xaxis.set_major_locator(locator)
     weekly.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    weekly.set_title("Notifications per week, by part")
-    weekly.legend(fontsize=8, frameon=False, ncols=2)
+    weekly.set_title("Rows per week, by part (weeks from Monday)")
+    weekly.set_ylabel("rows")
+    weekly.set_ylim(0, below.max() * 1.35 if len(below) else 1)  # room for the legend above the bars
+    weekly.legend(fontsize=8, frameon=False, ncols=2, loc="upper left")
     weekly.grid(axis="y", **GRID)
+    names = [p for p in PART_COLORS if p in set(parts["part"])]
     rows = [int((parts["part"] == n).sum()) for n in names]
     users = [parts.loc[parts["part"] == n, "user_id"].nunique() for n in names]
     y = np.arange(len(names))[::-1]
@@ -114,6 +142,47 @@ def split_figure(parts: pd.DataFrame):
     return figure
 
 
+PANEL_KEYS = ("section", "task")  # a results table's columns that split it into panels, when present
+
+
+def panels(table: pd.DataFrame) -> list[tuple[tuple, str, pd.DataFrame]]:
+    """``table`` split by its section and task columns (those it has), in the file's order:
+    (key, title, rows) per panel."""
+    keys = [k for k in PANEL_KEYS if k in table]
+    if not keys:
+        return [((), "", table)]
+    out = []
+    for values, part in table.groupby(keys, sort=False, dropna=False):
+        values = values if isinstance(values, tuple) else (values,)
+        title = ", ".join(str(v) if k == "section" else f"task {v}"
+                          for k, v in zip(keys, values, strict=True) if not pd.isna(v))
+        out.append((values, title[:1].upper() + title[1:], part))
+    return out
+
+
+def ranked(board: pd.DataFrame) -> pd.DataFrame:
+    """A leaderboard panel best first: by its rank where it has one, else by mean reward."""
+    if "rank" in board:
+        return board.sort_values("rank", kind="stable")
+    return board.sort_values("mean_reward", ascending=False, kind="stable")
+
+
+def _panel_grid(count: int, rows_per_panel: int):
+    columns = min(count, 2)
+    grid_rows = -(-count // columns)
+    figure = new_figure(11, grid_rows * (0.3 * rows_per_panel + 1.1) + 0.4)
+    axes = list(figure.subplots(grid_rows, columns, squeeze=False).flat)
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return figure, axes
+
+
+def _flag(board: pd.DataFrame, column: str) -> np.ndarray:
+    if column not in board:
+        return np.zeros(len(board), bool)
+    return board[column].fillna(False).astype(bool).to_numpy()
+
+
 def _mark(row: pd.Series) -> str:
     name = str(row["baseline"])
     if bool(row.get("uses_true_model", False)):
@@ -123,21 +192,29 @@ def _mark(row: pd.Series) -> str:
     return name
 
 
+def leaderboard_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
+    """The leaderboard's figure, and one of every other table of the folder that ranks baselines by
+    mean reward (titled by its file)."""
+    ranking = {f"{name}.csv": table for name, table in benchmark.other_tables.items()
+               if {"baseline", "mean_reward"} <= set(table) and len(table)}
+    tables = {"": benchmark.leaderboard, **ranking}
+    return [(title, leaderboard_figure(table)) for title, table in tables.items()]
+
+
 @styled
-def leaderboard_figure(benchmark: Benchmark):
-    """Mean reward with its 95% interval across users, per task, best first."""
-    board = benchmark.leaderboard
-    tasks = sorted(board["task"].unique())
-    figure = new_figure(11, 0.3 * board.groupby("task").size().max() + 1.3)
-    axes = figure.subplots(1, len(tasks), squeeze=False)[0]
-    for ax, task in zip(axes, tasks, strict=True):
-        part = board[board["task"] == task].sort_values("rank")
+def leaderboard_figure(board: pd.DataFrame):
+    """Mean reward with its 95% interval across users (where the table has one), a panel per
+    section and task of the leaderboard ``board``, best first."""
+    groups = panels(board)
+    figure, axes = _panel_grid(len(groups), max(len(part) for _, _, part in groups))
+    for ax, (_, title, part) in zip(axes, groups, strict=False):
+        part = ranked(part)
         y = np.arange(len(part))[::-1]
-        truth = part["uses_true_model"].astype(bool).to_numpy() if "uses_true_model" in part else \
-            np.zeros(len(part), bool)
-        low = (part["mean_reward"] - part["ci_low"]).fillna(0).to_numpy()
-        high = (part["ci_high"] - part["mean_reward"]).fillna(0).to_numpy()
-        ax.errorbar(part["mean_reward"], y, xerr=[low, high], fmt="none", ecolor="0.55", capsize=3)
+        truth = _flag(part, "uses_true_model")
+        if {"ci_low", "ci_high"} <= set(part):
+            low = (part["mean_reward"] - part["ci_low"]).fillna(0).clip(lower=0).to_numpy()
+            high = (part["ci_high"] - part["mean_reward"]).fillna(0).clip(lower=0).to_numpy()
+            ax.errorbar(part["mean_reward"], y, xerr=[low, high], fmt="none", ecolor="0.55", capsize=3)
         ax.scatter(part["mean_reward"][~truth], y[~truth], color=WEEKDAY, zorder=3, label="model / baseline")
         ax.scatter(part["mean_reward"][truth], y[truth], color=WEEKEND, marker="s", zorder=3,
                    label="reads the simulated user *")
@@ -146,27 +223,31 @@ def leaderboard_figure(benchmark: Benchmark):
                         fontsize=7, ha="center")
         ax.set_yticks(y, [_mark(r) for _, r in part.iterrows()], fontsize=8)
         ax.axvline(0, color=INK, linewidth=0.6)
-        ax.set_title(f"Task {task}: mean reward, 95% interval across users")
+        ax.set_title(f"{title}: mean reward, 95% interval across users" if title else "Mean reward")
         ax.set_xlabel("mean reward per context")
         ax.grid(axis="x", **GRID)
-    axes[-1].legend(fontsize=8, frameon=False, loc="lower right")
+    handles = {label: h for ax in axes for h, label in zip(*ax.get_legend_handles_labels(), strict=True)}
+    legend_below(figure, list(handles.values()), list(handles))
     return figure
 
 
 @styled
 def per_user_figure(benchmark: Benchmark):
-    """Every user's mean reward under every baseline (a dot per user; the bar is the mean)."""
-    per_user, board = benchmark.per_user, benchmark.leaderboard
-    tasks = sorted(per_user["task"].unique())
-    rows = max(board.groupby("task").size().max(), 1)
-    figure = new_figure(11, 0.3 * rows + 1.3)
-    axes = figure.subplots(1, len(tasks), squeeze=False)[0]
+    """Every user's mean reward under every baseline (a dot per user; the bar is the mean), a panel
+    per section and task, in the leaderboard's order."""
+    per_user = benchmark.per_user
+    if per_user is None or per_user.empty or not {"baseline", "mean_reward"} <= set(per_user):
+        return None
+    board = {key: list(ranked(part)["baseline"]) for key, _, part in panels(benchmark.leaderboard)}
+    groups = panels(per_user)
+    figure, axes = _panel_grid(len(groups), max(part["baseline"].nunique() for _, _, part in groups))
     rng = np.random.default_rng(0)  # jitter only: the same picture every time
-    for ax, task in zip(axes, tasks, strict=True):
-        order = list(board[board["task"] == task].sort_values("rank")["baseline"])
-        part = per_user[per_user["task"] == task]
+    for ax, (key, title, part) in zip(axes, groups, strict=False):
+        means = part.groupby("baseline", sort=False)["mean_reward"].mean().sort_values(ascending=False)
+        order = [b for b in board.get(key, []) if b in means.index]
+        order += [b for b in means.index if b not in order]
         for k, name in enumerate(order):
-            values = part.loc[part["baseline"] == name, "mean_reward"].to_numpy()
+            values = part.loc[part["baseline"] == name, "mean_reward"].dropna().to_numpy()
             y = len(order) - 1 - k
             ax.scatter(values, y + rng.uniform(-0.22, 0.22, len(values)), s=9, color=WEEKDAY, alpha=0.6,
                        linewidth=0)
@@ -174,15 +255,24 @@ def per_user_figure(benchmark: Benchmark):
                 ax.plot([values.mean()] * 2, [y - 0.35, y + 0.35], color=INK, linewidth=1.6)
         ax.set_yticks(range(len(order)), order[::-1], fontsize=8)
         ax.axvline(0, color=DISMISSED, linewidth=0.6)
-        users = part["user_id"].nunique()
-        ax.set_title(f"Task {task}: mean reward of each of {users} user{'s' * (users != 1)}")
+        users = part["user_id"].nunique() if "user_id" in part else None
+        who = "each user" if users is None else f"each of {users} user{'s' * (users != 1)}"
+        ax.set_title(f"{title + ': ' if title else ''}mean reward of {who}")
         ax.set_xlabel("mean reward per context")
         ax.grid(axis="x", **GRID)
     return figure
 
 
 @styled
-def curves_figure(benchmark: Benchmark):
-    if benchmark.curves.empty:
-        return None
-    return learning_curves_figure(benchmark.curves, benchmark.labels)
+def curves_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
+    """The learning curves of each section and task that has them: (title, figure)."""
+    curves = benchmark.curves
+    if curves is None or curves.empty or not {"baseline", "step", "mean_reward"} <= set(curves):
+        return []
+    out = []
+    for _, title, part in panels(curves):
+        figure = learning_curves_figure(part.assign(users=part.get("users", 0)), benchmark.labels)
+        if title:
+            figure.suptitle(f"{title}: {figure.get_suptitle().split(': ', 1)[-1]}", fontsize=10)
+        out.append((title, figure))
+    return out

@@ -40,6 +40,11 @@ def styled(function):
     return build
 
 
+def legend_below(figure, handles, labels, columns: int = 2) -> None:
+    """A legend under the figure's axes, where it hides no data."""
+    figure.legend(handles, labels, fontsize=8, frameon=False, loc="outside lower center", ncols=columns)
+
+
 def percent_axis(axis) -> None:
     from matplotlib.ticker import PercentFormatter
 
