@@ -111,6 +111,16 @@ class UserExposure:
                             for v in (self._initial[k] for k in HABITUATION_KEYS))
         self.times = tuple([0.0] * len(v) for v in self.values)
 
+    def snapshot(self) -> tuple:
+        """The state as it is (for ``restore``)."""
+        return (self.fatigue, self.fatigue_time, tuple(list(v) for v in self.values),
+                tuple(list(v) for v in self.times))
+
+    def restore(self, snapshot: tuple) -> None:
+        self.fatigue, self.fatigue_time = snapshot[0], snapshot[1]
+        for mine, saved in zip((*self.values, *self.times), (*snapshot[2], *snapshot[3]), strict=True):
+            mine[:] = saved
+
     def exposure(self, t: float, keys: tuple[int, int, int]) -> tuple[float, float, float, float]:
         """(fatigue, app, subject, channel exposure) at time ``t`` for a notification with ``keys``."""
         app, subject, channel = keys

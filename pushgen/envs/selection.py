@@ -174,6 +174,16 @@ class NotificationSelectionEnv(ReplayEnv):
             out[j] = sigmoid(self._static[i][j] - self._exposure.penalty(self._exposure.exposure(t, keys)))
         return out
 
+    def send_to_simulated_user(self, i: int, slot: int) -> float:
+        """Candidate ``slot`` of context ``i`` reaches the simulated user: its P(open), then the
+        state it leaves. (The step does this; the oracle calls it to look ahead.)"""
+        t = self._seconds[i]
+        keys = (self._app[i][slot], self._subject[i][slot], self._channel[i][slot])
+        exposure = self._exposure.exposure(t, keys)
+        p = sigmoid(self._static[i][slot] - self._exposure.penalty(exposure))
+        self._exposure.receive(t, keys, self._interrupts[i][slot], exposure)
+        return p
+
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed at the next context: its filled slots and hold."""
         mask = np.ones(self.k + 1, dtype=bool)
@@ -198,13 +208,9 @@ class NotificationSelectionEnv(ReplayEnv):
         if slot == self.hold:
             p, opened, reward = 0.0, False, 0.0
         else:
-            t = self._seconds[i]
-            keys = (self._app[i][slot], self._subject[i][slot], self._channel[i][slot])
-            exposure = self._exposure.exposure(t, keys)
-            p = sigmoid(self._static[i][slot] - self._exposure.penalty(exposure))
-            self._exposure.receive(t, keys, self._interrupts[i][slot], exposure)
+            p = self.send_to_simulated_user(i, slot)
             opened = draw < p
-            self._last_sent = t
+            self._last_sent = self._seconds[i]
             self._sends += 1
             if self.mode == "expected":
                 reward = p - self.cost
