@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from functools import partial
 
 import gymnasium as gym
 import numpy as np
@@ -55,8 +56,10 @@ def held_out_score(model, split: str, users: list[int], k: int, candidate_seed: 
 
 
 def train(split: str, steps: int, k: int, candidate_seed: int, seed: int, eval_every: int,
-          use_masks: bool = True, quiet: bool = False):
-    """The trained model and its learning curve [(steps, held-out score)]."""
+          use_masks: bool = True, quiet: bool = False, evaluate: bool = True, copies: int = COPIES,
+          n_steps: int = 128, batch_size: int = 256):
+    """The trained model, its learning curve [(steps, held-out score)] (``evaluate``), the
+    algorithm's name, the training users and the held-out users."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from pushgen.baselines.slot_scorer import slot_policy_kwargs
@@ -74,16 +77,19 @@ def train(split: str, steps: int, k: int, candidate_seed: int, seed: int, eval_e
     train_users, test_users = users_of(split, 1), users_of(split, 2)
     envs = DummyVecEnv([lambda u=u: gym.make(SELECTION_ID, split=split, user=u, task=1, k=k,
                                              candidate_seed=candidate_seed)
-                        for u in train_users for _ in range(COPIES)])
-    model = Algorithm("MultiInputPolicy", envs, n_steps=128, batch_size=256, n_epochs=4, learning_rate=1e-3,
+                        for u in train_users for _ in range(copies)])
+    model = Algorithm("MultiInputPolicy", envs, n_steps=n_steps, batch_size=batch_size, n_epochs=4,
+                      learning_rate=1e-3,
                       gamma=0.9, ent_coef=0.01, seed=seed, device="cpu", verbose=0,
                       policy_kwargs=slot_policy_kwargs())
-    curve = [(0, held_out_score(model, split, test_users, k, candidate_seed, masked))]
+    score = partial(held_out_score, model, split, test_users, k, candidate_seed, masked)
+    curve = [(0, score())] if evaluate else []
     started = time.perf_counter()
     while model.num_timesteps < steps:
         model.learn(total_timesteps=min(eval_every, steps - model.num_timesteps), reset_num_timesteps=False)
-        score = held_out_score(model, split, test_users, k, candidate_seed, masked)
-        curve.append((model.num_timesteps, score))
+        if not evaluate:
+            continue
+        curve.append((model.num_timesteps, score()))
         if not quiet:
             print(f"  {curve[-1][0]:>8,} steps  held-out mean reward {curve[-1][1]:.4f}  "
                   f"({time.perf_counter() - started:.0f} s)", flush=True)
