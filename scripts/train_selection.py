@@ -62,7 +62,7 @@ def train(split: str, steps: int, k: int, candidate_seed: int, seed: int, eval_e
     algorithm's name, the training users and the held-out users."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from pushgen.baselines.slot_scorer import slot_policy_kwargs
+    from pushgen.baselines.slot_scorer import read_scores, slot_policy_kwargs
 
     try:
         from sb3_contrib import MaskablePPO as Algorithm
@@ -82,6 +82,7 @@ def train(split: str, steps: int, k: int, candidate_seed: int, seed: int, eval_e
                       learning_rate=1e-3,
                       gamma=0.9, ent_coef=0.01, seed=seed, device="cpu", verbose=0,
                       policy_kwargs=slot_policy_kwargs())
+    read_scores(model)
     score = partial(held_out_score, model, split, test_users, k, candidate_seed, masked)
     curve = [(0, score())] if evaluate else []
     started = time.perf_counter()

@@ -7,7 +7,8 @@ so what it learns about a candidate in one slot holds in every slot, and scores 
 network of the context alone; empty slots score ``EMPTY``. Its features are the K + 1 scores
 followed by the mean of the slots' hidden units (for the value function):
 
-    PPO("MultiInputPolicy", env, policy_kwargs=slot_policy_kwargs(k))
+    model = PPO("MultiInputPolicy", env, policy_kwargs=slot_policy_kwargs())
+    read_scores(model)
 
 needs ``pip install "pushgen[rl]"`` (torch, stable-baselines3).
 """
@@ -53,6 +54,17 @@ class SlotScorer(BaseFeaturesExtractor):
         scores = torch.where(mask > 0.5, self.score(hidden).squeeze(-1), torch.full_like(mask, EMPTY))
         pooled = (hidden * mask[:, :, None]).sum(dim=1) / mask.sum(dim=1, keepdim=True).clamp(min=1.0)
         return torch.cat([scores, self.hold(situation), pooled], dim=1)
+
+
+def read_scores(model) -> None:
+    """Start the policy's action head as the identity on the K + 1 scores (zero on the pooled
+    units), so the actions' logits are the shared scorer's scores from the first update on."""
+    head = model.policy.action_net
+    n = head.out_features
+    with torch.no_grad():
+        head.weight.zero_()
+        head.weight[:, :n] = torch.eye(n)
+        head.bias.zero_()
 
 
 def slot_policy_kwargs(hidden: int = HIDDEN) -> dict:
