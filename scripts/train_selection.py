@@ -1,6 +1,6 @@
 """Train PPO on the selection environment with training users, score it on held-out users.
 
-    pip install "pushgen[rl]"          # sb3-contrib too, for MaskablePPO
+    pip install "pushgen[rl]"          # stable-baselines3, sb3-contrib (MaskablePPO), torch
     python scripts/train_selection.py --split pushgen-mini-v2 --steps 200000
 
 Training: ``pushgen/NotificationSelection-v0`` episodes of task 1's test users (four environments
