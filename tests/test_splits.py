@@ -77,9 +77,12 @@ def test_parts_cut_by_calendar_and_by_user(dataset_folder, train, validation, co
     for part in ("task1/test", "task2/test"):
         key = parts[f"scorer/{part}"]
         assert key["posted_at"].between(train_end, test_end, inclusive="left").all()
-        assert list(parts[part].columns) == ["user_id", "context_id", *schemas.CONTEXT_FEATURES]
+        assert list(parts[part].columns) == ["user_id", "context_id", "posted_at",
+                                             *schemas.CONTEXT_FEATURES]
         assert (parts[part]["context_id"] == key["context_id"]).all()
-        assert not {"action", "seenTime", "decisionTime", "responseTime", "posted_at",
+        # the time a notification would be delivered is shown; nothing of what was logged then
+        assert (parts[part]["posted_at"] == key["posted_at"]).all()
+        assert not {"action", "seenTime", "decisionTime", "responseTime",
                     *schemas.NOTIFICATION_FEATURES} & set(parts[part].columns)
     for part in ("task1/train", "task1/validation", "task1/test"):
         assert not set(parts[part]["user_id"]) & cold_users
@@ -118,7 +121,7 @@ def test_load_split_gives_schema_dtypes_and_the_ground_truth(dataset_folder, tmp
         for name in (*schemas.NOTIFICATION_FEATURES, "place", "action"):
             assert frame[name].dtype == schemas.field(name).pandas_dtype(), name
     for frame in (one.test, two.test):
-        assert list(frame.columns) == ["user_id", "context_id", *schemas.CONTEXT_FEATURES]
+        assert list(frame.columns) == ["user_id", "context_id", "posted_at", *schemas.CONTEXT_FEATURES]
         for name in schemas.CONTEXT_FEATURES:
             assert frame[name].dtype == schemas.field(name).pandas_dtype(), name
     assert set(one.test["user_id"]) == {0, 1, 2} and set(two.test["user_id"]) == {3, 4}

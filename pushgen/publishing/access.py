@@ -41,10 +41,11 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     """Load task ``task`` (1: offline, 2: cold start) of a split folder or standard split.
 
     ``train`` and ``validation`` are the history (notifications, contexts, actions, timings);
-    ``test`` holds the test contexts only (``user_id``, ``context_id`` and the 11 context
-    features). The logged test notifications, actions and timings and the simulated user live
-    in the split's ``scorer/`` folder, which only the evaluator and the environments read;
-    a model must not read it.
+    ``test`` holds the test contexts only (``user_id``, ``context_id``, ``posted_at``: when the
+    notification would be delivered, not a feature, absent from the standard splits up to
+    version 2; and the 11 context features). The logged test notifications, actions and
+    timings and the simulated user live in the split's ``scorer/`` folder, which only the
+    evaluator and the environments read; a model must not read it.
     """
     if task not in TASKS:
         raise DatasetError(f"task must be 1 or 2; got {task!r}")

@@ -26,7 +26,8 @@ LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 HISTORY, CONTEXTS = "history", "contexts"
 CONFIG_TEXT = {
     HISTORY: "notifications with their context, the user's action and timings",
-    CONTEXTS: "the test contexts a model fills: user_id, context_id and the context features",
+    CONTEXTS: "the test contexts a model fills: user_id, context_id, posted_at (when the notification "
+              "would be delivered) and the context features",
 }
 
 

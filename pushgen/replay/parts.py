@@ -192,6 +192,11 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
     if test:
         contexts = read_part(folder, name).set_index("context_id")
         frame = frame.join(contexts[list(CONTEXT_FEATURES)], on="context_id")
+        if "posted_at" in contexts:  # the test contexts' own time must be the answer key's
+            shown = contexts["posted_at"].reindex(frame["context_id"]).to_numpy()
+            if (shown != frame["posted_at"].to_numpy()).any():
+                raise DatasetError(f"{folder}: task {task}'s test contexts carry other posted_at times "
+                                   f"than its answer key")
     frame = frame.sort_values(["user_id", "posted_at", "context_id"], kind="stable")
     user_ids = frame["user_id"].to_numpy(dtype=np.int64)
     users, starts = np.unique(user_ids, return_index=True)

@@ -17,8 +17,10 @@ Layout of a split folder::
 
 The history parts hold the dataset's notification columns after ``context_id`` (equal to
 ``notification_id``); the test parts hold ``user_id``, ``context_id`` (the key of a
-submission's rows) and the 11 context features. Models read the history and the test
-contexts; nothing a model reads carries a test row's action, timings or notification.
+submission's rows), ``posted_at`` (when the notification would be delivered; not a feature)
+and the 11 context features (the standard splits up to version 2 have no ``posted_at`` there).
+Models read the history and the test contexts; nothing a model reads carries a test row's
+action, timings or notification.
 
 ``split.json`` also holds a content fingerprint of every table (``pushgen.data.fingerprint.fingerprint``,
 independent of the Parquet writer) and ``fingerprint``, the sha256 of them all together: two

@@ -15,7 +15,7 @@ from pushgen.data.fingerprint import fingerprint
 from pushgen.data.outputs import sha256_file
 from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
-from pushgen.splits.scorer import ANSWER_COLUMNS, SCORER
+from pushgen.splits.scorer import ANSWER_COLUMNS, CONTEXT_COLUMNS, SCORER
 
 UNLISTED = (SPLIT_FILE, CARD, "croissant.json")  # written after the files are listed
 PART_KEYS = ("user_id", "context_id")
@@ -105,14 +105,35 @@ def _check_part(folder: Path, part: str, expected: dict, fingerprints: dict,
             problems.append(f"{part}: users {_short(users)}; {SPLIT_FILE} says {listed}")
     if fingerprints.get(part) != expected.get("fingerprint"):
         problems.append(f"{part}: the part's fingerprint differs from the table's in {SPLIT_FILE}")
-    answers = [c for c in ANSWER_COLUMNS if c not in PART_KEYS and c in table.column_names]
+    answers = [c for c in ANSWER_COLUMNS if c not in CONTEXT_COLUMNS and c in table.column_names]
     if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") and answers:
         problems.append(f"{part}: holds {', '.join(answers)}, which only {SCORER}/{part} may hold")
+    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") \
+            and "posted_at" in table.column_names:
+        problems += _check_times(folder, part, table)
     try:
         schemas.check_frame(table.to_pandas(), PART_KEYS)
     except (schemas.SchemaViolation, ValueError, TypeError) as error:
         problems.append(f"{part}: {first_line(error)}")
     return problems
+
+
+def _check_times(folder: Path, part: str, table: pa.Table) -> list[str]:
+    """The test contexts' ``posted_at`` must be the answer key's, context by context."""
+    key = folder / SCORER / f"{part}.parquet"
+    try:
+        answers = pq.read_table(key, columns=["context_id", "posted_at"]).to_pandas()
+    except (*READ_ERRORS, KeyError):
+        return []  # reported with the scorer's part
+    times = answers.set_index("context_id")["posted_at"]
+    contexts = table.select(["context_id", "posted_at"]).to_pandas()
+    expected = times.reindex(contexts["context_id"]).to_numpy()
+    differs = expected != contexts["posted_at"].to_numpy()
+    if differs.any():
+        first = int(contexts["context_id"].to_numpy()[differs.argmax()])
+        return [f"{part}: posted_at of context {first} differs from {SCORER}/{part}'s "
+                f"({int(differs.sum())} contexts in all)"]
+    return []
 
 
 def _short(values: object) -> str:

@@ -33,8 +33,8 @@ SPLIT_TABLES = {
                    "notification with its context, the action and timings.",
     "task1/validation": "Task-1 users' history: the last weeks of the training months, for model "
                         "selection.",
-    "task1/test": "Task-1 users' test months: contexts only (user_id, context_id and the context "
-                  "features), the rows a submission fills.",
+    "task1/test": "Task-1 users' test months: contexts only (user_id, context_id, posted_at and the "
+                  "context features), the rows a submission fills.",
     "task2/test": "Cold-start users (held out entirely), their test months: contexts only.",
     "users": "One row per user: user_id and an invented pseudonym.",
     "scorer/task1/test": "The logged notification, action and timings of each task1/test context.",

@@ -1,0 +1,73 @@
+"""A stable-baselines3 features extractor for the selection environment: one scorer shared by the slots.
+
+The observation of ``pushgen/NotificationSelection-v0`` lists K candidates slot by slot; a
+plain MLP over their concatenation has to learn the same judgement K times. ``SlotScorer``
+scores every slot with one small network of (candidate, context, hours since the last send),
+so what it learns about a candidate in one slot holds in every slot, and scores hold with a
+network of the context alone; empty slots score ``EMPTY``. Its features are the K + 1 scores
+followed by the mean of the slots' hidden units (for the value function):
+
+    model = PPO("MultiInputPolicy", env, policy_kwargs=slot_policy_kwargs())
+    read_scores(model)
+
+needs ``pip install "pushgen[rl]"`` (torch, stable-baselines3).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_SIZES
+
+HIDDEN = 64
+EMPTY = -10.0
+
+
+class SlotScorer(BaseFeaturesExtractor):
+    """Per-slot scores from one shared network (see the module's docstring)."""
+
+    def __init__(self, observation_space: spaces.Dict, hidden: int = HIDDEN) -> None:
+        k = int(np.prod(observation_space["candidate_mask"].shape))
+        super().__init__(observation_space, features_dim=k + 1 + hidden)
+        self.k = k
+        self.slot_width = int(sum(NOTIFICATION_SIZES))
+        self.context_width = int(sum(observation_space[f].n for f in CONTEXT_FEATURES))
+        self.slot = nn.Sequential(nn.Linear(self.slot_width + self.context_width + 1, hidden), nn.ReLU(),
+                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.score = nn.Linear(hidden, 1)
+        self.hold = nn.Sequential(nn.Linear(self.context_width + 1, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+
+    def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+        # stable-baselines3 hands Discrete and MultiDiscrete entries one-hot encoded
+        n = observations["candidates"].shape[0]
+        context = torch.cat([observations[f].reshape(n, -1) for f in CONTEXT_FEATURES], dim=1)
+        hours = torch.log1p(observations["hours_since_last"].reshape(n, 1)) / 5.0
+        situation = torch.cat([context, hours], dim=1)
+        slots = observations["candidates"].reshape(n, self.k, self.slot_width)
+        joined = torch.cat([slots, situation[:, None, :].expand(-1, self.k, -1)], dim=2)
+        hidden = self.slot(joined)
+        mask = observations["candidate_mask"].reshape(n, self.k)
+        scores = torch.where(mask > 0.5, self.score(hidden).squeeze(-1), torch.full_like(mask, EMPTY))
+        pooled = (hidden * mask[:, :, None]).sum(dim=1) / mask.sum(dim=1, keepdim=True).clamp(min=1.0)
+        return torch.cat([scores, self.hold(situation), pooled], dim=1)
+
+
+def read_scores(model) -> None:
+    """Start the policy's action head as the identity on the K + 1 scores (zero on the pooled
+    units), so the actions' logits are the shared scorer's scores from the first update on."""
+    head = model.policy.action_net
+    n = head.out_features
+    with torch.no_grad():
+        head.weight.zero_()
+        head.weight[:, :n] = torch.eye(n)
+        head.bias.zero_()
+
+
+def slot_policy_kwargs(hidden: int = HIDDEN) -> dict:
+    """``policy_kwargs`` of a PPO (or MaskablePPO) ``MultiInputPolicy`` with ``SlotScorer``."""
+    return {"features_extractor_class": SlotScorer, "features_extractor_kwargs": {"hidden": hidden},
+            "net_arch": {"pi": [], "vf": [hidden]}}
