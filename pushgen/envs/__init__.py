@@ -2,9 +2,10 @@
 
 - ``pushgen/NotificationGeneration-v0``: tasks 1 and 2, generate a notification per context.
 - ``pushgen/NotificationInbox-v0``: the classic gym-push task, predict open or dismiss.
+- ``pushgen/NotificationSelection-v0``: send one of K eligible candidate notifications, or hold.
 
-Both take ``split=`` (a standard split's name or a split folder) and ``user=``. The generation
-environment also has a native vector version (``gym.make_vec(GENERATION_ID, num_envs=N,
+Both take ``split=`` (a standard split's name or a split folder) and ``user=``. The generation and
+selection environments also have native vector versions (``gym.make_vec(GENERATION_ID, num_envs=N,
 vectorization_mode="vector_entry_point", ...)``, ``pushgen.envs.vector``). Registering
 them imports none of their modules: gymnasium imports an environment's module when it is made.
 """
@@ -16,17 +17,22 @@ from typing import Any
 
 GENERATION_ID = "pushgen/NotificationGeneration-v0"
 INBOX_ID = "pushgen/NotificationInbox-v0"
+SELECTION_ID = "pushgen/NotificationSelection-v0"
 ENTRY_POINTS = {
     GENERATION_ID: "pushgen.envs.generation:NotificationGenerationEnv",
     INBOX_ID: "pushgen.envs.inbox:NotificationInboxEnv",
+    SELECTION_ID: "pushgen.envs.selection:NotificationSelectionEnv",
 }
 VECTOR_ENTRY_POINTS: dict[str, str] = {
     GENERATION_ID: "pushgen.envs.vector:NotificationGenerationVectorEnv",
+    SELECTION_ID: "pushgen.envs.selection_vector:NotificationSelectionVectorEnv",
 }
 _LAZY = {
     "NotificationGenerationEnv": "pushgen.envs.generation",
     "NotificationInboxEnv": "pushgen.envs.inbox",
     "NotificationGenerationVectorEnv": "pushgen.envs.vector",
+    "NotificationSelectionEnv": "pushgen.envs.selection",
+    "NotificationSelectionVectorEnv": "pushgen.envs.selection_vector",
     "History": "pushgen.envs.history",
     "MODES": "pushgen.replay.rewards",
     "REWARDS": "pushgen.replay.rewards",
@@ -58,4 +64,4 @@ def __getattr__(name: str) -> Any:
 
 register_envs()
 
-__all__ = ["ENTRY_POINTS", "GENERATION_ID", "INBOX_ID", "register_envs", *_LAZY]
+__all__ = ["ENTRY_POINTS", "GENERATION_ID", "INBOX_ID", "SELECTION_ID", "register_envs", *_LAZY]

@@ -54,6 +54,11 @@ class ReplayEnv(gym.Env):
         return (f"{self.env_id}  split {self.replay.name}  task {self.replay.task}"
                 f" ({self.replay.part})  user {self.user}  step {self._row}/{self._n}")
 
+    def _context_head(self, row: int) -> list[str]:
+        """The first lines of a rendering: the episode, its reward mode and the context of ``row``."""
+        return [f"{self._header()}  mode {self.mode}",
+                "context   " + self._describe(self._keys, self._contexts[row])]
+
     @staticmethod
     def _describe(features: tuple[str, ...], codes: tuple[int, ...] | list[int]) -> str:
         return " ".join(f"{f}={schemas.values(f)[c]}" for f, c in zip(features, codes, strict=True))

@@ -165,8 +165,7 @@ class NotificationGenerationEnv(ReplayEnv):
         if self.render_mode != "ansi":
             return None
         row = min(self._row, self._n - 1)
-        lines = [f"{self._header()}  mode {self.mode}",
-                 "context   " + self._describe(self._keys, self._contexts[row])]
+        lines = self._context_head(row)
         if self._last is not None:
             codes, opened, p, reward = self._last
             logged = "opened" if self._logged[self._row - 1] else "dismissed"

@@ -1,0 +1,268 @@
+"""``pushgen/NotificationSelection-v0``: at each context choose one of K eligible notifications, or hold.
+
+An episode is one user's test period in time order (a cold-start user's, task 2, by default;
+``user=`` a task 1 user, or ``task=1``, plays that user's test part). At each context the
+candidate generator (``pushgen.envs.candidates``) offers ``k`` notifications (default 8) that
+the user's apps could post then, each possible by construction; the agent sends one or holds.
+
+- observation (a flat ``Dict`` that stable-baselines3's ``MultiInputPolicy`` takes as it is):
+  the 11 context features (``Discrete`` each, code ``i`` = ``pushgen.schemas.values(f)[i]``),
+  ``candidates`` (``MultiDiscrete``: ``k`` x 7 notification codes, slot by slot, features in
+  ``NOTIFICATION_FEATURES`` order; empty slots all 0), ``candidate_mask`` (``MultiBinary(k)``:
+  1 where a slot holds a candidate) and ``hours_since_last`` (``Box``: hours since this
+  episode's last sent notification, or since the start of the test months before the first,
+  capped at ``HOURS_CAP``);
+- action: ``Discrete(k + 1)``: slot ``j < k`` sends candidate ``j``, ``k`` holds (sends
+  nothing). ``action_masks()`` (sb3-contrib's ``MaskablePPO``) marks the filled slots and hold;
+  an empty slot is an error;
+- reward: whether the user opens the notification sent, minus ``cost`` per notification sent:
+  ``mode="expected"`` (default) P(open) - cost, ``mode="sampled"`` 1 if opened - cost, the
+  response drawn at step time from the generator seeded by ``reset(seed=...)``
+  (``self.np_random``; one draw every step, hold or not). Holding earns 0;
+- the simulated user is the generator's engagement model with the split's ground truth; its
+  fatigue and habituation follow what this episode sends, from the state the user's logged
+  history left at the start of the test months (``stationary=True``: no fatigue and no
+  habituation at all, the state frozen at the fresh state; for off-policy work);
+- info: ``context_id``, ``sent`` (bool), ``slot`` (the candidate sent, -1 for hold), ``p_open``
+  (of what was sent; 0 for hold), ``opened``, and ``metrics`` (running ``steps``,
+  ``total_reward``, ``sends``, ``opens`` = sum of P(open) in expected mode, opened ones in
+  sampled mode). With ``candidate_p_in_info=True`` (the oracle's privilege; off by default, as
+  a policy under evaluation must not see it), ``reset`` and ``step`` also return
+  ``candidate_p``: P(open) of each candidate of the next context at the current state.
+
+Each step is a few float operations: the logits before exposure of every candidate are
+computed when an episode's user is chosen, with the judge's own functions, and only the
+exposure is followed step by step (``pushgen.replay.online``). ``pushgen.envs.selection_vector``
+is the native vector version.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from pushgen.envs import SELECTION_ID as ENV_ID
+from pushgen.envs.base import ReplayEnv
+from pushgen.envs.candidates import MAX_K, CandidateGenerator
+from pushgen.envs.generation import task_of_user
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
+from pushgen.replay.online import UserExposure, interruptions, sigmoid, static_logits
+from pushgen.replay.rewards import DEFAULT_MODE, check_mode
+
+HOURS_CAP = 168.0
+
+
+def selection_space(k: int) -> spaces.Dict:
+    """The selection environment's observation space for ``k`` candidates."""
+    return spaces.Dict({
+        **context_space().spaces,
+        "candidates": spaces.MultiDiscrete(np.tile(np.array(NOTIFICATION_SIZES, dtype=np.int64), k)),
+        "candidate_mask": spaces.MultiBinary(k),
+        "hours_since_last": spaces.Box(0.0, HOURS_CAP, shape=(1,), dtype=np.float32),
+    })
+
+
+def check_options(k: Any, candidate_seed: Any, cost: Any, stationary: Any,
+                  **flags: Any) -> tuple[int, int, float]:
+    """The selection options checked: one-line errors naming the parameter."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
+        raise ValueError(f"k (candidates per context) must be a whole number from 1 to {MAX_K}; got {k!r}")
+    if (isinstance(candidate_seed, bool) or not isinstance(candidate_seed, (int, np.integer))
+            or candidate_seed < 0):
+        raise ValueError(f"candidate_seed must be a whole number >= 0; got {candidate_seed!r}")
+    if (isinstance(cost, bool) or not isinstance(cost, (int, float, np.integer, np.floating))
+            or not math.isfinite(cost) or cost < 0):
+        raise ValueError(f"cost (per notification sent) must be a finite number >= 0; got {cost!r}")
+    for name, value in {"stationary": stationary, **flags}.items():
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False; got {value!r}")
+    return int(k), int(candidate_seed), float(cost)
+
+
+class EpisodeSlates:
+    """One user's episode as the selection task sees it: candidates, their static logits, keys."""
+
+    def __init__(self, part: Any, user: int, k: int, candidate_seed: int) -> None:
+        episode = part.episode(user)
+        n = len(episode)
+        codes, self.mask = CandidateGenerator(part.parameters.has_app[part.parameters.rows(
+            np.array([user]))[0]], user, k, candidate_seed).slates(n)
+        self.codes = codes  # (n, k, 7)
+        by_feature = {f: codes[:, :, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
+        rows = np.arange(episode.rows.start, episode.rows.stop)
+        self.static, self.channel = static_logits(part, rows, by_feature)
+        self.static = np.where(self.mask, self.static, -np.inf)
+        self.interrupts = interruptions(by_feature)
+        self.seconds = part.seconds[rows]
+        self.rows = rows
+
+
+class NotificationSelectionEnv(ReplayEnv):
+    """Send one of ``k`` eligible candidate notifications at each context, or hold."""
+
+    env_id = ENV_ID
+
+    def __init__(self, split: str | Path, user: int | None = None, k: int = 8, candidate_seed: int = 0,
+                 mode: str = DEFAULT_MODE, cost: float = 0.0, stationary: bool = False,
+                 candidate_p_in_info: bool = False, task: int | None = None,
+                 render_mode: str | None = None) -> None:
+        self.k, self.candidate_seed, self.cost = check_options(
+            k, candidate_seed, cost, stationary, candidate_p_in_info=candidate_p_in_info)
+        self.mode = check_mode(mode)
+        self.stationary = bool(stationary)
+        self.candidate_p_in_info = bool(candidate_p_in_info)
+        self.observation_space = selection_space(self.k)
+        self.action_space = spaces.Discrete(self.k + 1)
+        self.hold = self.k
+        self._keys = tuple(CONTEXT_FEATURES)
+        self._slates: dict[int, EpisodeSlates] = {}
+        self._last: tuple[int, float, bool, float] | None = None
+        if task is None:
+            task = task_of_user(split, user)
+        super().__init__(split, user, task, "test", render_mode)
+        self._start_episode()
+
+    def slates(self, user: int) -> EpisodeSlates:
+        """The candidates of ``user``'s episode (computed once per user)."""
+        if user not in self._slates:
+            self._slates[user] = EpisodeSlates(self.replay, user, self.k, self.candidate_seed)
+        return self._slates[user]
+
+    def _use_user(self, user: int | None) -> None:
+        super()._use_user(user)
+        slates = self.slates(self.user)
+        self._contexts = self.episode.rows_in_order(self._keys)
+        self._candidates = slates.codes.reshape(self._n, -1)
+        self._mask = slates.mask.astype(np.int8)
+        self._static = slates.static.tolist()
+        self._channel = slates.channel.tolist()
+        self._app = slates.codes[:, :, NOTIFICATION_FEATURES.index("postingApp")].tolist()
+        self._subject = slates.codes[:, :, NOTIFICATION_FEATURES.index("subject")].tolist()
+        self._interrupts = slates.interrupts.tolist()
+        self._seconds = slates.seconds.tolist()
+        self._filled = slates.mask.sum(axis=1).tolist()
+        self._exposure = UserExposure(self.replay, self.user, self.stationary)
+
+    def _start_episode(self) -> None:
+        self._exposure.reset()
+        self._last_sent = 0.0
+        self._total = 0.0
+        self._sends = 0
+        self._opens = 0.0
+        self._last = None
+
+    def _observe(self, i: int) -> dict[str, Any]:
+        observation = dict(zip(self._keys, self._contexts[i], strict=True))
+        observation["candidates"] = self._candidates[i]
+        observation["candidate_mask"] = self._mask[i]
+        hours = (self._seconds[i] - self._last_sent) / 3600.0
+        observation["hours_since_last"] = np.array([min(max(hours, 0.0), HOURS_CAP)], dtype=np.float32)
+        return observation
+
+    def candidate_probabilities(self, i: int | None = None) -> np.ndarray:
+        """P(open) of each candidate of context ``i`` (default: the next one) at the current state;
+        0 for empty slots. The oracle's privilege: a policy under evaluation must not read it."""
+        i = min(self._row, self._n - 1) if i is None else i
+        t = self._seconds[i]
+        out = np.zeros(self.k)
+        for j in range(self._filled[i]):
+            keys = (self._app[i][j], self._subject[i][j], self._channel[i][j])
+            out[j] = sigmoid(self._static[i][j] - self._exposure.penalty(self._exposure.exposure(t, keys)))
+        return out
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions are allowed at the next context: its filled slots and hold."""
+        mask = np.ones(self.k + 1, dtype=bool)
+        mask[: self.k] = self._mask[min(self._row, self._n - 1)].astype(bool)
+        return mask
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+        self._begin(seed, options)
+        self._start_episode()
+        info: dict[str, Any] = {"user_id": self.user, "context_id": self._context_ids[0],
+                                "metrics": self._metrics()}
+        if self.candidate_p_in_info:
+            info["candidate_p"] = self.candidate_probabilities(0)
+        return self._observe(0), info
+
+    def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
+        i = self._check_running()
+        slot = self._slot(action, i)
+        draw = self.np_random.random()
+        if slot == self.hold:
+            p, opened, reward = 0.0, False, 0.0
+        else:
+            t = self._seconds[i]
+            keys = (self._app[i][slot], self._subject[i][slot], self._channel[i][slot])
+            exposure = self._exposure.exposure(t, keys)
+            p = sigmoid(self._static[i][slot] - self._exposure.penalty(exposure))
+            self._exposure.receive(t, keys, self._interrupts[i][slot], exposure)
+            opened = draw < p
+            self._last_sent = t
+            self._sends += 1
+            if self.mode == "expected":
+                reward = p - self.cost
+                self._opens += p
+            else:
+                reward = float(opened) - self.cost
+                self._opens += opened
+        self._total += reward
+        self._last = (slot, p, opened, reward)
+        self._row = i + 1
+        terminated = self._row >= self._n
+        info: dict[str, Any] = {"context_id": self._context_ids[i], "sent": slot != self.hold,
+                                "slot": -1 if slot == self.hold else slot, "p_open": p, "opened": opened,
+                                "metrics": self._metrics()}
+        if self.candidate_p_in_info:
+            info["candidate_p"] = self.candidate_probabilities()
+        return self._observe(min(self._row, self._n - 1)), reward, terminated, False, info
+
+    def _slot(self, action: Any, i: int) -> int:
+        if type(action) is int:
+            slot = action
+        elif isinstance(action, (np.integer, np.ndarray)) and np.size(action) == 1 and \
+                np.issubdtype(np.asarray(action).dtype, np.integer):
+            slot = int(np.asarray(action).reshape(()))
+        else:
+            raise ValueError(f"an action is a whole number: a candidate slot 0..{self.k - 1} or "
+                             f"{self.hold} (hold); got {action!r}")
+        if not 0 <= slot <= self.hold:
+            raise ValueError(f"action {slot} is outside 0..{self.hold} (slots 0..{self.k - 1}, "
+                             f"{self.hold} = hold)")
+        if slot < self.hold and slot >= self._filled[i]:
+            raise ValueError(f"action {slot} is an empty candidate slot: this context has "
+                             f"{self._filled[i]} candidates (see action_masks())")
+        return slot
+
+    def _metrics(self) -> dict[str, float]:
+        k = self._row
+        return {"steps": k, "total_reward": self._total, "mean_reward": self._total / k if k else 0.0,
+                "sends": self._sends, "opens": self._opens}
+
+    def candidate_codes(self, i: int | None = None) -> np.ndarray:
+        """The ``(k, 7)`` candidate codes of context ``i`` (default: the next one)."""
+        i = min(self._row, self._n - 1) if i is None else i
+        return self._candidates[i].reshape(self.k, len(NOTIFICATION_FEATURES))
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        row = min(self._row, self._n - 1)
+        lines = self._context_head(row)
+        for j, codes in enumerate(self.candidate_codes(row)[: self._filled[row]]):
+            lines.append(f"  [{j}] " + self._describe(NOTIFICATION_FEATURES, codes.tolist()))
+        if self._last is not None:
+            slot, p, opened, reward = self._last
+            sent = "held" if slot == self.hold else f"sent [{slot}] P(open) {p:.3f}, " + (
+                "opened" if opened else "dismissed")
+            lines.append(f"last step {sent}; reward {reward:+.3f}")
+        lines.append(f"total reward {self._total:.3f}  sends {self._sends}")
+        return "\n".join(lines) + "\n"
+
+
+__all__ = ["HOURS_CAP", "NotificationSelectionEnv", "selection_space"]

@@ -1,0 +1,163 @@
+"""A native vector version of ``pushgen/NotificationSelection-v0``: many episodes in one call.
+
+    envs = gym.make_vec("pushgen/NotificationSelection-v0", num_envs=256,
+                        vectorization_mode="vector_entry_point", split="pushgen-mini-v2", task=1)
+
+Environment ``i`` replays the episode of user ``users[i % len(users)]`` (default: every user of
+the task's test part, in order), again and again, with the same candidates as the single
+environment (``pushgen.envs.candidates``, same ``k`` and ``candidate_seed``). One ``step``
+judges the notifications sent with one batched call of the simulated user
+(``pushgen.replay.scoring.Judge``: fatigue and habituation follow each environment's own
+notifications; ``stationary=True``: none). In sampled mode environment ``i`` draws from its own
+generator, seeded ``seed + i`` by ``reset(seed=seed)`` (gymnasium's convention), one draw a
+step, so it replays exactly a single environment reset with ``seed + i`` and the same actions.
+
+Autoreset follows gymnasium's default (next step). ``infos`` holds ``p_open``, ``sent`` and
+``opened`` with gymnasium's ``_name`` masks; ``action_masks()`` the ``(num_envs, k + 1)`` masks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from scipy.special import expit
+
+from pushgen.envs.generation import task_of_user
+from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, selection_space
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.replay.parts import load_part
+from pushgen.replay.rewards import DEFAULT_MODE, check_mode
+from pushgen.replay.scoring import Judge
+
+
+class NotificationSelectionVectorEnv(VectorEnv):
+    """``num_envs`` episodes of ``NotificationSelection-v0`` stepped as numpy arrays."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
+
+    def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
+                 users: list[int] | None = None, k: int = 8, candidate_seed: int = 0,
+                 mode: str = DEFAULT_MODE, cost: float = 0.0, stationary: bool = False,
+                 render_mode: str | None = None) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
+        if render_mode is not None:
+            raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
+        self.k, self.candidate_seed, self.cost = check_options(k, candidate_seed, cost, stationary)
+        self.stationary = bool(stationary)
+        self.num_envs = int(num_envs)
+        self.mode = check_mode(mode)
+        task = task_of_user(split, None if not users else users[0]) if task is None else task
+        self.replay = load_part(split, task, "test")
+        chosen = [int(u) for u in self.replay.users] if users is None else [self.replay.check_user(int(u))
+                                                                           for u in users]
+        if not chosen:
+            raise ValueError("users is empty; give some users of the part or None for all")
+        self.users = np.array([chosen[i % len(chosen)] for i in range(self.num_envs)], dtype=np.int64)
+        slates = {u: EpisodeSlates(self.replay, u, self.k, self.candidate_seed) for u in sorted(set(chosen))}
+        # every user's rows laid end to end: environment i reads its user's block
+        order = sorted(slates)
+        offsets = np.cumsum([0] + [len(slates[u].rows) for u in order])
+        start = dict(zip(order, offsets[:-1], strict=False))
+        self._first = np.array([start[int(u)] for u in self.users], dtype=np.int64)
+        self._length = np.array([len(slates[int(u)].rows) for u in self.users], dtype=np.int64)
+        self._part_rows = np.concatenate([slates[u].rows for u in order])
+        self._codes = np.concatenate([slates[u].codes for u in order])
+        self._mask = np.concatenate([slates[u].mask for u in order])
+        self._static = np.concatenate([slates[u].static for u in order])
+        self._seconds = np.concatenate([slates[u].seconds for u in order])
+        self._contexts = {f: np.asarray(self.replay.codes[f], dtype=np.int64)[self._part_rows]
+                          for f in CONTEXT_FEATURES}
+        self.single_observation_space = selection_space(self.k)
+        self.single_action_space = spaces.Discrete(self.k + 1)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._judge = Judge(self.replay, self.users)
+        self._slots = np.arange(self.num_envs)
+        self._position = np.zeros(self.num_envs, dtype=np.int64)
+        self._last_sent = np.zeros(self.num_envs)
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._generators = [np.random.default_rng(i) for i in range(self.num_envs)]
+
+    def _rows(self) -> np.ndarray:
+        return self._first + np.minimum(self._position, self._length - 1)
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        rows = self._rows()
+        hours = np.clip((self._seconds[rows] - self._last_sent) / 3600.0, 0.0, HOURS_CAP)
+        return {**{f: codes[rows] for f, codes in self._contexts.items()},
+                "candidates": self._codes[rows].reshape(self.num_envs, -1),
+                "candidate_mask": self._mask[rows].astype(np.int8),
+                "hours_since_last": hours.astype(np.float32)[:, None]}
+
+    def action_masks(self) -> np.ndarray:
+        """``(num_envs, k + 1)``: the filled slots and hold of each environment's next context."""
+        return np.column_stack([self._mask[self._rows()], np.ones(self.num_envs, dtype=bool)])
+
+    def _restart(self, slots: np.ndarray) -> None:
+        self._position[slots] = 0
+        self._last_sent[slots] = 0.0
+        if self.stationary:
+            return
+        self._judge.reset(slots)
+
+    def reset(self, *, seed: int | list[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            seeds = seed if isinstance(seed, list) else [seed + i for i in range(self.num_envs)]
+            self._generators = [np.random.default_rng(s) for s in seeds]
+        self._needs_reset[:] = False
+        self._restart(self._slots)
+        return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
+
+    def _actions(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise ValueError(f"actions must be {self.num_envs} whole numbers (slots 0..{self.k - 1}, "
+                             f"{self.k} = hold); got shape {array.shape}, dtype {array.dtype}")
+        if array.min() < 0 or array.max() > self.k:
+            raise ValueError(f"an action is outside 0..{self.k} (slots 0..{self.k - 1}, {self.k} = hold)")
+        return array.astype(np.int64)
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray,
+                                          dict[str, Any]]:
+        actions = self._actions(actions)
+        resetting = self._needs_reset
+        stepping = ~resetting
+        if resetting.any():
+            self._restart(np.flatnonzero(resetting))
+        rows = self._rows()
+        draws = np.array([g.random() if s else 0.0 for g, s in zip(self._generators, stepping, strict=True)])
+        sent = stepping & (actions < self.k)
+        slot = np.minimum(actions, self.k - 1)
+        empty = sent & ~self._mask[rows, slot]
+        if empty.any():
+            env = int(np.flatnonzero(empty)[0])
+            raise ValueError(f"environment {env}: action {actions[env]} is an empty candidate slot "
+                             f"(see action_masks())")
+        p_open = np.zeros(self.num_envs)
+        slots = np.flatnonzero(sent)
+        if len(slots):
+            r = rows[slots]
+            if self.stationary:
+                p_open[slots] = expit(self._static[r, slot[slots]])
+            else:
+                codes = self._codes[r, slot[slots]]
+                by_feature = {f: codes[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
+                p_open[slots] = self._judge.step(slots, self._part_rows[r], by_feature)
+            self._last_sent[slots] = self._seconds[r]
+        opened = sent & (draws < p_open)
+        gain = p_open if self.mode == "expected" else opened.astype(np.float64)
+        reward = np.where(sent, gain - self.cost, 0.0)
+        self._position[stepping] += 1
+        terminated = stepping & (self._position >= self._length)
+        self._needs_reset = terminated.copy()
+        infos = {"p_open": p_open, "_p_open": stepping, "sent": sent, "_sent": stepping,
+                 "opened": opened, "_opened": stepping}
+        return self._observe(), reward, terminated, np.zeros(self.num_envs, dtype=bool), infos
