@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,8 @@ def minari_observations(log: BanditLog) -> np.ndarray:
 def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
     """The log as a Minari dataset (``pip install 'pushgen[ope]'``): one episode per user in time
     order; observations as ``minari_spaces``, the logged actions and sampled rewards, and in the
-    infos the propensity. ``root`` is the Minari datasets folder (default: Minari's own)."""
+    infos (one per observation) the propensity of the action taken there (NaN after the last).
+    ``root`` is the Minari datasets folder (default: Minari's own)."""
     try:
         import minari
         from minari.data_collector import EpisodeBuffer
@@ -126,15 +128,18 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
             observations=np.concatenate([observations[rows], observations[rows[-1:]]]),
             actions=action[rows], rewards=reward[rows],
             terminations=np.r_[np.zeros(n - 1, dtype=bool), True], truncations=np.zeros(n, dtype=bool),
-            infos={"propensity": propensity[rows]}))
+            infos={"propensity": np.r_[propensity[rows], np.nan].tolist()}))
     previous = os.environ.get("MINARI_DATASETS_PATH")
     if root is not None:
         os.environ["MINARI_DATASETS_PATH"] = str(root)
     try:
-        return minari.create_dataset_from_buffers(
-            dataset_id, buffers, observation_space=observation_space, action_space=action_space,
-            algorithm_name=f"pushgen {log.recipe.get('policy', 'logging')} policy",
-            description="pushgen bandit log: one episode per user, one step per context")
+        with warnings.catch_warnings():  # Minari asks for an author's e-mail and a code link
+            warnings.filterwarnings("ignore", category=UserWarning, module="minari")
+            return minari.create_dataset_from_buffers(
+                dataset_id, buffers, observation_space=observation_space, action_space=action_space,
+                algorithm_name=f"pushgen {log.recipe.get('policy', 'logging')} policy",
+                author="pushgen developers", data_format="arrow",
+                description="pushgen bandit log: one episode per user, one step per context")
     finally:
         if root is not None:
             if previous is None:
