@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from pushgen.data.outputs import sha256_file
-from pushgen.ope.log import BanditLog
+from pushgen.ope.log import BanditLog, propensity_check
 from pushgen.ope.policies import MIN_TEMPERATURE
 from pushgen.text_tables import markdown_table
 
@@ -29,8 +29,6 @@ def policy_text(recipe: dict) -> str:
 
 
 def log_card(log: BanditLog, description: dict) -> str:
-    from pushgen.ope.folder import propensity_check
-
     recipe = description["recipe"]
     rounds = description["rounds"]
     check = propensity_check(log)
@@ -99,17 +97,18 @@ def log_card(log: BanditLog, description: dict) -> str:
     return "\n".join(lines)
 
 
-def log_croissant(folder: Path, description: dict) -> dict:
-    from pushgen.ope.folder import CARD_FILE, LOG_FILE, TABLES
+def log_croissant(folder: Path, description: dict, tables: dict[str, str], unlisted: tuple[str, ...]) -> dict:
+    """The Croissant JSON-LD of a log folder: ``tables`` name -> file, ``unlisted`` the files
+    written beside the listed ones (the description and the card)."""
     from pushgen.publishing.croissant import Table, cite, document, file_object, semantic_version
 
     recipe = description["recipe"]
     files = dict(description["files"])
-    for name in (LOG_FILE, CARD_FILE):
+    for name in unlisted:
         files[name] = {"bytes": (folder / name).stat().st_size, "sha256": sha256_file(folder / name)}
     label = f"pushgen-log-{recipe['policy']}-k{recipe['k']}-seed{recipe['seed']}"
     described = [Table(name, TABLE_TEXT[name], {"fileObject": {"@id": file}}, pq.read_schema(folder / file))
-                 for name, file in TABLES.items()]
+                 for name, file in tables.items()]
     return document(
         name=label,
         description=(f"Logged bandit feedback with exact propensities from pushgen's selection "

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -35,7 +34,6 @@ LOG_FILE = "log.json"
 CARD_FILE = "README.md"
 CROISSANT_FILE = "croissant.json"
 TABLES = {"rounds": "rounds.parquet", "candidates": "candidates.parquet"}
-PROPENSITY_BINS = (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 SUM_TOLERANCE = 1e-9
 
 
@@ -64,7 +62,8 @@ def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
         }
         (work / LOG_FILE).write_text(json.dumps(description, indent=1) + "\n")
         (work / CARD_FILE).write_text(log_card(log, description))
-        (work / CROISSANT_FILE).write_text(json.dumps(log_croissant(work, description), indent=1) + "\n")
+        croissant = log_croissant(work, description, TABLES, (LOG_FILE, CARD_FILE))
+        (work / CROISSANT_FILE).write_text(json.dumps(croissant, indent=1) + "\n")
     return description
 
 
@@ -155,22 +154,3 @@ def validate_log(folder: Path) -> list[str]:
     if candidates["reward"].notna().sum() != candidates["chosen"].sum():
         problems.append("candidates.parquet: a reward on an action that was not chosen")
     return problems
-
-
-def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) -> pd.DataFrame:
-    """Logged propensities against how often the actions were chosen: the candidate rows binned by
-    propensity, with the mean propensity, the share chosen and its binomial z-score per bin."""
-    propensity = log.candidates["propensity"].to_numpy()
-    chosen = log.candidates["chosen"].to_numpy(dtype=bool)
-    index = np.clip(np.searchsorted(bins, propensity, side="right") - 1, 0, len(bins) - 2)
-    rows = []
-    for b in np.unique(index):
-        inside = index == b
-        count = int(inside.sum())
-        expected = float(propensity[inside].mean())
-        share = float(chosen[inside].mean())
-        sd = float(np.sqrt((propensity[inside] * (1 - propensity[inside])).sum())) / count
-        rows.append({"bin": f"[{bins[b]:g}, {bins[b + 1]:g})", "actions": count,
-                     "mean_propensity": expected, "chosen_share": share,
-                     "z": (share - expected) / sd if sd > 0 else 0.0})
-    return pd.DataFrame(rows)

@@ -33,6 +33,7 @@ from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
 
 ROUND_COLUMNS = ("round_id", "user_id", "context_id", "posted_at", *CONTEXT_FEATURES, "candidates", "slot",
                  "held", "propensity", "reward", "p_open")
+PROPENSITY_BINS = (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 CANDIDATE_COLUMNS = ("round_id", "slot", "hold", *NOTIFICATION_FEATURES, "propensity", "chosen", "reward",
                      "p_open")
 
@@ -172,3 +173,22 @@ def log_policy(split: str | Path, policy: str = "uniform", temperature: float | 
               "temperature": getattr(chosen, "temperature", None), "users": [e.user for e in episodes],
               "k": k, "candidate_seed": candidate_seed, "seed": seed, "stationary": stationary}
     return BanditLog(rounds, candidates, recipe)
+
+
+def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) -> pd.DataFrame:
+    """Logged propensities against how often the actions were chosen: the candidate rows binned by
+    propensity, with the mean propensity, the share chosen and its binomial z-score per bin."""
+    propensity = log.candidates["propensity"].to_numpy()
+    chosen = log.candidates["chosen"].to_numpy(dtype=bool)
+    index = np.clip(np.searchsorted(bins, propensity, side="right") - 1, 0, len(bins) - 2)
+    rows = []
+    for b in np.unique(index):
+        inside = index == b
+        count = int(inside.sum())
+        expected = float(propensity[inside].mean())
+        share = float(chosen[inside].mean())
+        sd = float(np.sqrt((propensity[inside] * (1 - propensity[inside])).sum())) / count
+        rows.append({"bin": f"[{bins[b]:g}, {bins[b + 1]:g})", "actions": count,
+                     "mean_propensity": expected, "chosen_share": share,
+                     "z": (share - expected) / sd if sd > 0 else 0.0})
+    return pd.DataFrame(rows)
