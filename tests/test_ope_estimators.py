@@ -117,3 +117,48 @@ def test_intervals_cover_the_truth_at_their_level():
             covered[name] += estimates[name].covers(truth)
     assert all(180 <= c <= 199 for c in covered.values()), covered
     assert n / k >= MIN_EFFECTIVE_ROUNDS
+
+
+def test_target_policies_are_distributions_over_the_allowed_actions():
+    from pushgen.ope.policies import (
+        EpsilonGreedyPolicy,
+        GreedyPolicy,
+        HoldHeavyPolicy,
+        HoldPolicy,
+        Slates,
+        SoftmaxPolicy,
+        UniformPolicy,
+    )
+
+    mask = np.array([[True, True, True], [True, False, False]])
+    candidates = np.zeros((2, 3, 7), dtype=np.int64)
+    scores = np.array([[0.1, 0.9, 0.5], [0.3, 2.0, 2.0]])  # the empty slots' scores must not count
+    slates = Slates({}, candidates, mask, p_open=np.array([[0.2, 0.6, 0.4], [0.5, 0.0, 0.0]]))
+    greedy = GreedyPolicy(lambda s: scores)
+    assert np.array_equal(greedy.probabilities(slates), [[0, 1, 0, 0], [1, 0, 0, 0]])
+    assert np.allclose(UniformPolicy().probabilities(slates), [[0.25] * 4, [0.5, 0, 0, 0.5]])
+    assert np.allclose(EpsilonGreedyPolicy(lambda s: scores, 0.2).probabilities(slates),
+                       [[0.05, 0.85, 0.05, 0.05], [0.9, 0, 0, 0.1]])
+    assert np.allclose(HoldHeavyPolicy(lambda s: scores, 0.75).probabilities(slates),
+                       [[0, 0.25, 0, 0.75], [0.25, 0, 0, 0.75]])
+    assert np.array_equal(HoldPolicy().probabilities(slates), [[0, 0, 0, 1], [0, 0, 0, 1]])
+    softmax = SoftmaxPolicy(0.5).probabilities(slates)
+    weights = np.exp(np.array([0.2, 0.6, 0.4, 0.0]) / 0.5)
+    assert np.allclose(softmax[0], weights / weights.sum())
+    e = np.exp(0.5 / 0.5)
+    assert np.allclose(softmax[1], [e / (e + 1), 0, 0, 1 / (e + 1)])  # only slot 0 and hold
+    with pytest.raises(ValueError, match=r"temperature must be a finite number >= 0\.1; got 0\.05"):
+        SoftmaxPolicy(0.05)
+    with pytest.raises(ValueError, match=r"hold_heavy's share must be a number from 0 to 1; got 1\.5"):
+        HoldHeavyPolicy(lambda s: scores, 1.5)
+
+
+def test_sampling_follows_the_probabilities_and_never_takes_an_impossible_action():
+    from pushgen.ope.policies import sample
+
+    probabilities = np.tile([0.5, 0.0, 0.2, 0.3, 0.0], (200_000, 1))
+    action = sample(probabilities, np.random.default_rng(1).random(len(probabilities)))
+    share = np.bincount(action, minlength=5) / len(action)
+    assert share[1] == 0 and share[4] == 0
+    assert np.allclose(share, [0.5, 0, 0.2, 0.3, 0], atol=0.004)
+    assert sample(probabilities[:1], np.array([1 - 1e-17]))[0] == 3

@@ -36,6 +36,7 @@ _LAZY = {
     "GreedyPolicy": "pushgen.ope.policies",
     "EpsilonGreedyPolicy": "pushgen.ope.policies",
     "HoldHeavyPolicy": "pushgen.ope.policies",
+    "HoldPolicy": "pushgen.ope.policies",
     "MIN_TEMPERATURE": "pushgen.ope.policies",
 }
 __all__ = sorted(_LAZY)

@@ -12,7 +12,7 @@ zero on empty slots, each row summing to 1. Logged propensities are these probab
 - target policies over a ``Scorer`` (a model's open log-odds of each candidate): ``greedy``
   (its best candidate), ``epsilon_greedy`` (the bandit's exploration: a share epsilon spread
   over every allowed action), and ``hold_heavy`` (holds with probability ``hold``, else the
-  greedy candidate).
+  greedy candidate); ``hold`` always holds.
 
 A policy whose probabilities depend on the state (``reads_state``) is asked round by round,
 with the candidates' true P(open) at the state; the others once per episode.
@@ -128,34 +128,44 @@ class GreedyPolicy:
 
 
 @dataclass(frozen=True)
-class EpsilonGreedyPolicy:
-    scorer: Scorer
-    epsilon: float = 0.1
-    name: str = "epsilon_greedy"
+class HoldPolicy:
+    """Always hold (send nothing)."""
+
+    name: str = "hold"
     reads_state: bool = False
 
-    def __post_init__(self) -> None:
-        check_share("epsilon", self.epsilon)
-
     def probabilities(self, slates: Slates) -> np.ndarray:
-        explore = UniformPolicy().probabilities(slates)
-        return (1 - self.epsilon) * best_candidate(self.scorer, slates) + self.epsilon * explore
+        out = np.zeros((len(slates), slates.mask.shape[1] + 1))
+        out[:, -1] = 1.0
+        return out
 
 
 @dataclass(frozen=True)
-class HoldHeavyPolicy:
+class GreedyMixture:
+    """The greedy candidate, with probability ``share`` the choice of ``other`` instead."""
+
     scorer: Scorer
-    hold: float = 0.75
-    name: str = "hold_heavy"
+    share: float
+    other: SelectionPolicy
+    name: str
     reads_state: bool = False
 
     def __post_init__(self) -> None:
-        check_share("hold", self.hold)
+        check_share(f"{self.name}'s share", self.share)
 
     def probabilities(self, slates: Slates) -> np.ndarray:
-        out = (1 - self.hold) * best_candidate(self.scorer, slates)
-        out[:, -1] += self.hold
-        return out
+        greedy = best_candidate(self.scorer, slates)
+        return (1 - self.share) * greedy + self.share * self.other.probabilities(slates)
+
+
+def EpsilonGreedyPolicy(scorer: Scorer, epsilon: float = 0.1) -> GreedyMixture:
+    """The bandit's exploration: a share ``epsilon`` spread over every allowed action."""
+    return GreedyMixture(scorer, epsilon, UniformPolicy(), "epsilon_greedy")
+
+
+def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
+    """Holds with probability ``hold``, else the greedy candidate."""
+    return GreedyMixture(scorer, hold, HoldPolicy(), "hold_heavy")
 
 
 def logging_policy(name: str, temperature: float | None = None) -> SelectionPolicy:
