@@ -210,6 +210,16 @@ def test_vowpal_wabbit_reads_the_log_and_evaluates_with_dr(softmax_log):
     assert int(slot) == softmax_log.rounds["slot"][0]
     assert float(probability) == softmax_log.rounds["propensity"][0]
     assert float(cost) == -softmax_log.rounds["reward"][0]
+    # an untrained Vowpal Wabbit sends slot 0 everywhere: its IPS and DR (model still 0) estimates
+    # of that policy's cost are minus our IPW of it, from the text's labels and probabilities alone
+    first_slot = GreedyPolicy(lambda s: -np.tile(np.arange(s.mask.shape[1], dtype=float), (len(s), 1)))
+    ours = estimate_all(softmax_log.feedback(first_slot))["IPW"].value
+    for cb_type in ("ips", "dr"):
+        evaluator = vw.Workspace(f"--cb_adf --cb_type {cb_type} -t --quiet")
+        for lines in examples:
+            evaluator.learn(lines)
+        assert evaluator.get_sum_loss() / evaluator.get_weighted_examples() == pytest.approx(-ours, abs=1e-6)
+        evaluator.finish()
     workspace = vw.Workspace("--cb_adf --cb_type dr -q ca --quiet")
     for lines in examples:
         workspace.learn(lines)
@@ -275,3 +285,41 @@ def test_uniform_target_on_uniform_log_estimates_the_mean_reward(split):
         estimate = estimate_all(log.feedback(UniformPolicy()))["IPW"]
     assert estimate.value == pytest.approx(log.rounds["reward"].mean())
     assert estimate.effective_rounds == pytest.approx(len(log))
+
+
+def test_mlcroissant_validates_the_log_and_reads_its_rounds(log_folder, softmax_log, caplog):
+    import logging
+
+    mlc = pytest.importorskip("mlcroissant")
+    with caplog.at_level(logging.WARNING):
+        dataset = mlc.Dataset(jsonld=log_folder / "croissant.json")
+    assert dataset.metadata.ctx.issues.errors == set()
+    assert dataset.metadata.ctx.issues.warnings == set()
+    first = next(iter(dataset.records(record_set="rounds")))
+    assert first["rounds/propensity"] == pytest.approx(softmax_log.rounds["propensity"][0])
+    described = json.loads((log_folder / "croissant.json").read_text())
+    files = {d["@id"] for d in described["distribution"]}
+    assert files == {p.name for p in log_folder.iterdir() if p.name != "croissant.json"}
+
+
+def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path):
+    """A log whose listing is right but whose propensities or choices are not is invalid."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pushgen.data.outputs import file_listing
+
+    copy = tmp_path / "edited"
+    shutil.copytree(log_folder, copy)
+    candidates = pq.read_table(copy / "candidates.parquet").to_pandas()
+    candidates.loc[candidates.index[0], "propensity"] += 0.01
+    candidates.loc[candidates.index[1], "chosen"] = ~candidates.loc[candidates.index[1], "chosen"]
+    pq.write_table(pa.Table.from_pandas(candidates, preserve_index=False), copy / "candidates.parquet")
+    described = json.loads((copy / "log.json").read_text())
+    described["files"] = file_listing(copy, exclude=("log.json", "README.md", "croissant.json"))
+    (copy / "log.json").write_text(json.dumps(described))
+    problems = validate_log(copy)
+    assert any("round 0: the propensities sum to 1.01" in p for p in problems), problems
+    assert any("every round needs exactly one chosen action" in p for p in problems), problems
