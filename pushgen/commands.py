@@ -329,6 +329,10 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
               help="1 (offline) or 2 (online, cold start); repeat for both "
                    "[default: each task with test users].")
 @click.option("--baselines", default=None, metavar="NAMES", cls=BaselinesOption)
+@click.option("--selection", "selection", default=None, metavar="NAMES|all|none",
+              help="Selection task baselines on task 2's users (pushgen/NotificationSelection-v0), "
+                   "comma-separated, 'all' or 'none' [default: all when --baselines is not given, "
+                   "else none].")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Results folder [default: benchmark-SPLIT].")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
@@ -336,8 +340,8 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 @click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
-def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, out: Path | None,
-                      mode: str, seed: int, no_plots: bool, force: bool) -> None:
+def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, selection: str | None,
+                      out: Path | None, mode: str, seed: int, no_plots: bool, force: bool) -> None:
     """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
     if out is None:
         out = Path(f"benchmark-{Path(split).name}")
@@ -353,8 +357,14 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
             check_requirements(names, plots=not no_plots)
         except ImportError as error:
             raise UserFacingError(str(error)) from None
+        if selection is None:
+            selection = "all" if baselines is None and (not tasks or 2 in tasks) else "none"
+        from pushgen.benchmark.selection import select
+
+        selected = {"all": None, "none": []}.get(selection.strip().lower()) if selection.strip().lower() in (
+            "all", "none") else [b.name for b in select(selection.split(","))]
         results = run_benchmark(split, tasks=tasks or None, baselines=names, mode=mode, seed=seed,
-                                progress=sys.stderr.isatty())
+                                progress=sys.stderr.isatty(), selection=selected)
         write_results(results, out, force=force, plots=not no_plots)
     click.echo((out / "leaderboard.md").read_text(), nl=False)
     click.echo(f"Wrote {out} in {results.timings['total_seconds']:.1f} s", err=True)

@@ -1,13 +1,14 @@
-"""Steps per second of random actions on the replay environments.
+"""Steps per second of random actions on the replay environments, beside gymnasium's CartPole-v1.
 
     python scripts/bench_env.py [--split pushgen-v2] [--seconds 2] [--envs 256]
 
-Prints, for both environments: a single environment made with ``gym.make`` (actions drawn
-beforehand, then drawn by ``action_space.sample()`` at every step), and ``gym.make_vec``
-with 8 copies in ``sync`` and ``async`` mode; for the generation environment also the native
-vector environment (``vectorization_mode="vector_entry_point"``) with ``--envs`` environments,
-and its speed as a multiple of the single environment and of ``sync`` ``make_vec``, all
-measured in the same run.
+Prints first the reference, ``CartPole-v1`` made with ``gym.make`` (actions drawn beforehand),
+then for each environment: a single environment made with ``gym.make`` (actions drawn
+beforehand, then drawn by ``action_space.sample()`` at every step) and its speed as a multiple
+of CartPole's, and ``gym.make_vec`` with 8 copies in ``sync`` and ``async`` mode; for the
+generation and selection environments also the native vector environment
+(``vectorization_mode="vector_entry_point"``) with ``--envs`` environments, and its speed as a
+multiple of the single environment and of ``sync`` ``make_vec``, all measured in the same run.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ gym.register_envs(pushgen)
 
 ENVS = {
     "generation": (pushgen.envs.GENERATION_ID, {"task": 1}),
+    "selection": (pushgen.envs.SELECTION_ID, {"task": 1}),
     "inbox": (pushgen.envs.INBOX_ID, {}),
 }
+NATIVE = ("generation", "selection")
+REFERENCE = "CartPole-v1"
 COPIES = 8
 
 
@@ -89,6 +93,8 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=256, help="environments of the native vector env")
     args = parser.parse_args()
     print(f"split {args.split}; random actions; steps per second in total (higher is better)")
+    reference = single(REFERENCE, {}, args.seconds, False)
+    print(f"{'reference':<10} {REFERENCE + ', actions drawn beforehand':<34} {reference:>12,.0f}")
     for name, (env_id, extra) in ENVS.items():
         kwargs = {"split": args.split, **extra}
         # the history would be pickled to the main process at every step
@@ -99,16 +105,18 @@ def main() -> None:
             f"make_vec x{COPIES} sync": partial(vector, env_id, kwargs, args.seconds, "sync"),
             f"make_vec x{COPIES} async": partial(vector, env_id, quiet, args.seconds, "async"),
         }
-        if name == "generation":
+        if name in NATIVE:
             measurements[f"native vector x{args.envs}"] = partial(native, env_id, kwargs, args.seconds,
                                                                   args.envs)
         rates = {}
         for label, measure in measurements.items():
             rates[label] = measure()
             print(f"{name:<10} {label:<34} {rates[label]:>12,.0f}")
-        if name == "generation":
+        alone = rates["single, actions drawn beforehand"]
+        print(f"{name:<10} single / {REFERENCE}: {alone / reference:.2f}x")
+        if name in NATIVE:
             fast = rates[f"native vector x{args.envs}"]
-            alone, sync = rates["single, actions drawn beforehand"], rates[f"make_vec x{COPIES} sync"]
+            sync = rates[f"make_vec x{COPIES} sync"]
             print(f"{name:<10} native vector / single: {fast / alone:.0f}x; "
                   f"/ make_vec x{COPIES} sync: {fast / sync:.0f}x")
 

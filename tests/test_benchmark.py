@@ -17,6 +17,7 @@ from pushgen.splits import SplitSpec, make_split
 
 SPLIT = "pushgen-mini-v2"
 TEXT_FILES = ("leaderboard.md", "leaderboard.csv", "per_user.csv", "curves.csv", "benchmark.json")
+SELECTION_FILES = ("selection.csv",)  # a full benchmark also runs the selection task
 
 
 def cli(capsys, *args: str) -> tuple[int, str, str]:
@@ -34,7 +35,7 @@ def folder(tmp_path_factory):
 
 def test_cli_writes_the_results_folder(folder):
     names = {p.name for p in folder.iterdir()}
-    assert names == {*TEXT_FILES, "timings.json", "learning_curves.png", "open_rate.png",
+    assert names == {*TEXT_FILES, *SELECTION_FILES, "timings.json", "learning_curves.png", "open_rate.png",
                      "diversity.png"}
     board = pd.read_csv(folder / "leaderboard.csv")
     assert sorted(board["task"].unique()) == [1, 2]
@@ -45,7 +46,8 @@ def test_cli_writes_the_results_folder(folder):
     oracle = board[board["baseline"] == "oracle"]
     assert (oracle["rank"] == 2).all() and oracle["uses_true_model"].all()
     text = (folder / "leaderboard.md").read_text()
-    assert "**[upper bound]**" in text and text.count("**[upper bound]**") == 3  # legend + 2 tasks
+    # legend + 2 tasks + the selection task
+    assert "**[upper bound]**" in text and text.count("**[upper bound]**") == 4
     task2 = [name for name, b in BASELINES.items() if 2 in b.tasks]
     curves = pd.read_csv(folder / "curves.csv")
     assert set(curves["baseline"]) == set(task2) and (curves["task"] == 2).all()
@@ -72,7 +74,7 @@ def test_results_are_the_same_bytes_on_a_second_run(folder, tmp_path, capsys):
     again = tmp_path / "again"
     code, out, _ = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(again))
     assert code == 0 and out == (folder / "leaderboard.md").read_text()
-    for name in TEXT_FILES:
+    for name in (*TEXT_FILES, *SELECTION_FILES):
         assert (again / name).read_bytes() == (folder / name).read_bytes(), name
 
 

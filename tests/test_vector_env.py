@@ -99,3 +99,26 @@ def test_bad_vector_actions_are_named():
     bad[1, 4] = 6
     with pytest.raises(ValueError, match=r"action priority: code 6 is outside 0\.\.5"):
         envs.step(bad)
+
+
+def test_single_fast_path_equals_the_batched_judge_over_a_whole_sampled_episode():
+    """The single environment follows the user in Python floats, the vector one with ``Judge``:
+    P(open) within 1e-12 and the same sampled rewards over a whole episode."""
+    from pushgen.envs.online import PossibleNotifications, apps_of
+
+    single = gym.make(GENERATION_ID, split=SPLIT, user=3, mode="sampled", history_in_info=False).unwrapped
+    vector = gym.make_vec(GENERATION_ID, num_envs=1, vectorization_mode="vector_entry_point",
+                          split=SPLIT, users=[3], mode="sampled")
+    single.reset(seed=0)
+    vector.reset(seed=0)
+    possible = PossibleNotifications(apps_of(single.replay, 3)).matrix
+    rng = np.random.default_rng(4)
+    for step in range(single._n):
+        codes = possible[rng.integers(len(possible))] if step % 9 else vector.action_space.sample()
+        action = ({f: int(codes[j]) for j, f in enumerate(NOTIFICATION_FEATURES)} if step % 9
+                  else {f: int(v[0]) for f, v in codes.items()})
+        _, r, terminated, _, info = single.step(action)
+        _, rv, tv, _, infos = vector.step({f: np.array([c]) for f, c in action.items()})
+        assert info["p_open"] == pytest.approx(infos["p_open"][0], abs=1e-12, rel=0)
+        assert r == rv[0] and terminated == tv[0]
+    assert terminated

@@ -4,6 +4,7 @@
     leaderboard.csv   the same numbers
     per_user.csv      every metric per task, baseline and user
     curves.csv        task 2: mean reward per 100 steps, averaged over users
+    selection.csv     the selection task (when run): every metric per selection baseline and user
     benchmark.json    split, fingerprint, mode, seed, tasks, baselines, versions, sha256 of the files
     timings.json      wall and decision times (they vary from run to run, so kept apart)
     *.png             learning_curves (task 2), open_rate, diversity
@@ -20,6 +21,7 @@ import pandas as pd
 
 from pushgen._version import __version__
 from pushgen.benchmark.run import Results
+from pushgen.benchmark.selection import selection_markdown
 from pushgen.benchmark.summary import leaderboard
 from pushgen.data.dataset import atomic_folder
 from pushgen.data.outputs import file_listing
@@ -52,6 +54,8 @@ def write_results(results: Results, out: str | Path, force: bool = False,
         board.to_csv(work / "leaderboard.csv", index=False, float_format=FLOAT)
         per_user.to_csv(work / "per_user.csv", index=False, float_format=FLOAT)
         results.curves.to_csv(work / "curves.csv", index=False, float_format=FLOAT)
+        if results.selection is not None:
+            results.selection.per_user.to_csv(work / "selection.csv", index=False, float_format=FLOAT)
         (work / "timings.json").write_text(json.dumps(
             {"machine": machine(), **results.timings}, indent=1) + "\n")
         if plots:
@@ -74,6 +78,9 @@ def description(results: Results) -> dict:
         "baselines": results.baselines,
         "upper_bounds": [name for name, mark in results.marks.items() if mark.get("upper_bound")],
         "uses_true_model": [name for name, mark in results.marks.items() if mark.get("uses_true_model")],
+        **({"selection": {"baselines": results.selection.labels, "k": results.selection.k,
+                          "candidate_seed": results.selection.candidate_seed, "cost": results.selection.cost}}
+           if results.selection is not None else {}),
         "pushgen_version": __version__,
     }
 
@@ -117,6 +124,8 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
                  *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)] for _, row in part.iterrows()]
         lines += ["", f"## {TASK_TITLES[task]}", "", _users(int(part["users"].iloc[0])), "",
                   markdown_table(header, rows, right=[i != 1 for i in range(len(header))])]
+    if results.selection is not None:
+        lines += selection_markdown(results.selection, TRUTH_MARK, BOUND_MARK)
     return "\n".join(lines) + "\n"
 
 

@@ -17,6 +17,7 @@ from pushgen import schemas
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
 from pushgen.baselines.candidates import public_pool
 from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, users_of
+from pushgen.benchmark.selection import SelectionResults, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.data.dataset import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
@@ -46,6 +47,7 @@ class Results:
     curves: pd.DataFrame  # task 2: task, baseline, step, mean_reward, users
     marks: dict[str, dict[str, bool]] = field(default_factory=dict)  # name -> uses_true_model, upper_bound
     timings: dict = field(default_factory=dict)
+    selection: SelectionResults | None = None  # the selection task's section
 
 
 def select_baselines(names: Iterable[str] | None) -> list[Baseline]:
@@ -197,8 +199,9 @@ def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFA
 
 def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
                   baselines: Iterable[str] | None = None, mode: str = DEFAULT_MODE, seed: int = 0,
-                  progress: bool = False) -> Results:
-    """Run the named baselines (default: all) on the tasks (default: those with test users)."""
+                  progress: bool = False, selection: Iterable[str] | None = ()) -> Results:
+    """Run the named baselines (default: all) on the tasks (default: those with test users), and
+    the named selection baselines (``None``: all; default none) on task 2's test users."""
     try:
         mode = check_mode(mode)
     except ValueError as error:
@@ -225,6 +228,13 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
                           **user_metrics(run, mode, task)} for run in runs]
                 if task == 2:
                     curves.append(curve(runs).assign(task=task, baseline=baseline.name))
+    chosen_selection = None
+    if selection is None or list(selection):
+        if 2 not in tasks:
+            raise BenchmarkError("the selection task plays task 2's test users: add task 2")
+        began = perf_counter()
+        chosen_selection = run_selection(split, selection, task=2, seed=seed)
+        timings["selection"] = {"wall_seconds": round(perf_counter() - began, 3)}
     timings["total_seconds"] = round(perf_counter() - started, 3)
     columns = ["task", "baseline", "step", "mean_reward", "users"]
     return Results(
@@ -238,6 +248,7 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
         per_user=pd.DataFrame(rows),
         curves=pd.concat(curves, ignore_index=True)[columns] if curves else pd.DataFrame(columns=columns),
         timings=timings,
+        selection=chosen_selection,
     )
 
 

@@ -41,6 +41,7 @@ from pushgen import schemas
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
+from pushgen.envs.online import PossibleNotifications, UserExposure, apps_of, sigmoid, static_table
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
@@ -52,7 +53,6 @@ from pushgen.envs.spaces import (
 )
 from pushgen.publishing.access import resolve_split
 from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
-from pushgen.replay.scoring import Judge
 from pushgen.splits import SPLIT_FILE
 
 
@@ -77,20 +77,26 @@ class NotificationGenerationEnv(ReplayEnv):
         self._keys = tuple(self.observation_space.keys())
         self._ranges = [(f, len(schemas.values(f))) for f in NOTIFICATION_FEATURES]
         self._last: tuple[tuple[int, ...], bool, float, float] | None = None
+        self._possible: dict[int, tuple[PossibleNotifications, np.ndarray]] = {}
         super().__init__(split, user, task, part, render_mode)
         self._start_episode()
         self._ready = perf_counter()
 
     def _use_user(self, user: int | None) -> None:
         super()._use_user(user)
-        self._judge = Judge(self.replay, np.array([self.user]))
-        self._slot = np.zeros(1, dtype=np.int64)
-        self._first_row = self.episode.rows.start
         self._draw = self.episode.draw.tolist()
         self._contexts = self.episode.rows_in_order(self._keys)
+        if self.user not in self._possible:
+            possible = PossibleNotifications(apps_of(self.replay, self.user))
+            rows = np.arange(self.episode.rows.start, self.episode.rows.stop)
+            static, _ = static_table(self.replay, rows, self.user, possible.codes())
+            self._possible[self.user] = (possible, static)
+        self._notifications, self._static = self._possible[self.user]
+        self._seconds = self.replay.seconds[self.episode.rows].tolist()
+        self._exposure = UserExposure(self.replay, self.user, stationary=False)
 
     def _start_episode(self) -> None:
-        self._judge.reset(self._slot)
+        self._exposure.reset()
         self.history = History(self.user, self.episode.context_ids,
                                {f: self.episode.codes[f] for f in CONTEXT_FEATURES})
         self._total = 0.0
@@ -110,8 +116,7 @@ class NotificationGenerationEnv(ReplayEnv):
         started = perf_counter()
         i = self._check_running()
         codes = self._codes(action)
-        notification = {f: np.array([c]) for f, c in zip(NOTIFICATION_FEATURES, codes, strict=True)}
-        p = float(self._judge.step(self._slot, np.array([self._first_row + i]), notification)[0])
+        p = self._respond(i, codes)
         opened = self._draw[i] < p
         logged = self._logged[i]
         if self.mode == "expected":
@@ -131,6 +136,18 @@ class NotificationGenerationEnv(ReplayEnv):
         observation = dict(zip(self._keys, self._contexts[min(i + 1, self._n - 1)], strict=True))
         self._ready = perf_counter()
         return observation, reward, terminated, False, info
+
+    def _respond(self, i: int, codes: tuple[int, ...]) -> float:
+        """P(open) of notification ``codes`` at context ``i``; a possible one then reaches the user."""
+        j = self._notifications.index.get(codes)
+        if j is None:  # impossible: never opened, never reaches the user
+            return 0.0
+        t = self._seconds[i]
+        keys = (self._notifications.app[j], self._notifications.subject[j], self._notifications.channels[j])
+        exposure = self._exposure.exposure(t, keys)
+        p = sigmoid(float(self._static[i, j]) - self._exposure.penalty(exposure))
+        self._exposure.receive(t, keys, self._notifications.interrupts[j], exposure)
+        return p
 
     def _codes(self, action: Any) -> tuple[int, ...]:
         if self.flat_actions:

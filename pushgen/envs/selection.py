@@ -32,7 +32,7 @@ the user's apps could post then, each possible by construction; the agent sends 
 
 Each step is a few float operations: the logits before exposure of every candidate are
 computed when an episode's user is chosen, with the judge's own functions, and only the
-exposure is followed step by step (``pushgen.replay.online``). ``pushgen.envs.selection_vector``
+exposure is followed step by step (``pushgen.envs.online``). ``pushgen.envs.selection_vector``
 is the native vector version.
 """
 
@@ -49,8 +49,8 @@ from pushgen.envs import SELECTION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
 from pushgen.envs.generation import task_of_user
+from pushgen.envs.online import UserExposure, apps_of, interruptions, sigmoid, static_logits
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
-from pushgen.replay.online import UserExposure, interruptions, sigmoid, static_logits
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 
 HOURS_CAP = 168.0
@@ -89,8 +89,7 @@ class EpisodeSlates:
     def __init__(self, part: Any, user: int, k: int, candidate_seed: int) -> None:
         episode = part.episode(user)
         n = len(episode)
-        codes, self.mask = CandidateGenerator(part.parameters.has_app[part.parameters.rows(
-            np.array([user]))[0]], user, k, candidate_seed).slates(n)
+        codes, self.mask = CandidateGenerator(apps_of(part, user), user, k, candidate_seed).slates(n)
         self.codes = codes  # (n, k, 7)
         by_feature = {f: codes[:, :, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
         rows = np.arange(episode.rows.start, episode.rows.stop)
@@ -121,6 +120,7 @@ class NotificationSelectionEnv(ReplayEnv):
         self._keys = tuple(CONTEXT_FEATURES)
         self._slates: dict[int, EpisodeSlates] = {}
         self._last: tuple[int, float, bool, float] | None = None
+        self._random = self.np_random.random
         if task is None:
             task = task_of_user(split, user)
         super().__init__(split, user, task, "test", render_mode)
@@ -174,6 +174,16 @@ class NotificationSelectionEnv(ReplayEnv):
             out[j] = sigmoid(self._static[i][j] - self._exposure.penalty(self._exposure.exposure(t, keys)))
         return out
 
+    def send_to_simulated_user(self, i: int, slot: int) -> float:
+        """Candidate ``slot`` of context ``i`` reaches the simulated user: its P(open), then the
+        state it leaves. (The step does this; the oracle calls it to look ahead.)"""
+        t = self._seconds[i]
+        keys = (self._app[i][slot], self._subject[i][slot], self._channel[i][slot])
+        exposure = self._exposure.exposure(t, keys)
+        p = sigmoid(self._static[i][slot] - self._exposure.penalty(exposure))
+        self._exposure.receive(t, keys, self._interrupts[i][slot], exposure)
+        return p
+
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed at the next context: its filled slots and hold."""
         mask = np.ones(self.k + 1, dtype=bool)
@@ -183,6 +193,7 @@ class NotificationSelectionEnv(ReplayEnv):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         self._begin(seed, options)
+        self._random = self.np_random.random
         self._start_episode()
         info: dict[str, Any] = {"user_id": self.user, "context_id": self._context_ids[0],
                                 "metrics": self._metrics()}
@@ -193,17 +204,13 @@ class NotificationSelectionEnv(ReplayEnv):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         i = self._check_running()
         slot = self._slot(action, i)
-        draw = self.np_random.random()
+        draw = self._random()
         if slot == self.hold:
             p, opened, reward = 0.0, False, 0.0
         else:
-            t = self._seconds[i]
-            keys = (self._app[i][slot], self._subject[i][slot], self._channel[i][slot])
-            exposure = self._exposure.exposure(t, keys)
-            p = sigmoid(self._static[i][slot] - self._exposure.penalty(exposure))
-            self._exposure.receive(t, keys, self._interrupts[i][slot], exposure)
+            p = self.send_to_simulated_user(i, slot)
             opened = draw < p
-            self._last_sent = t
+            self._last_sent = self._seconds[i]
             self._sends += 1
             if self.mode == "expected":
                 reward = p - self.cost
@@ -223,10 +230,11 @@ class NotificationSelectionEnv(ReplayEnv):
         return self._observe(min(self._row, self._n - 1)), reward, terminated, False, info
 
     def _slot(self, action: Any, i: int) -> int:
-        if type(action) is int:
-            slot = action
+        kind = type(action)
+        if kind is int or kind is np.int64:
+            slot = int(action)
         elif isinstance(action, (np.integer, np.ndarray)) and np.size(action) == 1 and \
-                np.issubdtype(np.asarray(action).dtype, np.integer):
+                np.asarray(action).dtype.kind in "iu":
             slot = int(np.asarray(action).reshape(()))
         else:
             raise ValueError(f"an action is a whole number: a candidate slot 0..{self.k - 1} or "

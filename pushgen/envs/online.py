@@ -19,6 +19,8 @@ import math
 
 import numpy as np
 
+from pushgen.baselines.possible import possible_notifications
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.engagement import HABITUATION_SCALARS, RowTerms, combine, notification_terms
 from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, interruption
 from pushgen.replay.parts import ReplayPart
@@ -39,6 +41,41 @@ def static_logits(part: ReplayPart, rows: np.ndarray, codes: dict[str, np.ndarra
     row = RowTerms(part.row_terms.base[flat_rows], part.row_terms.situations[flat_rows])
     logit = combine(row, terms, np.zeros(len(flat_rows)))
     return logit.reshape(n, k), terms.channel.reshape(n, k)
+
+
+def static_table(part: ReplayPart, rows: np.ndarray, user: int, codes: dict[str, np.ndarray]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The logit before exposure of each of ``m`` notifications ``codes`` (arrays ``(m,)``) of
+    ``user`` at each of its part rows ``rows``: ``(n, m)``, -inf where impossible; and the channels."""
+    rows = np.asarray(rows, dtype=np.int64)
+    m = len(codes["postingApp"])
+    param_rows = np.full(m, part.parameters.rows(np.array([user]))[0])
+    terms = notification_terms(part.parameters, param_rows,
+                               {f: np.asarray(c, dtype=np.int64) for f, c in codes.items()})
+    row = RowTerms(part.row_terms.base[rows][:, None], part.row_terms.situations[rows][:, None, :])
+    logit = combine(row, terms, np.zeros((len(rows), m)))
+    return logit, terms.channel
+
+
+def apps_of(part: ReplayPart, user: int) -> np.ndarray:
+    """The apps ``user`` has (a boolean mask over app codes): the ground truth of a test part."""
+    return part.parameters.has_app[part.parameters.rows(np.array([user]))[0]]
+
+
+class PossibleNotifications:
+    """One user's possible notifications (``pushgen.baselines.possible``), looked up by their codes."""
+
+    def __init__(self, has_app: np.ndarray) -> None:
+        self.matrix, self.channel = possible_notifications(np.asarray(has_app, dtype=bool))
+        self.index = {tuple(row): j for j, row in enumerate(self.matrix.tolist())}
+        by_feature = self.codes()
+        self.app = by_feature["postingApp"].tolist()
+        self.subject = by_feature["subject"].tolist()
+        self.channels = self.channel.tolist()
+        self.interrupts = interruptions(by_feature).tolist()
+
+    def codes(self) -> dict[str, np.ndarray]:
+        return {f: self.matrix[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
 
 
 def sigmoid(x: float) -> float:
@@ -74,12 +111,24 @@ class UserExposure:
                             for v in (self._initial[k] for k in HABITUATION_KEYS))
         self.times = tuple([0.0] * len(v) for v in self.values)
 
+    def snapshot(self) -> tuple:
+        """The state as it is (for ``restore``)."""
+        return (self.fatigue, self.fatigue_time, tuple(list(v) for v in self.values),
+                tuple(list(v) for v in self.times))
+
+    def restore(self, snapshot: tuple) -> None:
+        self.fatigue, self.fatigue_time = snapshot[0], snapshot[1]
+        for mine, saved in zip((*self.values, *self.times), (*snapshot[2], *snapshot[3]), strict=True):
+            mine[:] = saved
+
     def exposure(self, t: float, keys: tuple[int, int, int]) -> tuple[float, float, float, float]:
         """(fatigue, app, subject, channel exposure) at time ``t`` for a notification with ``keys``."""
-        f = self.fatigue * math.exp(-(t - self.fatigue_time) / self.fatigue_tau)
-        a, s, c = (values[key] * math.exp(-(t - times[key]) / tau)
-                   for values, times, key, tau in zip(self.values, self.times, keys, self.taus, strict=True))
-        return f, a, s, c
+        app, subject, channel = keys
+        (va, vs, vc), (ta, ts, tc), (tau_a, tau_s, tau_c) = self.values, self.times, self.taus
+        return (self.fatigue * math.exp(-(t - self.fatigue_time) / self.fatigue_tau),
+                va[app] * math.exp(-(t - ta[app]) / tau_a),
+                vs[subject] * math.exp(-(t - ts[subject]) / tau_s),
+                vc[channel] * math.exp(-(t - tc[channel]) / tau_c))
 
     def penalty(self, exposure: tuple[float, float, float, float]) -> float:
         f, a, s, c = exposure
@@ -92,11 +141,14 @@ class UserExposure:
         """The user receives a notification with ``keys`` at ``t`` (``exposure`` read at ``t``)."""
         if self.stationary:
             return
+        app, subject, channel = keys
+        (va, vs, vc), (ta, ts, tc) = self.values, self.times
         self.fatigue = exposure[0] + interrupts
         self.fatigue_time = t
-        for values, times, key, current in zip(self.values, self.times, keys, exposure[1:], strict=True):
-            values[key] = current + 1.0
-            times[key] = t
+        va[app] = exposure[1] + 1.0
+        vs[subject] = exposure[2] + 1.0
+        vc[channel] = exposure[3] + 1.0
+        ta[app] = ts[subject] = tc[channel] = t
 
 
 def interruptions(codes: dict[str, np.ndarray]) -> np.ndarray:

@@ -1,0 +1,398 @@
+"""Baselines of the selection task (``pushgen/NotificationSelection-v0``): choose a candidate or hold.
+
+A selection policy is told its episode once (``SelectionSetting``) and then, context after
+context, ``act(observation) -> action`` (a candidate slot, or ``k`` to hold) and
+``update(observation, action, opened)`` with the simulated user's response. Only the
+yardsticks marked ``reads_truth`` are given the environment itself (the true P(open) of the
+candidates, the state); the upper bound is computed, not played.
+
+- ``random``: a uniform candidate; ``hold``: never sends; ``slot-0``: always the first slot;
+- ``frequent-app``: the candidate of the app most frequent in the public logged history;
+- ``category-rate``: no learning, the candidate whose (category, priority) has the highest open
+  rate in the public logged history;
+- ``linucb``: LinUCB (Li et al. 2010) over the one-hot candidate x context features of
+  ``pushgen.baselines.design`` and the policy's own recent exposure to the candidate's app,
+  subject and channel, learning online from the user's responses;
+- ``rdsm``: Recovering Difference Softmax (Yancey & Settles, KDD 2020), Duolingo's bandit for
+  recurring notifications, as published: arms (here a candidate's channel) scored by the
+  difference between the mean reward of the rounds it was chosen and of the rounds it was
+  eligible but not chosen, less a recency penalty ``gamma * 0.5 ** (hours since the arm was
+  last sent / half-life)`` ("recovering"), chosen by a softmax of temperature ``tau`` among the
+  eligible arms only ("sleeping"); the statistics start from the public logged history
+  (prior weight ``PRIOR_ROUNDS`` rounds) and follow the user's responses;
+- ``greedy``: the candidate with the highest true P(open) now (never holds without a cost);
+- ``oracle``: the true model looking one context ahead: the action (a candidate or hold) with
+  the highest P(open) now plus the best P(open) it leaves at the next context;
+- ``upper-bound``: per context the best candidate's P(open) at a fresh state (no fatigue, no
+  habituation), less the cost if positive: a proven bound (``docs/leaderboard.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+from pushgen.baselines.candidates import notification_matrix, opened
+from pushgen.baselines.design import Design
+from pushgen.envs.selection import NotificationSelectionEnv
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS
+from pushgen.model.feasibility import channel_of
+
+N_FEATURES = len(NOTIFICATION_FEATURES)
+APP = NOTIFICATION_FEATURES.index("postingApp")
+SUBJECT = NOTIFICATION_FEATURES.index("subject")
+CATEGORY = NOTIFICATION_FEATURES.index("category")
+PRIORITY = NOTIFICATION_FEATURES.index("priority")
+
+
+@dataclass(frozen=True)
+class PublicHistory:
+    """What the public logged history (task 1 training rows) says, computed once per run."""
+
+    notifications: np.ndarray  # (n, 7)
+    opened: np.ndarray  # (n,) bool
+
+    @classmethod
+    def of(cls, public: pd.DataFrame) -> PublicHistory:
+        return cls(notification_matrix(public), opened(public))
+
+    def counts_by(self, key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, opened rows) per value of ``key`` (one int per row, 0..size-1)."""
+        return (np.bincount(key, minlength=size).astype(np.float64),
+                np.bincount(key, weights=self.opened.astype(np.float64), minlength=size))
+
+
+@dataclass
+class SelectionSetting:
+    """What a selection policy is told about its episode."""
+
+    k: int
+    seed: np.random.SeedSequence
+    public: PublicHistory
+    env: NotificationSelectionEnv | None = None  # only for the yardsticks that read the true model
+    shared: dict = field(default_factory=dict)
+
+    def rng(self) -> np.random.Generator:
+        return np.random.default_rng(self.seed)
+
+    def true_env(self, reader: str) -> NotificationSelectionEnv:
+        if self.env is None:
+            raise ValueError(f"{reader} reads the simulated user: run it with reads_truth=True")
+        return self.env
+
+
+class SelectionPolicy(Protocol):
+    def act(self, observation: dict[str, Any]) -> int: ...
+
+    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None: ...
+
+
+def candidates_of(observation: dict[str, Any]) -> tuple[np.ndarray, int]:
+    """The observation's candidates as a (filled, 7) matrix, and how many slots are filled."""
+    filled = int(np.asarray(observation["candidate_mask"]).sum())
+    return np.asarray(observation["candidates"]).reshape(-1, N_FEATURES)[:filled], filled
+
+
+class Static:
+    """A policy that does not learn."""
+
+    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
+        return None
+
+
+class UniformCandidate(Static):
+    def __init__(self, setting: SelectionSetting) -> None:
+        self.rng = setting.rng()
+
+    def act(self, observation: dict[str, Any]) -> int:
+        return int(self.rng.integers(candidates_of(observation)[1]))
+
+
+class AlwaysHold(Static):
+    def __init__(self, setting: SelectionSetting) -> None:
+        self.k = setting.k
+
+    def act(self, observation: dict[str, Any]) -> int:
+        return self.k
+
+
+class FirstSlot(Static):
+    def __init__(self, setting: SelectionSetting) -> None:
+        pass
+
+    def act(self, observation: dict[str, Any]) -> int:
+        return 0
+
+
+class RankedCandidates(Static):
+    """The candidate with the highest public score (first slot on ties)."""
+
+    score: Callable[[np.ndarray], np.ndarray]
+
+    def act(self, observation: dict[str, Any]) -> int:
+        candidates, _ = candidates_of(observation)
+        return int(np.argmax(self.score(candidates)))
+
+
+class FrequentApp(RankedCandidates):
+    def __init__(self, setting: SelectionSetting) -> None:
+        counts, _ = setting.public.counts_by(setting.public.notifications[:, APP],
+                                             int(setting.public.notifications[:, APP].max(initial=0)) + 1)
+        self.frequency = counts
+
+    def score(self, candidates: np.ndarray) -> np.ndarray:
+        app = candidates[:, APP]
+        known = app < len(self.frequency)
+        return np.where(known, self.frequency[np.minimum(app, len(self.frequency) - 1)], 0)
+
+
+class CategoryRate(RankedCandidates):
+    PRIOR = 20.0  # pseudo-rows at the overall open rate
+
+    def __init__(self, setting: SelectionSetting) -> None:
+        public = setting.public
+        self.width = int(public.notifications[:, PRIORITY].max(initial=0)) + 8
+        key = public.notifications[:, CATEGORY] * self.width + public.notifications[:, PRIORITY]
+        size = int(key.max(initial=0)) + 1
+        rows, opens = public.counts_by(key, size)
+        overall = public.opened.mean() if len(public.opened) else 0.5
+        self.rate = (opens + self.PRIOR * overall) / (rows + self.PRIOR)
+        self.overall = overall
+
+    def score(self, candidates: np.ndarray) -> np.ndarray:
+        key = candidates[:, CATEGORY] * self.width + candidates[:, PRIORITY]
+        known = key < len(self.rate)
+        return np.where(known, self.rate[np.minimum(key, len(self.rate) - 1)], self.overall)
+
+
+class OwnExposure:
+    """The policy's own sends, decayed like habituation (the time constants are public)."""
+
+    def __init__(self) -> None:
+        self.value: dict[tuple[str, int], tuple[float, float]] = {}
+        self.taus = {k: HABITUATION_TAU_DAYS[k] * 24.0 for k in HABITUATION_KEYS}
+        self.hours = 0.0
+        self.now = 0.0
+
+    def advance(self, hours_since_last: float, sent_before: bool) -> None:
+        """The policy's clock: hours since its last send are observed, so the clock is the last
+        send's time plus them."""
+        self.now = self.hours + hours_since_last if sent_before else hours_since_last
+
+    def exposure(self, keys: tuple[int, int, int]) -> np.ndarray:
+        out = np.zeros(len(HABITUATION_KEYS))
+        for m, (name, key) in enumerate(zip(HABITUATION_KEYS, keys, strict=True)):
+            value, at = self.value.get((name, key), (0.0, 0.0))
+            out[m] = value * math.exp(-(self.now - at) / self.taus[name])
+        return out
+
+    def send(self, keys: tuple[int, int, int]) -> None:
+        for name, key in zip(HABITUATION_KEYS, keys, strict=True):
+            value, at = self.value.get((name, key), (0.0, 0.0))
+            self.value[(name, key)] = (value * math.exp(-(self.now - at) / self.taus[name]) + 1.0, self.now)
+        self.mark_sent()
+
+    def mark_sent(self) -> None:
+        self.hours = self.now
+
+
+def candidate_keys(candidates: np.ndarray) -> list[tuple[int, int, int]]:
+    """(app, subject, channel) of each candidate: the keys of habituation (channels are public)."""
+    channel = channel_of({f: candidates[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)})
+    return list(zip(candidates[:, APP].tolist(), candidates[:, SUBJECT].tolist(), channel.tolist(),
+                    strict=True))
+
+
+class LinUCB:
+    """LinUCB with ridge prior ``lam`` and exploration width ``alpha`` over one-hot candidate x
+    context features, the square roots of the policy's own recent exposure to the candidate's
+    keys, and an intercept; the inverse of the design's Gram matrix is kept by Sherman-Morrison."""
+
+    def __init__(self, setting: SelectionSetting, alpha: float = 0.3, lam: float = 1.0) -> None:
+        self.design = Design()
+        self.d = self.design.size + len(HABITUATION_KEYS) + 1
+        self.inverse = np.eye(self.d) / lam
+        self.theta = np.zeros(self.d)
+        self.alpha = alpha
+        self.own = OwnExposure()
+        self.sent = False
+        self._chosen: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _features(self, observation: dict[str, Any], candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per candidate the indices (n, c) and values (n, c) of its nonzero features: the one-hot
+        columns, then the exposures and the intercept in the last columns."""
+        contexts = {f: np.full(len(candidates), int(observation[f])) for f in CONTEXT_FEATURES}
+        columns = self.design.columns(candidates, contexts)
+        extra = np.array([[*np.sqrt(self.own.exposure(keys)), 1.0] for keys in candidate_keys(candidates)])
+        tail = np.broadcast_to(np.arange(self.design.size, self.d), extra.shape)
+        return np.hstack([columns, tail]), np.hstack([np.ones(columns.shape), extra])
+
+    def act(self, observation: dict[str, Any]) -> int:
+        self.own.advance(float(observation["hours_since_last"][0]), self.sent)
+        candidates, _ = candidates_of(observation)
+        index, value = self._features(observation, candidates)
+        mean = (self.theta[index] * value).sum(axis=1)
+        block = self.inverse[index[:, :, None], index[:, None, :]]  # (n, c, c)
+        width = np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", value, block, value), 0.0))
+        j = int(np.argmax(mean + self.alpha * width))
+        self._chosen = (index[j], value[j], candidates[j])
+        return j
+
+    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
+        if self._chosen is None:
+            return
+        index, value, sent = self._chosen
+        u = self.inverse[:, index] @ value  # A^-1 x
+        denominator = 1.0 + value @ u[index]
+        error = float(opened) - value @ self.theta[index]
+        self.inverse -= np.outer(u, u / denominator)  # Sherman-Morrison
+        self.theta += u * (error / denominator)  # = A^-1 b, updated the same way
+        self.own.send(candidate_keys(sent[None])[0])
+        self.sent = True
+        self._chosen = None
+
+
+class RecoveringDifferenceSoftmax:
+    """Recovering Difference Softmax over channels (see the module's docstring)."""
+
+    PRIOR_ROUNDS = 20.0
+
+    def __init__(self, setting: SelectionSetting, tau: float = 0.02, gamma: float = 0.1,
+                 half_life_hours: float = 24.0) -> None:
+        self.rng = setting.rng()
+        self.tau, self.gamma, self.half_life = tau, gamma, half_life_hours
+        if "rdsm prior" not in setting.shared:
+            setting.shared["rdsm prior"] = self._prior(setting.public)
+        chosen, chosen_reward, other, other_reward = setting.shared["rdsm prior"]
+        self.chosen, self.chosen_reward = chosen.copy(), chosen_reward.copy()
+        self.other, self.other_reward = other.copy(), other_reward.copy()
+        self.last_sent = np.full(len(chosen), -np.inf)
+        self.own = OwnExposure()
+        self.sent = False
+        self._round: tuple[np.ndarray, int] | None = None
+
+    def _prior(self, public: PublicHistory) -> tuple[np.ndarray, ...]:
+        from pushgen.model.catalog import app_catalog
+
+        n = len(app_catalog().channels.names)
+        channel = channel_of({f: public.notifications[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)})
+        known = channel >= 0
+        rows, opens = np.zeros(n), np.zeros(n)
+        np.add.at(rows, channel[known], 1.0)
+        np.add.at(opens, channel[known], public.opened[known].astype(np.float64))
+        overall = public.opened.mean() if len(public.opened) else 0.5
+        weight = np.minimum(rows, self.PRIOR_ROUNDS)
+        rate = np.where(rows > 0, opens / np.maximum(rows, 1.0), overall)
+        return weight, weight * rate, np.full(n, self.PRIOR_ROUNDS), np.full(n, self.PRIOR_ROUNDS * overall)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        self.own.advance(float(observation["hours_since_last"][0]), self.sent)
+        candidates, _ = candidates_of(observation)
+        arms = np.array([keys[2] for keys in candidate_keys(candidates)])
+        chosen_mean = (self.chosen_reward[arms] + 0.5) / (self.chosen[arms] + 1.0)
+        other_mean = (self.other_reward[arms] + 0.5) / (self.other[arms] + 1.0)
+        recency = self.gamma * 0.5 ** ((self.own.now - self.last_sent[arms]) / self.half_life)
+        score = (chosen_mean - other_mean - recency) / self.tau
+        weights = np.exp(score - score.max())
+        j = int(self.rng.choice(len(arms), p=weights / weights.sum()))
+        self._round = (arms, j)
+        return j
+
+    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
+        if self._round is None:
+            return
+        arms, j = self._round
+        reward = float(opened)
+        eligible = np.unique(arms)
+        others = eligible[eligible != arms[j]]
+        self.chosen[arms[j]] += 1.0
+        self.chosen_reward[arms[j]] += reward
+        self.other[others] += 1.0
+        self.other_reward[others] += reward
+        self.last_sent[arms[j]] = self.own.now
+        self.own.mark_sent()
+        self.sent = True
+        self._round = None
+
+
+class GreedyTrue(Static):
+    """The candidate with the highest true P(open) now; holds when no candidate's exceeds the cost."""
+
+    def __init__(self, setting: SelectionSetting) -> None:
+        self.env = setting.true_env("greedy")
+
+    def act(self, observation: dict[str, Any]) -> int:
+        p = self.env.candidate_probabilities()
+        j = int(np.argmax(p))
+        return j if p[j] > self.env.cost else self.env.hold
+
+
+class LookaheadOracle(Static):
+    """The true model looking one context ahead (see the module's docstring)."""
+
+    def __init__(self, setting: SelectionSetting) -> None:
+        self.env = setting.true_env("oracle")
+
+    def act(self, observation: dict[str, Any]) -> int:
+        env = self.env
+        i = env._row
+        if i + 1 >= env._n:
+            return GreedyTrue.act(self, observation)  # type: ignore[arg-type]
+        now = env.candidate_probabilities(i)
+        saved = env._exposure.snapshot()
+        best, best_value = env.hold, max(0.0, float(env.candidate_probabilities(i + 1).max()) - env.cost)
+        for j in range(int(env._filled[i])):
+            env._exposure.restore(saved)
+            env.send_to_simulated_user(i, j)
+            later = max(0.0, float(env.candidate_probabilities(i + 1).max()) - env.cost)
+            value = now[j] - env.cost + later
+            if value > best_value:
+                best, best_value = j, value
+        env._exposure.restore(saved)
+        return best
+
+
+def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
+    """Per context of ``env``'s episode, the best reward any policy could get there: the best
+    candidate's P(open) at a fresh state, less the cost, or 0 (hold). Refuses a user whose
+    fatigue or habituation weight is negative (then exposure could raise P(open))."""
+    exposure = env._exposure
+    if exposure.fatigue_weight < 0 or min(exposure.habituation) < 0:
+        raise ValueError(f"user {env.user}: a negative fatigue or habituation weight; the fresh-state "
+                         "bound does not hold")
+    fresh = expit(env.slates(env.user).static)  # -inf (empty slot) -> 0
+    return np.maximum(fresh.max(axis=1) - env.cost, 0.0)
+
+
+@dataclass(frozen=True)
+class SelectionBaseline:
+    name: str
+    label: str
+    make: Callable[[SelectionSetting], SelectionPolicy] | None
+    reads_truth: bool = False
+    upper_bound: bool = False
+
+
+SELECTION_BASELINES: dict[str, SelectionBaseline] = {b.name: b for b in (
+    SelectionBaseline("hold", "always hold (never sends)", AlwaysHold),
+    SelectionBaseline("slot-0", "always the first candidate", FirstSlot),
+    SelectionBaseline("random", "uniform random candidate", UniformCandidate),
+    SelectionBaseline("frequent-app", "most frequent app of the public history", FrequentApp),
+    SelectionBaseline("category-rate", "best public open rate of (category, priority); no learning",
+                      CategoryRate),
+    SelectionBaseline("rdsm", "Recovering Difference Softmax (Yancey & Settles 2020), online",
+                      RecoveringDifferenceSoftmax),
+    SelectionBaseline("linucb", "LinUCB over candidate x context features, online", LinUCB),
+    SelectionBaseline("greedy", "greedy on the true P(open)", GreedyTrue, reads_truth=True),
+    SelectionBaseline("oracle", "oracle (true model, one context ahead, may hold)", LookaheadOracle,
+                      reads_truth=True),
+    SelectionBaseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
+                      None, reads_truth=True, upper_bound=True),
+)}

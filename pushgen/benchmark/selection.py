@@ -1,0 +1,147 @@
+"""The selection task's leaderboard: every selection baseline on held-out users, whole episodes.
+
+Each policy plays ``pushgen/NotificationSelection-v0`` (K candidates, hold, the same
+candidates for every policy: ``candidate_seed``) over each user's whole test episode, by
+default the cold-start users of task 2, which no policy saw before. The reward is the
+environment's (``expected``: P(open) of what is sent, less the cost per send); learning
+policies hear only whether the user opened (the environment's draw, the same draws for every
+policy: the episode is reset with ``seed + user``). Per user: mean reward per context, the
+share of contexts with a send, the mean P(open) of what was sent.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pushgen.baselines.selection import (
+    SELECTION_BASELINES,
+    PublicHistory,
+    SelectionBaseline,
+    SelectionSetting,
+    fresh_bound,
+)
+from pushgen.data.dataset import DatasetError
+from pushgen.envs.selection import NotificationSelectionEnv
+from pushgen.publishing.access import load_split
+from pushgen.replay.metrics import interval
+from pushgen.text_tables import markdown_table
+
+
+class SelectionError(DatasetError):
+    """Selection baselines that cannot run as asked (the message says why)."""
+
+
+@dataclass
+class SelectionResults:
+    task: int
+    k: int
+    candidate_seed: int
+    cost: float
+    mode: str
+    labels: dict[str, str]
+    marks: dict[str, dict[str, bool]]
+    per_user: pd.DataFrame  # baseline, user_id, mean_reward, send_rate, sent_p_open
+    rewards: dict[str, dict[int, np.ndarray]]  # baseline -> user -> reward per context
+
+
+def select(names: Iterable[str] | None) -> list[SelectionBaseline]:
+    if names is None:
+        return list(SELECTION_BASELINES.values())
+    wanted = [n.strip() for n in names if n.strip()]
+    unknown = [n for n in wanted if n not in SELECTION_BASELINES]
+    if unknown or not wanted:
+        what = f"unknown selection baseline {unknown[0]!r}" if unknown else "no selection baseline given"
+        raise SelectionError(f"{what}; choose from {', '.join(SELECTION_BASELINES)}")
+    return [b for name, b in SELECTION_BASELINES.items() if name in wanted]
+
+
+def play(env: NotificationSelectionEnv, policy, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One whole episode: reward, sent and P(open) per context."""
+    observation, _ = env.reset(seed=seed)
+    n = env._n
+    reward, sent, p_open = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n)
+    for i in range(n):
+        action = policy.act(observation)
+        following, reward[i], _, _, info = env.step(action)
+        sent[i], p_open[i] = info["sent"], info["p_open"]
+        if info["sent"]:
+            policy.update(observation, action, info["opened"])
+        observation = following
+    return reward, sent, p_open
+
+
+def run_selection(split: str | Path, baselines: Iterable[str] | None = None, task: int = 2,
+                  users: Iterable[int] | None = None, k: int = 8, candidate_seed: int = 0,
+                  mode: str = "expected", cost: float = 0.0, seed: int = 0) -> SelectionResults:
+    """Run the selection baselines (default: all) on every test user of ``task`` (default: the
+    cold-start users)."""
+    chosen = select(baselines)
+    probe = NotificationSelectionEnv(split, task=task, k=k, candidate_seed=candidate_seed, mode=mode,
+                                     cost=cost)
+    part_users = [int(u) for u in probe.replay.users] if users is None else [int(u) for u in users]
+    public = PublicHistory.of(load_split(split, 1).train)
+    rows, rewards = [], {b.name: {} for b in chosen}
+    shared: dict = {}
+    for user in part_users:
+        env = NotificationSelectionEnv(split, user=user, task=task, k=k, candidate_seed=candidate_seed,
+                                       mode=mode, cost=cost)
+        for baseline in chosen:
+            if baseline.make is None:
+                reward = fresh_bound(env)
+                sent, p_open = reward > 0, reward + cost * (reward > 0)
+            else:
+                spawn = (zlib.crc32(baseline.name.encode()), task, user)
+                setting = SelectionSetting(k=k, seed=np.random.SeedSequence(seed, spawn_key=spawn),
+                                           public=public, env=env if baseline.reads_truth else None,
+                                           shared=shared)
+                reward, sent, p_open = play(env, baseline.make(setting), seed + user)
+            rewards[baseline.name][user] = reward
+            rows.append({"baseline": baseline.name, "user_id": user, "mean_reward": float(reward.mean()),
+                         "send_rate": float(sent.mean()),
+                         "sent_p_open": float(p_open[sent].mean()) if sent.any() else 0.0})
+    return SelectionResults(task=task, k=k, candidate_seed=candidate_seed, cost=cost, mode=mode,
+                            labels={b.name: b.label for b in chosen},
+                            marks={b.name: {"uses_true_model": b.reads_truth, "upper_bound": b.upper_bound}
+                                   for b in chosen},
+                            per_user=pd.DataFrame(rows), rewards=rewards)
+
+
+def selection_board(results: SelectionResults) -> pd.DataFrame:
+    """One row per baseline, best mean reward first, with the 95% t-interval across users."""
+    out = []
+    for name, group in results.per_user.groupby("baseline", sort=False):
+        low, high = interval(group["mean_reward"].to_numpy())
+        out.append({"baseline": name, "label": results.labels[name], "users": len(group),
+                    "mean_reward": float(group["mean_reward"].mean()), "ci_low": low, "ci_high": high,
+                    "send_rate": float(group["send_rate"].mean()),
+                    "sent_p_open": float(group["sent_p_open"].mean()), **results.marks[name]})
+    board = pd.DataFrame(out).sort_values(["mean_reward", "baseline"], ascending=[False, True], kind="stable")
+    board.insert(0, "rank", np.arange(1, len(board) + 1))
+    return board.reset_index(drop=True)
+
+
+def selection_markdown(results: SelectionResults, truth_mark: str = "*",
+                       bound_mark: str = "**[upper bound]**") -> list[str]:
+    """The leaderboard section of the selection task (Markdown lines)."""
+    board = selection_board(results)
+    header = ["rank", "baseline", "mean reward", "95% interval", "send rate", "P(open) of sends"]
+    rows = []
+    for _, row in board.iterrows():
+        label = row["label"] + (f" {truth_mark}" if row["uses_true_model"] else "") + (
+            f" {bound_mark}" if row["upper_bound"] else "")
+        span = "-" if np.isnan(row["ci_low"]) else f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
+        rows.append([str(row["rank"]), label, f"{row['mean_reward']:.3f}", span, f"{row['send_rate']:.3f}",
+                     f"{row['sent_p_open']:.3f}"])
+    users = int(board["users"].iloc[0]) if len(board) else 0
+    title = (f"## Selection: pushgen/NotificationSelection-v0 (K = {results.k}, candidate seed "
+             f"{results.candidate_seed}, cost {results.cost:g} per send; task {results.task}'s test users)")
+    return ["", title, "",
+            f"{users} user{'s' * (users != 1)}, whole episodes. Mean reward: P(open) of what is sent "
+            "less the cost, per context (0 for a hold), averaged over users.", "",
+            markdown_table(header, rows, right=[i != 1 for i in range(len(header))])]
