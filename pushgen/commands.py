@@ -383,7 +383,7 @@ class FiniteFloat(click.ParamType):
         except (TypeError, ValueError):
             self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
         if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
+            self.fail(f"{str(value)[:40]!r} is not a finite number", param, ctx)
         return number
 
 
