@@ -4,6 +4,7 @@ their libraries, and the ground truth that checks the estimators."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
 
 import numpy as np
@@ -323,3 +324,16 @@ def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path)
     problems = validate_log(copy)
     assert any("round 0: the propensities sum to 1.01" in p for p in problems), problems
     assert any("every round needs exactly one chosen action" in p for p in problems), problems
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"policy": "greedy"}, "unknown logging policy 'greedy'; policies: uniform, softmax"),
+    ({"policy": "uniform", "temperature": 0.5}, "temperature goes with the softmax policy, not uniform"),
+    ({"policy": "softmax", "temperature": float("nan")}, "temperature must be a finite number >= 0.1"),
+    ({"seed": -3}, "seed must be a whole number >= 0; got -3"),
+    ({"k": 0}, "k (candidates per context) must be a whole number from 1 to 64; got 0"),
+    ({"users": [99]}, "user 99 is not a test user of the split"),
+])
+def test_the_python_api_refuses_bad_options_with_their_name(split, kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        log_policy(split, **kwargs)

@@ -69,6 +69,12 @@ def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple
     return [(int(u), tasks[u]) for u in sorted(set(users))]
 
 
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0; got {seed!r}")
+    return int(seed)
+
+
 def episode_seed(seed: int, user: int) -> int:
     return int(np.random.SeedSequence([seed, user]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
@@ -80,6 +86,7 @@ def play(policy: SelectionPolicy, split: str | Path, users: int | list[int] | No
     of every candidate at every round (at the state the episode had reached) is kept."""
     from pushgen.envs.selection import NotificationSelectionEnv
 
+    seed = check_seed(seed)
     episodes = []
     for user, task in choose_users(split, users):
         env = NotificationSelectionEnv(split, user=user, k=k, candidate_seed=candidate_seed, mode="sampled",
