@@ -22,6 +22,7 @@ from pushgen.ope import (
     SoftmaxPolicy,
     UniformPolicy,
     estimate_all,
+    frozen_value,
     log_policy,
     policy_value,
     propensity_check,
@@ -263,7 +264,7 @@ def test_stationary_frozen_value_is_the_on_policy_value(split):
     target = GreedyPolicy(by_priority)
     truth = policy_value(target, split, users=3, stationary=True)
     assert truth.low == truth.high == truth.value and truth.rollouts == 1
-    assert log.frozen_value(target) == pytest.approx(truth.value, abs=1e-12)
+    assert frozen_value(target, log) == pytest.approx(truth.value, abs=1e-12)
     estimates = estimate_all(log.feedback(target))
     assert estimates["IPW"].covers(truth.value) and estimates["SNIPW"].covers(truth.value)
 

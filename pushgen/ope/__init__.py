@@ -22,6 +22,7 @@ _LAZY = {
     "to_minari": "pushgen.ope.converters",
     "policy_value": "pushgen.ope.truth",
     "PolicyValue": "pushgen.ope.truth",
+    "frozen_value": "pushgen.ope.truth",
     "Feedback": "pushgen.ope.estimators",
     "Estimate": "pushgen.ope.estimators",
     "OPEWarning": "pushgen.ope.estimators",

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import t as student_t
 
+from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
 from pushgen.ope.policies import SelectionPolicy
 
@@ -74,3 +75,9 @@ def policy_value(policy: SelectionPolicy, split: str | Path, users: int | list[i
         half = float("inf")
     return PolicyValue(policy.name, mean, mean - half, mean + half, len(values), rounds,
                        float(np.mean(sends)))
+
+
+def frozen_value(policy: SelectionPolicy, log: BanditLog) -> float:
+    """``policy``'s value with the state frozen to the trajectory of ``log`` (see
+    ``BanditLog.frozen_value``): what the usual estimators estimate."""
+    return log.frozen_value(policy)
