@@ -17,7 +17,7 @@ from pushgen import schemas
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
 from pushgen.baselines.candidates import public_pool
 from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, users_of
-from pushgen.benchmark.selection import SelectionResults, run_selection
+from pushgen.benchmark.selection import SelectionResults, by_name, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.data.dataset import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
@@ -52,14 +52,7 @@ class Results:
 
 def select_baselines(names: Iterable[str] | None) -> list[Baseline]:
     """Baselines by name, in ``BASELINES`` order; ``BenchmarkError`` lists the valid names."""
-    if names is None:
-        return list(BASELINES.values())
-    wanted = [n.strip() for n in names if n.strip()]
-    unknown = [n for n in wanted if n not in BASELINES]
-    if unknown or not wanted:
-        what = f"unknown baseline {unknown[0]!r}" if unknown else "no baseline given"
-        raise BenchmarkError(f"{what}; choose from {', '.join(BASELINES)}")
-    return [b for name, b in BASELINES.items() if name in wanted]
+    return by_name(names, BASELINES, "baseline", BenchmarkError)
 
 
 def seed_for(seed: int, name: str, task: int, user: int) -> np.random.SeedSequence:

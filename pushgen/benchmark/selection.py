@@ -15,6 +15,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,8 @@ from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.publishing.access import load_split
 from pushgen.replay.metrics import interval
 from pushgen.text_tables import markdown_table
+
+T = TypeVar("T")
 
 
 class SelectionError(DatasetError):
@@ -50,15 +53,21 @@ class SelectionResults:
     rewards: dict[str, dict[int, np.ndarray]]  # baseline -> user -> reward per context
 
 
-def select(names: Iterable[str] | None) -> list[SelectionBaseline]:
+def by_name(names: Iterable[str] | None, catalogue: dict[str, T], kind: str,
+            error: type[Exception]) -> list[T]:
+    """The entries of ``catalogue`` named (default: all), in its order; ``error`` lists the names."""
     if names is None:
-        return list(SELECTION_BASELINES.values())
+        return list(catalogue.values())
     wanted = [n.strip() for n in names if n.strip()]
-    unknown = [n for n in wanted if n not in SELECTION_BASELINES]
+    unknown = [n for n in wanted if n not in catalogue]
     if unknown or not wanted:
-        what = f"unknown selection baseline {unknown[0]!r}" if unknown else "no selection baseline given"
-        raise SelectionError(f"{what}; choose from {', '.join(SELECTION_BASELINES)}")
-    return [b for name, b in SELECTION_BASELINES.items() if name in wanted]
+        what = f"unknown {kind} {unknown[0]!r}" if unknown else f"no {kind} given"
+        raise error(f"{what}; choose from {', '.join(catalogue)}")
+    return [b for name, b in catalogue.items() if name in wanted]
+
+
+def select(names: Iterable[str] | None) -> list[SelectionBaseline]:
+    return by_name(names, SELECTION_BASELINES, "selection baseline", SelectionError)
 
 
 def play(env: NotificationSelectionEnv, policy, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
