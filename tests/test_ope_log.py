@@ -338,3 +338,22 @@ def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path)
 def test_the_python_api_refuses_bad_options_with_their_name(split, kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         log_policy(split, **kwargs)
+
+
+def test_with_a_stationary_user_ipw_and_dr_hold_the_truth_for_every_target(split):
+    """The honest log: uniform logging, no fatigue and no habituation; IPW's and DR's 95% intervals
+    hold the on-policy value of a greedy, an epsilon-greedy and a hold-heavy target."""
+    pytest.importorskip("sklearn")
+    from pushgen.ope import EpsilonGreedyPolicy
+    from pushgen.ope.models import reward_model
+
+    log = log_policy(split, "uniform", seed=3, stationary=True)
+    rewards = reward_model(log)
+    assert rewards.shape == (len(log), log.k + 1) and (rewards[:, -1] == 0).all()
+    for target in (GreedyPolicy(by_priority), EpsilonGreedyPolicy(by_priority, 0.1),
+                   HoldHeavyPolicy(by_priority, 0.75)):
+        truth = policy_value(target, split, stationary=True, rollouts=3)
+        estimates = estimate_all(log.feedback(target, rewards))
+        assert estimates["IPW"].covers(truth.value), (target.name, estimates["IPW"], truth)
+        assert estimates["DR"].covers(truth.value), (target.name, estimates["DR"], truth)
+        assert estimates["DR"].high - estimates["DR"].low < estimates["IPW"].high - estimates["IPW"].low
