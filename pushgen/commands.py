@@ -173,15 +173,17 @@ def describe_command(path: Path, as_json: bool) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @quiet_option
 def validate_command(path: Path) -> None:
-    """Check the dataset or split folder at PATH against its manifest.json or split.json and the
-    schemas (exit 1 if invalid)."""
+    """Check the dataset, split or bandit log folder at PATH against its manifest.json, split.json
+    or log.json and the schemas (exit 1 if invalid)."""
     from pushgen.data.dataset import read_manifest
     from pushgen.data.validate import validate
+    from pushgen.ope.folder import is_log_folder, read_description, validate_log
     from pushgen.splits.validate import is_split_folder, validate_split
 
     split = is_split_folder(path)
+    log = not split and is_log_folder(path)
     with user_errors():
-        problems = validate_split(path) if split else validate(path)
+        problems = validate_split(path) if split else validate_log(path) if log else validate(path)
     if problems:
         for problem in problems:
             click.echo(problem)
@@ -194,6 +196,12 @@ def validate_command(path: Path) -> None:
         click.echo(f"valid: {path} (split, {len(described['parts'])} parts, {rows:,} rows, "
                    f"{described['users']:,} users; every file's sha256 and every table's "
                    "fingerprint checked)")
+        return
+    if log:
+        described = read_description(path)
+        click.echo(f"valid: {path} (bandit log, {described['rounds']:,} rounds, "
+                   f"{described['candidate_rows']:,} actions; every file's sha256 checked, propensities "
+                   "sum to 1 per round)")
         return
     rows = read_manifest(path)["rows"]
     click.echo(f"valid: {path} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
@@ -368,6 +376,76 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
         write_results(results, out, force=force, plots=not no_plots)
     click.echo((out / "leaderboard.md").read_text(), nl=False)
     note(f"Wrote {out} in {results.timings['total_seconds']:.1f} s")
+
+
+class FiniteFloat(click.ParamType):
+    """A finite number (``nan`` and ``inf`` are refused)."""
+
+    name = "number"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        import math
+
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{str(value)[:40]!r} is not a finite number", param, ctx)
+        return number
+
+
+@cli.command("log")
+@click.argument("split")
+@click.option("--policy", type=click.Choice(("uniform", "softmax")), default="uniform", show_default=True,
+              help="The logging policy: uniform over the candidates and hold, or a softmax of their "
+                   "true P(open).")
+@click.option("--temperature", type=FiniteFloat(), default=None,
+              help="The softmax policy's temperature, at least 0.1 [default: 0.2].")
+@click.option("--users", type=WholeNumber(1, None), default=None,
+              help="Log the first USERS test users of the split [default: every test user].")
+@click.option("--user", "user_ids", type=WholeNumber(0, None), multiple=True,
+              help="Log this test user (repeat for several) instead of --users.")
+@click.option("--k", type=WholeNumber(1, 64), default=8, show_default=True,
+              help="Candidate notifications per context (besides hold).")
+@click.option("--candidate-seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the candidate generator (every policy meets the same candidates).")
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the logging policy's choices and of the sampled rewards.")
+@click.option("--stationary", is_flag=True, help="A simulated user without fatigue and habituation.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Output folder [default: log-SPLIT-POLICY-seedSEED].")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+def log_command(split: str, policy: str, temperature: float | None, users: int | None,
+                user_ids: tuple[int, ...], k: int, candidate_seed: int, seed: int, stationary: bool,
+                out: Path | None, force: bool) -> None:
+    """Log bandit feedback: play a known stochastic logging policy on the test users of SPLIT (a
+    standard split's name or a split folder) in the selection environment and write the rounds,
+    the candidates with their exact propensities, and the true P(open) (an answer key)."""
+    from pushgen.ope.folder import write_log
+    from pushgen.ope.log import log_policy
+    from pushgen.ope.policies import MIN_TEMPERATURE
+    from pushgen.publishing.access import resolve_split
+
+    if temperature is not None and policy != "softmax":
+        raise click.UsageError("--temperature goes with --policy softmax")
+    if temperature is not None and temperature < MIN_TEMPERATURE:
+        raise click.BadParameter(f"{temperature:g} is below {MIN_TEMPERATURE:g}, the lowest temperature "
+                                 "(lower ones make propensities too small for importance weighting)",
+                                 param_hint="'--temperature'")
+    if users is not None and user_ids:
+        raise click.UsageError("give --users or --user, not both")
+    if out is None:
+        out = Path(f"log-{Path(split).name}-{policy}-seed{seed}")
+    with user_errors():
+        folder = resolve_split(split)
+        check_output(out, force, keep=(folder,))
+        log = log_policy(split, policy, temperature, list(user_ids) or users, k, candidate_seed, seed,
+                         stationary)
+        described = write_log(log, out, force)
+    click.echo(f"Wrote {out}: {described['rounds']:,} rounds of {len(log.recipe['users'])} users "
+               f"({described['held']:,} held, {described['opened']:,} opened); propensities sum to 1 per "
+               "round; the p_open columns are the simulator's ground truth (an answer key)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -189,6 +189,7 @@ INTEGER_OPTIONS = {
     "split": ["--train-months", "--test-months", "--validation-weeks", "--cold-start-users"],
     "evaluate": ["--task", "--user"],
     "benchmark": ["--task", "--seed"],
+    "log": ["--users", "--user", "--k", "--seed", "--candidate-seed"],
 }
 
 

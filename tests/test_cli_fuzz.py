@@ -43,7 +43,7 @@ def stopped_work(places):
         patch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
         for target in ("pushgen.data.build.make_dataset", "pushgen.splits.make_split",
                        "pushgen.publishing.download.fetch_split", "pushgen.benchmark.run_benchmark",
-                       "pushgen.report.write_report"):
+                       "pushgen.report.write_report", "pushgen.ope.log.log_policy"):
             patch.setattr(target, stop)
         yield
 
@@ -77,6 +77,7 @@ def test_any_arguments_give_a_result_or_one_line(places, stopped_work, data):
     ["download", "pushgen-mini-v2", "--regenerate"],
     ["benchmark", "--split", "{split}", "--baselines", "random", "--no-plots"],
     ["report", "{dataset}", "--out", "{root}/r.html"],
+    ["log", "{split}", "--users", "1", "--policy", "softmax", "--temperature", "0.5"],
 ])
 def test_good_arguments_reach_the_work(places, stopped_work, args):
     outcome = run_cli([a.format(**places) for a in args])

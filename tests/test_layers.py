@@ -1,7 +1,7 @@
 """The package's layers: each module imports only modules of its own layer or the ones below.
 
     1 model (numpy/scipy only)  2 data  3 splits  4 publishing  5 replay  6 envs, baselines,
-    benchmark  7 the command line
+    benchmark, off-policy evaluation  7 the command line
 
 Every import counts, also one inside a function. A module missing from LAYERS fails the test,
 so a new module has to be placed in a layer.
@@ -22,7 +22,7 @@ LAYERS = {
     3: ("pushgen.splits",),
     4: ("pushgen.publishing",),
     5: ("pushgen.replay",),
-    6: ("pushgen.envs", "pushgen.baselines", "pushgen.benchmark", "pushgen.report"),
+    6: ("pushgen.envs", "pushgen.baselines", "pushgen.benchmark", "pushgen.report", "pushgen.ope"),
     7: ("pushgen.cli", "pushgen.commands", "pushgen.__main__", "pushgen"),
 }
 MODEL_ALLOWED = ("numpy", "scipy", "pushgen")

@@ -59,7 +59,7 @@ def test_outputs_of_each_kind_are_recognised(folders, tmp_path):
     ("benchmark.json", "{}", "its benchmark.json has no 'split'"),
     ("manifest.json", "[]", "its manifest.json is not a JSON object"),
     ("split.json", "{", "its split.json is not readable JSON"),
-    ("notes.json", "{}", "it holds no manifest.json, split.json or benchmark.json"),
+    ("notes.json", "{}", "it holds no manifest.json, split.json, benchmark.json or log.json"),
 ])
 def test_a_file_name_alone_does_not_make_an_output(tmp_path, description, content, reason):
     (tmp_path / "Documents").mkdir()
@@ -86,18 +86,20 @@ def test_any_damage_to_a_listed_file_makes_the_folder_foreign(folders, tmp_path_
     assert output_problem(copy) is not None
 
 
-@pytest.mark.parametrize("command", ["make", "split", "benchmark"])
+@pytest.mark.parametrize("command", ["make", "split", "benchmark", "log"])
 def test_force_never_deletes_a_folder_pushgen_did_not_write(folders, tmp_path, command):
     dataset, split = folders
     out = tmp_path / "x"
     (out / "Documents").mkdir(parents=True)
     (out / "Documents" / "t.txt").write_text("a")
-    description = {"make": "manifest.json", "split": "split.json", "benchmark": "benchmark.json"}[command]
+    description = {"make": "manifest.json", "split": "split.json", "benchmark": "benchmark.json",
+                   "log": "log.json"}[command]
     (out / description).write_text("{}")
     args = {"make": ["make", "--users", "1", "--days", "2"],
             "split": ["split", str(dataset), *SPLIT_ARGS],
             "benchmark": ["benchmark", "--split", str(split), "--task", "1", "--baselines", "random",
-                          "--no-plots"]}[command]
+                          "--no-plots"],
+            "log": ["log", str(split), "--users", "1"]}[command]
     before = contents(out)
     error = one_line_error([*args, "--out", str(out), "--force"])
     assert f"{out} is not empty and not a pushgen output; --force replaces only those" in error

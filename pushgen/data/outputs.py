@@ -1,7 +1,8 @@
 """Output folders: which folders are pushgen's own, one writer per output path, and leftovers.
 
 A folder is a pushgen output when its description (``manifest.json`` of a dataset,
-``split.json`` of a split, ``benchmark.json`` of benchmark results) is a JSON object with that
+``split.json`` of a split, ``benchmark.json`` of benchmark results, ``log.json`` of logged bandit
+feedback) is a JSON object with that
 description's fields, it lists the folder's files with their size and sha256, and the files
 match. Besides the listed files, only the description itself and the few files written after
 it (the card, the Croissant description, a download's record) may be there. ``--force``
@@ -59,6 +60,7 @@ KINDS = (
     Kind("split", "split.json", ("recipe", "parts", "files"),
          ("README.md", "croissant.json", ".pushgen-verified.json")),
     Kind("benchmark", "benchmark.json", ("split", "fingerprint", "files"), ("timings.json",)),
+    Kind("log", "log.json", ("recipe", "rounds", "files"), ("README.md", "croissant.json")),
 )
 
 

@@ -56,6 +56,14 @@ COLUMNS = {
     "weight": "Log-odds contribution of the value to opening.",
     "key": "The exposure: fatigue, or habituation to an app, subject or channel.",
     "index": "The app, subject or channel code of the exposure (0 for fatigue).",
+    "round_id": "Number of the logged round (user, then time order).",
+    "candidates": "How many candidate notifications the round offered (besides hold).",
+    "slot": "The action: a candidate slot 0..k-1, or k for hold (send nothing).",
+    "held": "Whether the logging policy held (sent nothing).",
+    "hold": "Whether the row is the hold action (its notification features are empty).",
+    "propensity": "The logging policy's true probability of the action in that round.",
+    "chosen": "Whether the logging policy chose this action.",
+    "reward": "The sampled reward of the chosen action: 1 if the notification was opened.",
 }
 @dataclass(frozen=True)
 class Table:

@@ -1,0 +1,149 @@
+"""Off-policy estimators of a target policy's value from logged bandit feedback.
+
+Round t of a log has a context x_t, a set of actions (the candidates and hold), the logged
+action a_t drawn by the logging policy with propensity p_t = pi_b(a_t | x_t), and its reward
+r_t. A target policy gives pi_e(a | x_t) over the same actions, with importance weight
+w_t = pi_e(a_t | x_t) / p_t, and a reward model q(x_t, a) estimates E[r | x_t, a]:
+
+- IPW (inverse propensity weighting; Horvitz & Thompson 1952, Precup, Sutton & Singh 2000):
+  V = 1/n sum_t w_t r_t
+- SNIPW (self-normalised IPW; Swaminathan & Joachims, NeurIPS 2015):
+  V = sum_t w_t r_t / sum_t w_t
+- DM (direct method; Beygelzimer & Langford, KDD 2009):
+  V = 1/n sum_t sum_a pi_e(a | x_t) q(x_t, a)
+- DR (doubly robust; Dudik, Langford & Li, ICML 2011):
+  V = 1/n sum_t [sum_a pi_e(a | x_t) q(x_t, a) + w_t (r_t - q(x_t, a_t))]
+
+Each estimate comes with a 95% normal interval from its per-round terms (SNIPW's by the delta
+method), the effective sample size (sum w)^2 / sum w^2 (Kish) and the largest weight; an
+``OPEWarning`` says when fewer than ``MIN_EFFECTIVE_ROUNDS`` rounds effectively count.
+These are the formulas of Open Bandit Pipeline's ``obp.ope`` (Saito et al., 2021).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+ESTIMATORS = ("IPW", "SNIPW", "DM", "DR")
+MIN_EFFECTIVE_ROUNDS = 100
+LEVEL = 0.95
+
+
+class OPEWarning(UserWarning):
+    """An estimate that rests on few effective rounds."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimator's value with its 95% interval, and how many rounds effectively count."""
+
+    estimator: str
+    value: float
+    low: float
+    high: float
+    rounds: int
+    effective_rounds: float
+    max_weight: float
+
+    def covers(self, truth: float) -> bool:
+        return self.low <= truth <= self.high
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """What the estimators read from a log, for one target policy.
+
+    ``target`` and ``model`` are (rounds, actions): the target's probability and the reward
+    model's estimate of each action (zero probability where a round has fewer actions).
+    """
+
+    action: np.ndarray  # (rounds,) the logged action's index
+    reward: np.ndarray  # (rounds,)
+    pscore: np.ndarray  # (rounds,) the logging policy's probability of the logged action
+    target: np.ndarray  # (rounds, actions)
+    model: np.ndarray | None = None  # (rounds, actions)
+
+    def __post_init__(self) -> None:
+        n = len(self.action)
+        if n == 0:
+            raise ValueError("a log with no rounds cannot be evaluated")
+        if self.reward.shape != (n,) or self.pscore.shape != (n,) or self.target.ndim != 2 \
+                or self.target.shape[0] != n:
+            raise ValueError("action, reward and pscore must have one value per round, target one row")
+        if not np.all((self.pscore > 0) & (self.pscore <= 1)):
+            raise ValueError("every propensity must be in (0, 1]")
+        if not np.allclose(self.target.sum(axis=1), 1.0, atol=1e-9) or (self.target < 0).any():
+            raise ValueError("the target policy's probabilities must be >= 0 and sum to 1 per round")
+        if self.model is not None and self.model.shape != self.target.shape:
+            raise ValueError("the reward model needs one estimate per round and action, like target")
+
+    @property
+    def weights(self) -> np.ndarray:
+        return self.target[np.arange(len(self.action)), self.action] / self.pscore
+
+    @property
+    def logged_model(self) -> np.ndarray:
+        return self._need_model()[np.arange(len(self.action)), self.action]
+
+    def _need_model(self) -> np.ndarray:
+        if self.model is None:
+            raise ValueError("DM and DR need a reward model (model=)")
+        return self.model
+
+
+def _estimate(name: str, terms: np.ndarray, weights: np.ndarray, value: float | None = None) -> Estimate:
+    n = len(terms)
+    value = float(terms.mean()) if value is None else value
+    half = norm.ppf(0.5 + LEVEL / 2) * float(terms.std(ddof=1)) / np.sqrt(n) if n > 1 else np.inf
+    total = float(weights.sum())
+    effective = total**2 / float((weights**2).sum()) if total > 0 else 0.0
+    if effective < MIN_EFFECTIVE_ROUNDS and name != "DM":
+        warnings.warn(f"{name}: only {effective:.1f} of {n:,} rounds effectively count (effective "
+                      f"sample size below {MIN_EFFECTIVE_ROUNDS}; largest weight {weights.max():.3g}): "
+                      "the estimate and its interval are unreliable", OPEWarning, stacklevel=3)
+    return Estimate(name, value, value - half, value + half, n, effective, float(weights.max()))
+
+
+def ipw(feedback: Feedback) -> Estimate:
+    w = feedback.weights
+    return _estimate("IPW", w * feedback.reward, w)
+
+
+def snipw(feedback: Feedback) -> Estimate:
+    w = feedback.weights
+    mean_weight = w.mean()
+    if mean_weight == 0:
+        raise ValueError("SNIPW: the target never takes a logged action (every weight is 0)")
+    value = float((w * feedback.reward).sum() / w.sum())
+    # delta method: the influence of round t is w_t (r_t - V) / mean(w)
+    return _estimate("SNIPW", value + w * (feedback.reward - value) / mean_weight, w, value)
+
+
+def dm(feedback: Feedback) -> Estimate:
+    baseline = (feedback.target * feedback._need_model()).sum(axis=1)
+    return _estimate("DM", baseline, feedback.weights)
+
+
+def dr(feedback: Feedback) -> Estimate:
+    w = feedback.weights
+    baseline = (feedback.target * feedback._need_model()).sum(axis=1)
+    return _estimate("DR", baseline + w * (feedback.reward - feedback.logged_model), w)
+
+
+FORMULAS = {"IPW": ipw, "SNIPW": snipw, "DM": dm, "DR": dr}
+
+
+def estimate_all(feedback: Feedback, estimators: tuple[str, ...] = ESTIMATORS) -> dict[str, Estimate]:
+    """Every named estimator's estimate (DM and DR only when ``feedback`` has a reward model)."""
+    unknown = [name for name in estimators if name not in FORMULAS]
+    if unknown:
+        raise ValueError(f"unknown estimator {unknown[0]!r}; estimators: {', '.join(FORMULAS)}")
+    return {name: FORMULAS[name](feedback) for name in estimators
+            if feedback.model is not None or name in ("IPW", "SNIPW")}

@@ -1,0 +1,156 @@
+"""A log folder: ``rounds.parquet``, ``candidates.parquet``, ``log.json`` (the recipe, the counts
+and every file's bytes and sha256), the card ``README.md`` and ``croissant.json``.
+
+It is written atomically like every pushgen output (nothing appears unless all succeeds; an
+existing folder is replaced only with ``force`` and only if it is a pushgen output) and read
+back only through ``log.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pushgen import schemas
+from pushgen._version import __version__
+from pushgen.data.dataset import PARQUET_OPTIONS, atomic_folder
+from pushgen.data.outputs import (
+    DatasetError,
+    check_unlisted,
+    file_listing,
+    files_problem,
+    listed_files,
+    read_json_object,
+)
+from pushgen.ope.log import CANDIDATE_COLUMNS, ROUND_COLUMNS, BanditLog
+from pushgen.publishing.access import resolve_split
+from pushgen.splits import SPLIT_FILE
+
+LOG_FILE = "log.json"
+CARD_FILE = "README.md"
+CROISSANT_FILE = "croissant.json"
+TABLES = {"rounds": "rounds.parquet", "candidates": "candidates.parquet"}
+SUM_TOLERANCE = 1e-9
+
+
+def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
+    """Write ``log`` as a folder at ``out``; returns its description (``log.json``)."""
+    from pushgen.ope.card import log_card, log_croissant
+
+    out = Path(out)
+    split = resolve_split(log.recipe["split"])
+    split_description = read_json_object(split / SPLIT_FILE)
+    with atomic_folder(out, force, keep=(split,)) as work:
+        for name, file in TABLES.items():
+            frame = getattr(log, name)
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), work / file, **PARQUET_OPTIONS)
+        description = {
+            "name": "pushgen bandit log",
+            "pushgen_version": __version__,
+            "recipe": log.recipe,
+            "split_fingerprint": split_description.get("fingerprint"),
+            "split_recipe": split_description.get("recipe"),
+            "rounds": len(log.rounds),
+            "candidate_rows": len(log.candidates),
+            "held": int(log.rounds["held"].sum()),
+            "opened": int(log.rounds["reward"].sum()),
+            "files": file_listing(work),
+        }
+        (work / LOG_FILE).write_text(json.dumps(description, indent=1) + "\n")
+        (work / CARD_FILE).write_text(log_card(log, description))
+        croissant = log_croissant(work, description, TABLES, (LOG_FILE, CARD_FILE))
+        (work / CROISSANT_FILE).write_text(json.dumps(croissant, indent=1) + "\n")
+    return description
+
+
+def is_log_folder(folder: Path) -> bool:
+    return (Path(folder) / LOG_FILE).is_file()
+
+
+def read_description(folder: Path) -> dict:
+    folder = Path(folder)
+    if not is_log_folder(folder):
+        raise DatasetError(f"{folder} is not a pushgen log: no {LOG_FILE}")
+    description = read_json_object(folder / LOG_FILE)
+    for key in ("recipe", "rounds", "files"):
+        if key not in description:
+            raise DatasetError(f"{folder / LOG_FILE} has no {key!r}")
+    return description
+
+
+def read_log(folder: Path) -> BanditLog:
+    """A log folder read back (every file checked against ``log.json`` first)."""
+    folder = Path(folder)
+    description = read_description(folder)
+    listed = listed_files(description, LOG_FILE)
+    check_unlisted(folder, listed, "log", LOG_FILE)
+    if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
+        raise DatasetError(f"{folder}: {problem}")
+    tables = {}
+    for name, file in TABLES.items():
+        if file not in listed:
+            raise DatasetError(f"{folder}: {LOG_FILE} does not list {file}")
+        tables[name] = schemas.apply_dtypes(pq.read_table(folder / file).to_pandas())
+    return BanditLog(tables["rounds"], tables["candidates"], description["recipe"])
+
+
+def validate_log(folder: Path) -> list[str]:
+    """Every problem of a log folder (an empty list: it is valid): its files against ``log.json``,
+    the tables' columns and values, one chosen action per round with the round's propensity, and
+    propensities that sum to 1 per round, hold included."""
+    try:
+        log = read_log(folder)
+    except DatasetError as error:
+        return [str(error)]
+    problems = []
+    rounds, candidates = log.rounds, log.candidates
+    expected = {"rounds": ROUND_COLUMNS, "candidates": CANDIDATE_COLUMNS}
+    for name, frame in (("rounds", rounds), ("candidates", candidates)):
+        missing = [c for c in expected[name] if c not in frame.columns]
+        if missing:
+            return [f"{TABLES[name]} has no column {missing[0]!r}"]
+    for name, frame in (("rounds", rounds), ("candidates", candidates)):
+        empty_allowed = (frame["hold"].to_numpy(dtype=bool) if name == "candidates"
+                         else np.zeros(len(frame), dtype=bool))
+        for f in sorted(set(frame.columns) & set(schemas.fields())):
+            if (frame[f].isna().to_numpy() & ~empty_allowed).any():
+                problems.append(f"{TABLES[name]}: {f} has a value outside its published value set")
+    n = len(rounds)
+    if not np.array_equal(rounds["round_id"].to_numpy(), np.arange(n)):
+        problems.append("rounds.parquet: round_id must number the rounds 0, 1, ... in order")
+        return problems
+    round_id = candidates["round_id"].to_numpy()
+    if len(round_id) and (round_id.min() < 0 or round_id.max() >= n):
+        return [*problems, "candidates.parquet: a round_id that rounds.parquet does not have"]
+    totals = np.bincount(round_id, weights=candidates["propensity"].to_numpy(), minlength=n)
+    off = np.flatnonzero(np.abs(totals - 1) > SUM_TOLERANCE)
+    if len(off):
+        problems.append(f"round {off[0]}: the propensities sum to {totals[off[0]]:.12g}, not 1 "
+                        f"({len(off)} rounds like it)")
+    chosen = candidates[candidates["chosen"].to_numpy(dtype=bool)]
+    if len(chosen) != n or not np.array_equal(np.sort(chosen["round_id"].to_numpy()), np.arange(n)):
+        problems.append("candidates.parquet: every round needs exactly one chosen action")
+    else:
+        chosen = chosen.sort_values("round_id")
+        if not np.array_equal(chosen["slot"].to_numpy(), rounds["slot"].to_numpy()):
+            problems.append("the chosen candidate rows differ from the rounds' slot")
+        if not np.allclose(chosen["propensity"].to_numpy(), rounds["propensity"].to_numpy(), rtol=0, atol=0):
+            problems.append("the chosen candidate rows' propensity differs from the rounds'")
+        if not np.array_equal(chosen["reward"].to_numpy(dtype=np.int64), rounds["reward"].to_numpy(np.int64)):
+            problems.append("the chosen candidate rows' reward differs from the rounds'")
+    for name, frame in (("rounds", rounds), ("candidates", candidates)):
+        p = frame["p_open"].to_numpy(dtype=np.float64)
+        if not ((p >= 0) & (p <= 1)).all():
+            problems.append(f"{TABLES[name]}: p_open outside [0, 1]")
+        propensity = frame["propensity"].to_numpy(dtype=np.float64)
+        if not ((propensity >= 0) & (propensity <= 1)).all():
+            problems.append(f"{TABLES[name]}: propensity outside [0, 1]")
+    if (rounds["propensity"].to_numpy() <= 0).any():
+        problems.append("rounds.parquet: a chosen action with propensity 0")
+    if candidates["reward"].notna().sum() != candidates["chosen"].sum():
+        problems.append("candidates.parquet: a reward on an action that was not chosen")
+    return problems

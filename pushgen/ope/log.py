@@ -1,0 +1,194 @@
+"""Logged bandit feedback: a known stochastic logging policy played in the selection environment,
+as two tables.
+
+- ``rounds``: one row per round (user, time, context): the chosen action (``slot``; ``k`` is
+  hold), its propensity, the sampled reward (1 if opened) and the true P(open) of the chosen
+  notification at the state the logged trajectory had reached;
+- ``candidates``: one row per action of each round (the filled candidate slots and hold, whose
+  notification features are empty): its features, propensity, whether it was chosen, the
+  sampled reward on the chosen row (empty elsewhere) and its true P(open) at that state.
+  Each round's propensities sum to 1, hold included.
+
+The true P(open) columns are the simulator's ground truth (an answer key): they let every
+estimator be checked, and no estimator may read them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from pushgen import schemas
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, codes_frame
+from pushgen.ope.estimators import Feedback
+from pushgen.ope.play import DEFAULT_K, Episode, play
+from pushgen.ope.policies import SelectionPolicy, Slates, logging_policy
+from pushgen.publishing.access import resolve_split
+from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
+
+ROUND_COLUMNS = ("round_id", "user_id", "context_id", "posted_at", *CONTEXT_FEATURES, "candidates", "slot",
+                 "held", "propensity", "reward", "p_open")
+PROPENSITY_BINS = (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
+CANDIDATE_COLUMNS = ("round_id", "slot", "hold", *NOTIFICATION_FEATURES, "propensity", "chosen", "reward",
+                     "p_open")
+
+
+@dataclass
+class BanditLog:
+    """A log's two tables and its recipe (the split, the logging policy and the options)."""
+
+    rounds: pd.DataFrame
+    candidates: pd.DataFrame
+    recipe: dict = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        return int(self.recipe["k"])
+
+    def __len__(self) -> int:
+        return len(self.rounds)
+
+    def slates(self, with_state: bool = False) -> Slates:
+        """The rounds as policies see them (``with_state``: with the candidates' true P(open))."""
+        n, k = len(self.rounds), self.k
+        rows = self.candidates[~self.candidates["hold"].to_numpy()]
+        round_id = rows["round_id"].to_numpy()
+        slot = rows["slot"].to_numpy()
+        candidates = np.zeros((n, k, len(NOTIFICATION_FEATURES)), dtype=np.int64)
+        codes = schemas.frame_codes(rows, NOTIFICATION_FEATURES)
+        for j, f in enumerate(NOTIFICATION_FEATURES):
+            candidates[round_id, slot, j] = codes[f]
+        mask = np.zeros((n, k), dtype=bool)
+        mask[round_id, slot] = True
+        p_open = None
+        if with_state:
+            p_open = np.zeros((n, k))
+            p_open[round_id, slot] = rows["p_open"].to_numpy()
+        return Slates(schemas.frame_codes(self.rounds, CONTEXT_FEATURES), candidates, mask, p_open)
+
+    def action_table(self, column: str) -> np.ndarray:
+        """(rounds, k + 1): a candidates column laid out by round and action (0 where absent)."""
+        out = np.zeros((len(self.rounds), self.k + 1))
+        out[self.candidates["round_id"].to_numpy(), self.candidates["slot"].to_numpy()] = \
+            self.candidates[column].to_numpy(dtype=np.float64)
+        return out
+
+    def target_probabilities(self, policy: SelectionPolicy) -> np.ndarray:
+        """(rounds, k + 1): ``policy``'s probabilities at the logged rounds (a policy that reads
+        the state reads the state the logged trajectory reached)."""
+        return policy.probabilities(self.slates(with_state=policy.reads_state))
+
+    def feedback(self, policy: SelectionPolicy, model: np.ndarray | None = None) -> Feedback:
+        """What the estimators read for the target ``policy``; ``model`` a reward model (rounds, k + 1)."""
+        return Feedback(action=self.rounds["slot"].to_numpy(dtype=np.int64),
+                        reward=self.rounds["reward"].to_numpy(dtype=np.float64),
+                        pscore=self.rounds["propensity"].to_numpy(dtype=np.float64),
+                        target=self.target_probabilities(policy), model=model)
+
+    def frozen_value(self, policy: SelectionPolicy) -> float:
+        """``policy``'s value with the state frozen to the logged trajectory: the mean over rounds of
+        sum_a pi(a | round) P(open of a at the logged state). What IPW estimates without bias."""
+        return float((self.target_probabilities(policy) * self.action_table("p_open")).sum(axis=1).mean())
+
+
+def test_start(split: str | Path) -> np.datetime64:
+    description = json.loads((resolve_split(split) / SPLIT_FILE).read_text())
+    return boundaries(dt.date.fromisoformat(description["recipe"]["start"]),
+                      SplitSpec(**description["split"]))[1]
+
+
+def log_tables(episodes: list[Episode], start: np.datetime64) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rounds and candidates tables of played episodes (rounds numbered in user, time order)."""
+    n = sum(len(e) for e in episodes)
+    k = episodes[0].slates.mask.shape[1] if episodes else DEFAULT_K
+
+    def joined(get) -> np.ndarray:
+        return np.concatenate([get(e) for e in episodes]) if episodes else np.zeros(0)
+
+    contexts = {f: joined(lambda e, f=f: e.slates.contexts[f]).astype(np.int64) for f in CONTEXT_FEATURES}
+    mask = joined(lambda e: e.slates.mask).reshape(n, k).astype(bool)
+    probabilities = joined(lambda e: e.probabilities).reshape(n, k + 1)
+    p_open = joined(lambda e: e.slates.p_open).reshape(n, k)
+    action = joined(lambda e: e.action).astype(np.int64)
+    opened = joined(lambda e: e.opened).astype(bool)
+    seconds = joined(lambda e: e.seconds)
+    rounds = pd.DataFrame({
+        "round_id": np.arange(n, dtype=np.int64),
+        "user_id": joined(lambda e: np.full(len(e), e.user)).astype(np.int64),
+        "context_id": joined(lambda e: e.context_ids).astype(np.int64),
+        "posted_at": start + np.round(seconds * 1000).astype("timedelta64[ms]"),
+    })
+    rounds = pd.concat([rounds, codes_frame(contexts)], axis=1)
+    rounds["candidates"] = mask.sum(axis=1).astype(np.int16)
+    rounds["slot"] = action.astype(np.int16)
+    rounds["held"] = action == k
+    rounds["propensity"] = probabilities[np.arange(n), action]
+    rounds["reward"] = opened.astype(np.int8)
+    rounds["p_open"] = joined(lambda e: e.chosen_p).astype(np.float64)
+
+    allowed = np.column_stack([mask, np.ones(n, dtype=bool)])
+    round_id, slot = np.nonzero(allowed)
+    hold = slot == k
+    candidate_codes = joined(lambda e: e.slates.candidates).reshape(n, k, -1)
+    columns: dict[str, object] = {"round_id": round_id.astype(np.int64), "slot": slot.astype(np.int16),
+                                  "hold": hold}
+    for j, f in enumerate(NOTIFICATION_FEATURES):
+        codes = np.where(hold, -1, candidate_codes[round_id, np.minimum(slot, k - 1), j])
+        columns[f] = feature_column(f, codes)
+    chosen = action[round_id] == slot
+    columns["propensity"] = probabilities[round_id, slot]
+    columns["chosen"] = chosen
+    columns["reward"] = pd.array(np.where(chosen, opened[round_id], 0), dtype="Int8")
+    columns["reward"][~chosen] = pd.NA
+    columns["p_open"] = np.where(hold, 0.0, p_open[round_id, np.minimum(slot, k - 1)])
+    return rounds[list(ROUND_COLUMNS)], pd.DataFrame(columns)[list(CANDIDATE_COLUMNS)]
+
+
+def feature_column(name: str, codes: np.ndarray) -> pd.Series:
+    """A notification feature with its schema dtype; code -1 (hold) is missing."""
+    f = schemas.field(name)
+    if f.is_categorical:
+        return pd.Series(pd.Categorical.from_codes(codes, dtype=f.pandas_dtype()))
+    values = np.asarray(f.values)[np.maximum(codes, 0)]
+    dtype = "boolean" if f.type == "boolean" else "Int64"
+    column = pd.Series(pd.array(values, dtype=dtype))
+    column[codes < 0] = pd.NA
+    return column
+
+
+def log_policy(split: str | Path, policy: str = "uniform", temperature: float | None = None,
+               users: int | list[int] | None = None, k: int = DEFAULT_K, candidate_seed: int = 0,
+               seed: int = 0, stationary: bool = False) -> BanditLog:
+    """Play the logging ``policy`` (``uniform`` or ``softmax`` at ``temperature``) on the split's
+    test users in the selection environment; the rounds and candidates it logged."""
+    chosen = logging_policy(policy, temperature)
+    episodes = play(chosen, split, users, k, candidate_seed, seed, stationary, record_state=True)
+    rounds, candidates = log_tables(episodes, test_start(split))
+    recipe = {"split": str(split), "policy": policy,
+              "temperature": getattr(chosen, "temperature", None), "users": [e.user for e in episodes],
+              "k": k, "candidate_seed": candidate_seed, "seed": seed, "stationary": stationary}
+    return BanditLog(rounds, candidates, recipe)
+
+
+def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) -> pd.DataFrame:
+    """Logged propensities against how often the actions were chosen: the candidate rows binned by
+    propensity, with the mean propensity, the share chosen and its binomial z-score per bin."""
+    propensity = log.candidates["propensity"].to_numpy()
+    chosen = log.candidates["chosen"].to_numpy(dtype=bool)
+    index = np.clip(np.searchsorted(bins, propensity, side="right") - 1, 0, len(bins) - 2)
+    rows = []
+    for b in np.unique(index):
+        inside = index == b
+        count = int(inside.sum())
+        expected = float(propensity[inside].mean())
+        share = float(chosen[inside].mean())
+        sd = float(np.sqrt((propensity[inside] * (1 - propensity[inside])).sum())) / count
+        rows.append({"bin": f"[{bins[b]:g}, {bins[b + 1]:g})", "actions": count,
+                     "mean_propensity": expected, "chosen_share": share,
+                     "z": (share - expected) / sd if sd > 0 else 0.0})
+    return pd.DataFrame(rows)

@@ -1,0 +1,126 @@
+"""Playing a selection policy in ``pushgen/NotificationSelection-v0``, round by round, with the
+state it leaves: what logging and the ground truth share.
+
+Each user of a split's test parts (task 1's and the cold-start users of task 2) is one episode.
+The policy's random numbers come from ``numpy.random.default_rng([seed, user, 1])``, the
+environment's response draws from ``reset(seed=...)`` with a seed spawned from ``[seed, user]``,
+so an episode's actions and rewards depend on nothing but the seed, the user and the options.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pushgen.data.outputs import DatasetError
+from pushgen.envs.spaces import CONTEXT_FEATURES
+from pushgen.ope.policies import SelectionPolicy, Slates, sample
+from pushgen.publishing.access import resolve_split
+from pushgen.splits import SPLIT_FILE
+
+DEFAULT_K = 8
+
+
+@dataclass
+class Episode:
+    """One user's rounds as played: what was offered, the probabilities, the choice and the outcome."""
+
+    user: int
+    task: int
+    context_ids: np.ndarray  # (n,)
+    seconds: np.ndarray  # (n,) from the start of the test months
+    slates: Slates  # contexts, candidates, mask, and p_open (n, k) at the state when recorded
+    probabilities: np.ndarray  # (n, k + 1)
+    action: np.ndarray  # (n,) slot, k = hold
+    opened: np.ndarray  # (n,) the sampled response (False for hold)
+    chosen_p: np.ndarray  # (n,) true P(open) of the chosen action at the state (0 for hold)
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+
+def test_users(split: str | Path) -> list[tuple[int, int]]:
+    """(user, task) of every user of the split's test parts, in user order."""
+    parts = json.loads((resolve_split(split) / SPLIT_FILE).read_text())["parts"]
+    task2 = set(parts.get("task2/test", {}).get("users", []))
+    users = {int(u): 1 for u in parts.get("task1/test", {}).get("users", []) if u not in task2}
+    users.update({int(u): 2 for u in task2})
+    return sorted(users.items())
+
+
+def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple[int, int]]:
+    """The (user, task) pairs to play: all test users, the first ``users`` of them, or these ids."""
+    available = test_users(split)
+    if users is None:
+        return available
+    if isinstance(users, (int, np.integer)) and not isinstance(users, bool):
+        if not 1 <= users <= len(available):
+            raise DatasetError(f"users must be from 1 to {len(available)} (the split's test users); "
+                               f"got {users}")
+        return available[: int(users)]
+    tasks = dict(available)
+    unknown = [u for u in users if u not in tasks]
+    if unknown:
+        raise DatasetError(f"user {unknown[0]!r} is not a test user of the split; test users: "
+                           f"{', '.join(str(u) for u in tasks)}")
+    return [(int(u), tasks[u]) for u in sorted(set(users))]
+
+
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a whole number >= 0; got {seed!r}")
+    return int(seed)
+
+
+def episode_seed(seed: int, user: int) -> int:
+    return int(np.random.SeedSequence([seed, user]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def play(policy: SelectionPolicy, split: str | Path, users: int | list[int] | None = None,
+         k: int = DEFAULT_K, candidate_seed: int = 0, seed: int = 0, stationary: bool = False,
+         record_state: bool = True) -> list[Episode]:
+    """Every chosen user's episode played by ``policy``; with ``record_state`` the true P(open)
+    of every candidate at every round (at the state the episode had reached) is kept."""
+    from pushgen.envs.selection import NotificationSelectionEnv
+
+    seed = check_seed(seed)
+    episodes = []
+    for user, task in choose_users(split, users):
+        env = NotificationSelectionEnv(split, user=user, k=k, candidate_seed=candidate_seed, mode="sampled",
+                                       stationary=stationary, task=task)
+        env.reset(seed=episode_seed(seed, user))
+        offered = env.slates(user)
+        n = len(offered.mask)
+        slates = Slates({f: env.episode.codes[f] for f in CONTEXT_FEATURES}, offered.codes, offered.mask)
+        uniforms = np.random.default_rng([seed, user, 1]).random(n)
+        reads = policy.reads_state
+        probabilities = None if reads else policy.probabilities(slates)
+        planned = None if reads else sample(probabilities, uniforms)
+        if reads:
+            probabilities = np.zeros((n, env.k + 1))
+        p_open = np.zeros((n, env.k)) if (record_state or reads) else None
+        action = np.zeros(n, dtype=np.int64)
+        opened = np.zeros(n, dtype=bool)
+        chosen_p = np.zeros(n)
+        for i in range(n):
+            if p_open is not None:
+                p_open[i] = env.candidate_probabilities(i)
+            if reads:
+                probabilities[i] = policy.probabilities(Slates(
+                    {f: c[i:i + 1] for f, c in slates.contexts.items()}, slates.candidates[i:i + 1],
+                    slates.mask[i:i + 1], p_open[i:i + 1]))[0]
+                action[i] = sample(probabilities[i:i + 1], uniforms[i:i + 1])[0]
+            else:
+                action[i] = planned[i]
+            info = env.step(int(action[i]))[4]
+            opened[i] = info["opened"]
+            chosen_p[i] = info["p_open"]
+        seconds = env.replay.seconds[env.episode.rows]
+        episodes.append(Episode(user, task, env.episode.context_ids.copy(), seconds,
+                                Slates(slates.contexts, slates.candidates, slates.mask, p_open),
+                                probabilities, action, opened, chosen_p))
+        env.close()
+    return episodes

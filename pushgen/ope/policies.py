@@ -1,0 +1,188 @@
+"""Policies of the selection task as probabilities: the logging policies and the target policies.
+
+A round offers ``k`` candidate slots (some may be empty) and hold (action ``k``). A policy
+gives, for a batch of rounds, the probability of each action: a ``(rounds, k + 1)`` array,
+zero on empty slots, each row summing to 1. Logged propensities are these probabilities.
+
+- ``uniform``: every filled slot and hold alike.
+- ``softmax``: pi(a) proportional to exp(q(a) / temperature), q the true P(open) of candidate
+  a at the user's current state and 0 for hold (Open Bandit Pipeline's synthetic logging
+  policy, beta = 1 / temperature). The temperature must be at least ``MIN_TEMPERATURE``: then
+  no action's propensity is below exp(-1 / MIN_TEMPERATURE) = 4.5e-5 times another's.
+- target policies over a ``Scorer`` (a model's open log-odds of each candidate): ``greedy``
+  (its best candidate), ``epsilon_greedy`` (the bandit's exploration: a share epsilon spread
+  over every allowed action), and ``hold_heavy`` (holds with probability ``hold``, else the
+  greedy candidate); ``hold`` always holds.
+
+A policy whose probabilities depend on the state (``reads_state``) is asked round by round,
+with the candidates' true P(open) at the state; the others once per episode.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+MIN_TEMPERATURE = 0.1
+POLICIES = ("uniform", "softmax")
+
+
+@dataclass(frozen=True)
+class Slates:
+    """Rounds as a policy sees them: contexts (feature -> codes (n,)), candidates ``(n, k, 7)``,
+    their ``mask`` ``(n, k)`` and, for the policies that read the state, the candidates' true
+    P(open) ``(n, k)``."""
+
+    contexts: dict[str, np.ndarray]
+    candidates: np.ndarray
+    mask: np.ndarray
+    p_open: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.mask)
+
+    def take(self, index: slice | np.ndarray) -> Slates:
+        return Slates({f: c[index] for f, c in self.contexts.items()}, self.candidates[index],
+                      self.mask[index], None if self.p_open is None else self.p_open[index])
+
+
+class SelectionPolicy(Protocol):
+    name: str
+    reads_state: bool
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        """(rounds, k + 1): the probability of each slot and of hold (last)."""
+
+
+Scorer = Callable[[Slates], np.ndarray]  # slates -> (n, k) scores of the candidates
+
+
+def allowed(slates: Slates) -> np.ndarray:
+    """(n, k + 1) booleans: the filled slots and hold."""
+    return np.column_stack([slates.mask, np.ones(len(slates), dtype=bool)])
+
+
+def check_temperature(temperature: object) -> float:
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(temperature) or temperature < MIN_TEMPERATURE:
+        raise ValueError(f"temperature must be a finite number >= {MIN_TEMPERATURE}; got {temperature!r}")
+    return float(temperature)
+
+
+def check_share(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number from 0 to 1; got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class UniformPolicy:
+    name: str = "uniform"
+    reads_state: bool = False
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        ok = allowed(slates)
+        return ok / ok.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class SoftmaxPolicy:
+    temperature: float = 0.2
+    name: str = "softmax"
+    reads_state: bool = True
+
+    def __post_init__(self) -> None:
+        check_temperature(self.temperature)
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        if slates.p_open is None:
+            raise ValueError("the softmax policy reads the candidates' P(open) at the state (p_open=)")
+        q = np.column_stack([slates.p_open, np.zeros(len(slates))]) / self.temperature
+        q = np.where(allowed(slates), q, -np.inf)
+        weights = np.exp(q - q.max(axis=1, keepdims=True))
+        return weights / weights.sum(axis=1, keepdims=True)
+
+
+def best_candidate(scorer: Scorer, slates: Slates) -> np.ndarray:
+    """(n, k + 1) one-hot: the filled slot with the highest score (the first of ties)."""
+    scores = np.where(slates.mask, scorer(slates), -np.inf)
+    out = np.zeros((len(slates), slates.mask.shape[1] + 1))
+    best = scores.argmax(axis=1)
+    out[np.arange(len(slates)), np.where(slates.mask.any(axis=1), best, slates.mask.shape[1])] = 1.0
+    return out
+
+
+@dataclass(frozen=True)
+class GreedyPolicy:
+    scorer: Scorer
+    name: str = "greedy"
+    reads_state: bool = False
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        return best_candidate(self.scorer, slates)
+
+
+@dataclass(frozen=True)
+class HoldPolicy:
+    """Always hold (send nothing)."""
+
+    name: str = "hold"
+    reads_state: bool = False
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        out = np.zeros((len(slates), slates.mask.shape[1] + 1))
+        out[:, -1] = 1.0
+        return out
+
+
+@dataclass(frozen=True)
+class GreedyMixture:
+    """The greedy candidate, with probability ``share`` the choice of ``other`` instead."""
+
+    scorer: Scorer
+    share: float
+    other: SelectionPolicy
+    name: str
+    reads_state: bool = False
+
+    def __post_init__(self) -> None:
+        check_share(f"{self.name}'s share", self.share)
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        greedy = best_candidate(self.scorer, slates)
+        return (1 - self.share) * greedy + self.share * self.other.probabilities(slates)
+
+
+def EpsilonGreedyPolicy(scorer: Scorer, epsilon: float = 0.1) -> GreedyMixture:
+    """The bandit's exploration: a share ``epsilon`` spread over every allowed action."""
+    return GreedyMixture(scorer, epsilon, UniformPolicy(), "epsilon_greedy")
+
+
+def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
+    """Holds with probability ``hold``, else the greedy candidate."""
+    return GreedyMixture(scorer, hold, HoldPolicy(), "hold_heavy")
+
+
+def logging_policy(name: str, temperature: float | None = None) -> SelectionPolicy:
+    """A logging policy by name (``POLICIES``); ``temperature`` only for softmax."""
+    if name == "uniform":
+        if temperature is not None:
+            raise ValueError("temperature goes with the softmax policy, not uniform")
+        return UniformPolicy()
+    if name == "softmax":
+        return SoftmaxPolicy(0.2 if temperature is None else check_temperature(temperature))
+    raise ValueError(f"unknown logging policy {name!r}; policies: {', '.join(POLICIES)}")
+
+
+def sample(probabilities: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Per row, the action whose cumulative probability interval holds ``uniform`` (inverse CDF)."""
+    cumulative = np.cumsum(probabilities, axis=1)
+    action = (cumulative <= (uniform * cumulative[:, -1])[:, None]).sum(axis=1)
+    # never an action of probability 0 (a float sum at the edge)
+    last = probabilities.shape[1] - 1 - np.argmax(probabilities[:, ::-1] > 0, axis=1)
+    return np.minimum(action, last)
