@@ -8,6 +8,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from envs_split import small_split
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import pushgen
@@ -265,12 +267,24 @@ def test_doing_badly_early_does_not_raise_the_learning_metric():
     learner = np.linspace(0.2, 1.0, 800)
     sandbagger = learner.copy()
     sandbagger[:200] = -1.0  # impossible notifications on purpose in the first quarter
-    honest = metrics.learning(learner, reference)["learning_quarter_gain"]
-    gamed = metrics.learning(sandbagger, reference)["learning_quarter_gain"]
-    assert honest > 0.3 and gamed <= honest + 1e-12
-    assert metrics.learning(reference, reference)["learning_quarter_gain"] == 0.0
-    fixed_better = metrics.learning(reference + 0.3, reference)["learning_quarter_gain"]
-    assert abs(fixed_better) < 1e-9  # a better policy that does not learn still scores 0
+    honest = metrics.learning(learner, reference)
+    gamed = metrics.learning(sandbagger, reference)
+    assert honest["learning_area"] == pytest.approx(np.mean(learner - reference))
+    assert gamed["learning_area"] < honest["learning_area"]
+    assert gamed["learning_quarter_gain"] <= honest["learning_quarter_gain"] + 1e-12
+    assert metrics.learning(reference, reference)["learning_area"] == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1, 2), min_size=8, max_size=200), st.data())
+def test_lowering_any_reward_never_raises_the_learning_area(reward, data):
+    reward = np.array(reward)
+    reference = np.array(data.draw(st.lists(st.floats(-1, 2), min_size=len(reward), max_size=len(reward))))
+    worse = reward.copy()
+    at = data.draw(st.lists(st.integers(0, len(reward) - 1), min_size=1, max_size=len(reward)))
+    worse[at] -= data.draw(st.floats(0, 3))
+    assert (metrics.learning(worse, reference)["learning_area"]
+            <= metrics.learning(reward, reference)["learning_area"] + 1e-12)
 
 
 def test_odd_submissions_and_users_are_named_in_one_line(split, logged):

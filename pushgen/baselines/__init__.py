@@ -2,14 +2,15 @@
 
 ``BASELINES`` names them, in leaderboard order from the lower to the upper bound:
 
-- models that see only public data: ``random``, ``best-fixed-overall`` (task 2's non-learning
-  reference), ``best-fixed-history``, ``rotation`` (a probe with no model and no context: the
-  user's most opened history notifications in turn), ``context-frequency``, ``learned``,
-  ``learned-diverse``, ``bandit``;
-- yardsticks that read the simulated user (``reads_truth``): ``best-fixed-user`` (what ignoring
-  the context costs), ``myopic-oracle``, ``context-blind-oracle`` (the oracle's planner blind
-  to each context: what knowing the context is worth), ``oracle`` and ``upper-bound``, the one
-  row marked as a provable upper bound (a bound computed from the true model, not a policy).
+- models that see only public data: ``random``, ``best-fixed-overall``, ``best-fixed-history``,
+  ``rotation`` (a probe with no model and no context: the user's most opened history
+  notifications in turn), ``context-frequency``, ``learned``, ``learned-diverse``, ``bandit``;
+- yardsticks that read the simulated user (``reads_truth``): ``apps-aware-reference`` (task 2's
+  reference without feedback: the best public notification the user's apps post),
+  ``best-fixed-user`` (what ignoring the context costs), ``myopic-oracle``,
+  ``context-blind-oracle`` (the oracle's planner blind to each context: what knowing the
+  context is worth), ``oracle`` and ``upper-bound``, the one row marked as a provable upper
+  bound (a bound computed from the true model, not a policy).
 
 A user's own model implements the same ``Policy`` interface and runs with
 ``pushgen.benchmark.run_policy``.
@@ -25,7 +26,11 @@ import numpy as np
 from pushgen.baselines.agent import PolicyAgent
 from pushgen.baselines.bandit import ThompsonPolicy
 from pushgen.baselines.base import Policy, Setting, Truth
-from pushgen.baselines.fixed import BestFixedFromHistoryPolicy, BestFixedOverallPolicy
+from pushgen.baselines.fixed import (
+    AppsAwareReferencePolicy,
+    BestFixedFromHistoryPolicy,
+    BestFixedOverallPolicy,
+)
 from pushgen.baselines.frequency import ContextFrequencyPolicy
 from pushgen.baselines.learned import LearnedPolicy
 from pushgen.baselines.oracle import (
@@ -78,6 +83,9 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
     Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",
              LearnedPolicy),
     Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),
+    Baseline("apps-aware-reference", "reference without feedback: the best public notification the "
+             "user's apps post (knows its apps, not its tastes)", AppsAwareReferencePolicy, tasks=(2,),
+             reads_truth=True),
     Baseline("best-fixed-user", "best fixed notification per user (true model, exhaustive search)",
              BestFixedPerUserPolicy, reads_truth=True),
     Baseline("myopic-oracle", "greedy on the true P(open), blind to the state it leaves", myopic_oracle,
@@ -92,6 +100,7 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
 
 __all__ = [
     "BASELINES",
+    "AppsAwareReferencePolicy",
     "Baseline",
     "BestFixedFromHistoryPolicy",
     "BestFixedOverallPolicy",

@@ -12,7 +12,7 @@ from pushgen.replay.metrics import interval
 
 CURVE_BIN = 100  # steps per point of a learning curve
 AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
-            "learning_quarter_gain", "learning_slope_per_1000_steps")
+            "learning_area", "learning_quarter_gain", "learning_slope_per_1000_steps")
 MARKS = ("uses_true_model", "upper_bound")
 
 

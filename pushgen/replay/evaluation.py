@@ -12,8 +12,8 @@ the split's own draws, in both modes, and counts only possible notifications
 (``pushgen.model.feasibility``); ``impossible_share`` is the share of submitted notifications
 that no app of the user could post (never opened). The simulated user's fatigue and habituation
 follow the submitted notifications in time order (``pushgen.replay.scoring``). Task 2's
-learning metric is measured against the split's non-learning reference on the same contexts
-(``pushgen.replay.reference``).
+learning metric is measured against the split's reference without feedback on the same
+contexts (``pushgen.replay.reference``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from pushgen.model.feasibility import is_possible
 from pushgen.replay import metrics
 from pushgen.replay.metrics import CONFIDENCE, HEADINGS, interval
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
-from pushgen.replay.reference import best_fixed_notification
+from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import SubmissionError, check_submission, read_submission
@@ -50,8 +50,9 @@ COLUMNS = {  # metric -> (table heading, format, scale); headings as on the lead
     "response_p95_seconds": ("p95 ms", "{:.3f}", 1000),
     "learning_slope_per_1000_steps": ("slope/1000 steps", "{:+.4f}", 1),
     "learning_quarter_gain": (HEADINGS["learning_quarter_gain"], "{:+.4f}", 1),
+    "learning_area": (HEADINGS["learning_area"], "{:+.4f}", 1),
 }
-LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain")
+LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain", "learning_area")
 MEAN_OVER_USERS, POOLED = "mean over users", "pooled over rows"
 
 
@@ -190,8 +191,7 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     reward = rewards(logged, p_generated, draw, mode)
     opened = draw < p_generated
     if seconds is not None:
-        reference_codes = best_fixed_notification(part.folder)
-        fixed = {f: np.full(len(rows), reference_codes[f]) for f in NOTIFICATION_FEATURES}
+        fixed = apps_aware_reference(part.folder, part.parameters.has_app[part.parameter_rows[rows]])
         reference_reward = rewards(logged, sequence_probabilities(part, rows, fixed), draw, mode)
     generated_open = p_generated if mode == "expected" else opened
     reference = {f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}

@@ -10,10 +10,14 @@
   ``entropy``: per feature, the Shannon entropy of their values divided by log(number of
   published values), so 1 means uniform over every allowed value; averaged over features;
 - response time (task 2): median and 95th percentile of the seconds per decision;
-- learning rate (task 2): the slope of the rolling mean reward against the step (reward per
-  1000 steps), and the mean reward of the last quarter of the steps minus that of the first,
-  both less the same figures of a non-learning reference policy on the same contexts (so a
-  policy that never learns scores about 0 whatever the contexts' drift).
+- learning (task 2): ``learning_area``, the area between the policy's reward curve and that of
+  the reference without feedback (``pushgen.replay.reference.apps_aware_reference``: the best
+  public notification the user's apps can post) on the same contexts, per step: the mean of
+  reward - reference reward. Every step counts with the same weight, so doing worse at any
+  step, early ones included, can only lower it. Beside it, as descriptions of the curve's
+  shape: the slope of the rolling mean reward against the step (reward per 1000 steps) and
+  the mean reward of the last quarter of the steps minus that of the first, both less the
+  reference's.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the le
     "impossible_share": "impossible",
     "entropy": "entropy",
     "distinct_ratio": "distinct ratio",
-    "learning_quarter_gain": "learning",
+    "learning_area": "learning",
+    "learning_quarter_gain": "quarter gain",
 }
 
 
@@ -95,13 +100,14 @@ def learning(reward: np.ndarray, reference: np.ndarray | None = None,
              window: int = ROLLING_WINDOW) -> dict[str, float]:
     """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain.
 
-    With ``reference`` (a non-learning policy's rewards on the same contexts), both less the
-    reference's, and the quarter gain is at most how far the last quarter ends above the
-    reference's last quarter: doing badly early cannot raise it, only ending better can.
+    With ``reference`` (the rewards without feedback on the same contexts), both less the
+    reference's, the quarter gain at most how far the last quarter ends above the reference's
+    last quarter, and ``learning_area``: the mean over steps of reward - reference.
     """
     if reference is not None:
         mine, theirs = learning(reward, None, window), learning(reference, None, window)
         out = {key: mine[key] - theirs[key] for key in mine}
+        out["learning_area"] = float(np.mean(reward - reference)) if len(reward) else float("nan")
         quarter = len(reward) // 4
         if quarter:
             ahead_at_the_end = float(np.mean(reward[-quarter:]) - np.mean(reference[-quarter:]))
