@@ -14,7 +14,11 @@ import pytest
 import pushgen
 from pushgen.baselines import BASELINES, ThompsonPolicy
 from pushgen.baselines.attacks import SabotagedPolicy
+from pushgen.baselines.candidates import notification_matrix
 from pushgen.benchmark import run_baseline, run_policy, task_data
+from pushgen.benchmark.runner import score
+from pushgen.benchmark.summary import user_metrics
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.replay.metrics import learning
 from pushgen.schemas import CONTEXT_FEATURES
 
@@ -97,6 +101,32 @@ def test_task2_learning_beats_the_reference_and_sabotage_does_not_pay(task2, cla
     assert np.abs(area["reference"]).max() < 1e-12
     assert (area["sabotage"] <= area["bandit"]).all(), area
     assert all((~r.possible[:len(r.possible) // 4]).all() for r in sabotage)
+
+
+def test_sprinkling_each_value_of_the_history_buys_distinct_values_but_no_useful_variety(task1, claims):
+    users = task1.users[:claims.users]
+    runs = run_baseline(task1, 1, BASELINES["learned"], users=users)
+    episodes = task1.episodes(users)
+    generated = np.zeros((len(task1.part.user_ids), len(NOTIFICATION_FEATURES)), dtype=np.int64)
+    rng = np.random.default_rng(0)
+    for run in runs:
+        history = notification_matrix(task1.history(run.user_id))
+        extra = np.array([history[np.flatnonzero(history[:, j] == value)[0]]
+                          for j in range(history.shape[1]) for value in np.unique(history[:, j])])
+        rows = episodes.rows(run.user_id)
+        mine = run.generated.copy()
+        mine[rng.choice(len(rows), size=len(extra), replace=False)] = extra
+        generated[rows] = mine
+    sprinkled = score(episodes, generated, "expected", {}, np.zeros(len(task1.part.user_ids)))
+    honest = [user_metrics(run, "expected", 1) for run in runs]
+    gamed = [user_metrics(run, "expected", 1) for run in sprinkled]
+    def average(runs, key):
+        return float(np.mean([r[key] for r in runs]))
+
+    assert average(gamed, "mean_reward") < average(honest, "mean_reward")
+    assert average(gamed, "distinct_ratio") > average(honest, "distinct_ratio") + 0.1
+    assert all(g["useful_variety"] <= h["useful_variety"] for g, h in zip(gamed, honest, strict=True))
+    assert average(honest, "useful_variety") > 0.2
 
 
 def test_models_read_contexts_only_in_the_test_parts(claims):

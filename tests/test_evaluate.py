@@ -250,6 +250,44 @@ def test_diversity_metrics():
     assert metrics.entropy(generated, np.zeros(4, dtype=bool)) == 0.0
 
 
+def test_useful_variety_counts_values_by_the_opens_they_bring_above_the_logged_rate():
+    logged = np.array([True, False] * 100)  # logged open rate 0.5, 100 opens: a value needs 1.0 excess
+    p_open = np.full(200, 0.9)
+    p_open[:10] = 0.55  # value 2 of priority: 10 x 0.05 = 0.5 excess, not enough
+    priority = np.where(np.arange(200) < 10, 2, np.arange(200) % 2)
+    generated = {"priority": priority}
+    reference = {"priority": np.array([0, 1, 2, 3])}
+    possible = np.ones(200, dtype=bool)
+    assert metrics.useful_variety(generated, p_open, possible, logged, reference) == pytest.approx(2 / 4)
+    p_open[:10] = 0.7  # 10 x 0.2 = 2.0 excess: now it counts
+    assert metrics.useful_variety(generated, p_open, possible, logged, reference) == pytest.approx(3 / 4)
+    assert metrics.useful_variety(generated, p_open, ~possible, logged, reference) == 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_sprinkling_rare_values_never_raises_useful_variety(data):
+    n = data.draw(st.integers(50, 300))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    logged = rng.random(n) < data.draw(st.floats(0.1, 0.9))
+    p_open = rng.random(n)
+    generated = {"subject": rng.integers(0, 5, n), "priority": rng.integers(0, 3, n)}
+    reference = {"subject": rng.integers(0, 40, n), "priority": rng.integers(0, 6, n)}
+    possible = rng.random(n) < 0.9
+    before = metrics.useful_variety(generated, p_open, possible, logged, reference)
+    # each sprinkled value is new, in fewer contexts than can bring the excess a value needs
+    most = int(metrics.MIN_OPEN_SHARE * max(logged.sum(), 1) / (1 - logged.mean()) - 1e-9)
+    k = data.draw(st.integers(0, max(0, min(most, n))))
+    at = rng.choice(n, size=k, replace=False)
+    sprinkled = {"subject": generated["subject"].copy(), "priority": generated["priority"].copy()}
+    sprinkled["subject"][at] = 5 + rng.integers(0, 30, k)
+    sprinkled["priority"][at] = 3 + rng.integers(0, 3, k)
+    p_after, possible_after = p_open.copy(), possible.copy()
+    p_after[at], possible_after[at] = 1.0, True
+    after = metrics.useful_variety(sprinkled, p_after, possible_after, logged, reference)
+    assert after <= before + 1e-12
+
+
 def test_time_and_learning_metrics():
     times = metrics.response_time(np.arange(1, 101, dtype=float))
     assert times == {"response_p50_seconds": 50.5, "response_p95_seconds": pytest.approx(95.05)}

@@ -32,7 +32,8 @@ TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context 
 MD_COLUMNS = {  # column -> (heading, format)
     column: (HEADINGS[column], spec) for column, spec in (
         ("generated_open_rate", "{:.3f}"), ("logged_open_rate", "{:.3f}"), ("impossible_share", "{:.3f}"),
-        ("entropy", "{:.3f}"), ("distinct_ratio", "{:.3f}"), ("learning_area", "{:+.3f}"))
+        ("entropy", "{:.3f}"), ("distinct_ratio", "{:.3f}"), ("useful_variety", "{:.3f}"),
+        ("learning_area", "{:+.3f}"))
 }
 BOUND_MARK = "**[upper bound]**"
 TRUTH_MARK = "*"

@@ -12,6 +12,7 @@ from pushgen.replay.metrics import interval
 
 CURVE_BIN = 100  # steps per point of a learning curve
 AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
+            "useful_variety",
             "learning_area", "learning_quarter_gain", "learning_slope_per_1000_steps")
 MARKS = ("uses_true_model", "upper_bound")
 
@@ -26,6 +27,8 @@ def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
         "impossible_share": float(1.0 - run.possible.mean()) if len(run.possible) else float("nan"),
         "distinct_ratio": metrics.distinct_ratio(generated, counted, as_codes(run.logged)),
         "entropy": metrics.entropy(generated, counted),
+        "useful_variety": metrics.useful_variety(generated, run.p_open, run.possible, run.logged_opened,
+                                                 as_codes(run.logged)),
     }
     if task == 2:
         scores.update(metrics.learning(run.reward, run.reference_reward))

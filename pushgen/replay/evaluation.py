@@ -46,6 +46,7 @@ COLUMNS = {  # metric -> (table heading, format, scale); headings as on the lead
     "impossible_share": (HEADINGS["impossible_share"], "{:.4f}", 1),
     "distinct_ratio": (HEADINGS["distinct_ratio"], "{:.4f}", 1),
     "entropy": (HEADINGS["entropy"], "{:.4f}", 1),
+    "useful_variety": (HEADINGS["useful_variety"], "{:.4f}", 1),
     "response_p50_seconds": ("p50 ms", "{:.3f}", 1000),
     "response_p95_seconds": ("p95 ms", "{:.3f}", 1000),
     "learning_slope_per_1000_steps": ("slope/1000 steps", "{:+.4f}", 1),
@@ -208,6 +209,9 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
                 {f: c[own] for f, c in codes.items()}, opened[own] & possible[own],
                 {f: c[own] for f, c in reference.items()}),
             "entropy": metrics.entropy({f: c[own] for f, c in codes.items()}, opened[own] & possible[own]),
+            "useful_variety": metrics.useful_variety(
+                {f: c[own] for f, c in codes.items()}, p_generated[own], possible[own], logged[own],
+                {f: c[own] for f, c in reference.items()}),
         }
         if seconds is not None:
             scores.update(metrics.response_time(seconds[own]))
@@ -219,6 +223,7 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     overall["impossible_share"] = float(1.0 - possible.mean()) if len(possible) else float("nan")
     overall["distinct_ratio"] = float(table["distinct_ratio"].mean())
     overall["entropy"] = float(table["entropy"].mean())
+    overall["useful_variety"] = float(table["useful_variety"].mean())
     if seconds is not None:
         overall.update(metrics.response_time(seconds))
         for key in LEARNING:

@@ -9,6 +9,14 @@
   possible notifications are passed in, so values no app could post add nothing.
   ``entropy``: per feature, the Shannon entropy of their values divided by log(number of
   published values), so 1 means uniform over every allowed value; averaged over features;
+  ``useful_variety``: the distinct ratio of the values that earn their place. Each generated
+  possible notification opened more likely than the user's logged open rate in the same
+  contexts brings its excess, P(open) - that rate, to each of its values; a value counts once
+  its excess reaches ``MIN_OPEN_SHARE`` of the logged opens. Every notification brings >= 0 and
+  at most 1 - the rate, so a value sent in fewer contexts than that share of the logged opens
+  can never count (sprinkling rare values adds nothing), a value sent often but opened less
+  than the logged ones counts neither, and replacing a notification never raises another
+  value's excess;
 - response time (task 2): median and 95th percentile of the seconds per decision;
 - learning (task 2): ``learning_area``, the area between the policy's reward curve and that of
   the reference without feedback (``pushgen.replay.reference.apps_aware_reference``: the best
@@ -27,6 +35,7 @@ import numpy as np
 from pushgen import schemas
 
 ROLLING_WINDOW = 100
+MIN_OPEN_SHARE = 0.01  # of the logged opens: the excess opens a value must bring to count as useful
 CONFIDENCE = 0.95  # of the interval across users that goes with every headline score
 HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the leaderboard)
     "mean_reward": "mean reward",
@@ -35,6 +44,7 @@ HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the le
     "impossible_share": "impossible",
     "entropy": "entropy",
     "distinct_ratio": "distinct ratio",
+    "useful_variety": "useful variety",
     "learning_area": "learning",
     "learning_quarter_gain": "quarter gain",
 }
@@ -71,6 +81,25 @@ def distinct_ratio(generated: dict[str, np.ndarray], opened: np.ndarray,
     """Mean over features of distinct opened generated values / distinct reference values."""
     ratios = [min(1.0, len(np.unique(codes[opened])) / max(1, len(np.unique(reference[f]))))
               for f, codes in generated.items()]
+    return float(np.mean(ratios)) if ratios else float("nan")
+
+
+def useful_variety(generated: dict[str, np.ndarray], p_open: np.ndarray, possible: np.ndarray,
+                   logged_opened: np.ndarray, reference: dict[str, np.ndarray],
+                   min_share: float = MIN_OPEN_SHARE) -> float:
+    """Mean over features of the distinct useful generated values / distinct reference values
+    (capped at 1): a value is useful when its possible notifications' P(open) in excess of the
+    logged open rate sum to at least ``min_share`` of the logged opens."""
+    if not len(p_open):
+        return float("nan")
+    rate = float(np.mean(logged_opened))
+    excess = np.where(possible, np.maximum(np.asarray(p_open, dtype=np.float64) - rate, 0.0), 0.0)
+    least = min_share * max(float(np.sum(logged_opened)), 1.0)
+    ratios = []
+    for f, codes in generated.items():
+        brought = np.bincount(codes, weights=excess, minlength=len(schemas.values(f)))
+        useful = int(((brought >= least) & (brought > 0)).sum())
+        ratios.append(min(1.0, useful / max(1, len(np.unique(reference[f])))))
     return float(np.mean(ratios)) if ratios else float("nan")
 
 
