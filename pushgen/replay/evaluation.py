@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +29,7 @@ import pandas as pd
 
 from pushgen.model.feasibility import is_possible
 from pushgen.replay import metrics
-from pushgen.replay.metrics import CONFIDENCE, HEADINGS, interval
+from pushgen.replay.metrics import CONFIDENCE, HEADINGS, PAIRED_REFERENCES, interval, paired
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
@@ -71,6 +71,40 @@ class Evaluation:
     mode: str
     per_user: pd.DataFrame  # index: user_id; columns: metric names
     overall: dict[str, float]  # pooled over rows
+    fingerprint: str = ""  # of the split
+    paired: dict | None = None  # the paired comparison with a leaderboard row (``paired_with``)
+
+    def paired_with(self, results: str | Path, reference: str | None = None) -> Evaluation:
+        """This evaluation with its paired comparison against the row ``reference`` (default: the
+        task's leaderboard reference) of the benchmark results folder ``results`` (written by
+        ``pushgen benchmark`` on the same split, mode and users): the mean of the per-user
+        differences of the mean reward, its 95% t-interval and the paired t-test's p, as the
+        leaderboard shows them."""
+        folder = Path(results)
+        reference = reference or PAIRED_REFERENCES[self.task]
+        try:
+            meta = json.loads((folder / "benchmark.json").read_text())
+            table = pd.read_csv(folder / "per_user.csv")
+        except (OSError, ValueError) as error:
+            raise SubmissionError(f"--paired-with {folder}: not a benchmark results folder "
+                                  f"(benchmark.json and per_user.csv): {error}") from None
+        if meta.get("fingerprint") != self.fingerprint or meta.get("mode") != self.mode:
+            raise SubmissionError(f"--paired-with {folder}: its results are of split "
+                                  f"{meta.get('split')} ({str(meta.get('fingerprint'))[:16]}), mode "
+                                  f"{meta.get('mode')}; this evaluation is of {self.split} "
+                                  f"({self.fingerprint[:16]}), mode {self.mode}")
+        rows = table[(table["task"] == self.task) & (table["baseline"] == reference)]
+        if rows.empty:
+            names = sorted(set(table.loc[table["task"] == self.task, "baseline"]))
+            raise SubmissionError(f"--reference {reference!r} has no task {self.task} results in {folder}; "
+                                  f"choose from {', '.join(names) or 'none'}")
+        theirs = rows.set_index("user_id")["mean_reward"]
+        missing = [int(u) for u in self.per_user.index if u not in theirs.index]
+        if missing:
+            raise SubmissionError(f"--paired-with {folder}: {reference} has no result for user {missing[0]}")
+        mine = self.per_user["mean_reward"].to_numpy(dtype=np.float64)
+        comparison = paired(mine, theirs.loc[self.per_user.index].to_numpy(dtype=np.float64))
+        return replace(self, paired={"reference": reference, "results": str(folder), **comparison})
 
     @property
     def score(self) -> dict[str, float]:
@@ -94,6 +128,7 @@ class Evaluation:
             "task": self.task,
             "mode": self.mode,
             "score": {k: clean(v) for k, v in self.score.items()},
+            **({"paired": {k: clean(v) for k, v in self.paired.items()}} if self.paired else {}),
             "mean_over_users": {k: clean(v) for k, v in self.mean_over_users.items()},
             "pooled_over_rows": {k: clean(v) for k, v in self.overall.items()},
             "users": [{"user_id": int(user), **{k: clean(float(v)) if k != "steps" else int(v)
@@ -108,8 +143,17 @@ class Evaluation:
         score = self.score
         ci = ("no interval with one user" if not math.isfinite(score["ci_low"])
               else f"{CONFIDENCE:.0%} interval [{score['ci_low']:.4f}, {score['ci_high']:.4f}]")
-        return (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
+        line = (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
                 f"averaged over the {score['users']} users (as the leaderboard ranks)")
+        if not self.paired:
+            return line
+        compared = self.paired
+        low, high = compared["low"], compared["high"]
+        interval_text = (f", {CONFIDENCE:.0%} interval [{low:+.4f}, {high:+.4f}]" if math.isfinite(low)
+                         else "")
+        p = "" if not math.isfinite(compared["p"]) else f", paired t-test p = {compared['p']:.2g}"
+        return (f"{line}\nvs {compared['reference']}, paired over the same users: "
+                f"{compared['difference']:+.4f}{interval_text}{p}")
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
         keys = [k for k in COLUMNS if k in self.overall]
@@ -228,4 +272,6 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         overall.update(metrics.response_time(seconds))
         for key in LEARNING:
             overall[key] = float(table[key].mean())
-    return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall)
+    fingerprint = json.loads((part.folder / "split.json").read_text()).get("fingerprint", "")
+    return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall,
+                      fingerprint=fingerprint)

@@ -37,6 +37,7 @@ from pushgen import schemas
 ROLLING_WINDOW = 100
 MIN_OPEN_SHARE = 0.01  # of the logged opens: the excess opens a value must bring to count as useful
 CONFIDENCE = 0.95  # of the interval across users that goes with every headline score
+PAIRED_REFERENCES = {1: "learned", 2: "bandit"}  # task -> the leaderboard row others are paired with
 HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the leaderboard)
     "mean_reward": "mean reward",
     "generated_open_rate": "open rate",
@@ -62,6 +63,30 @@ def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float,
         return float(values.mean()), float(values.mean())
     low, high = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=sem)
     return float(low), float(high)
+
+
+def paired(values: np.ndarray, reference: np.ndarray, confidence: float = CONFIDENCE) -> dict[str, float]:
+    """The paired comparison of two policies on the same users: the mean of the per-user
+    differences ``values - reference``, its t-interval, and the two-sided p-value of the
+    paired t-test (NaN with fewer than 2 users)."""
+    from scipy import stats
+
+    difference = np.asarray(values, dtype=np.float64) - np.asarray(reference, dtype=np.float64)
+    low, high = interval(difference, confidence)
+    mean = float(difference.mean()) if len(difference) else float("nan")
+    if len(difference) < 2:
+        p = float("nan")
+    elif stats.sem(difference) == 0:
+        p = 1.0 if mean == 0 else 0.0
+    else:
+        p = float(stats.ttest_1samp(difference, 0.0).pvalue)
+    return {"difference": mean, "low": low, "high": high, "p": p}
+
+
+def separated(comparison: dict[str, float]) -> bool:
+    """Whether a paired comparison's interval excludes 0."""
+    low, high = comparison["low"], comparison["high"]
+    return bool(np.isfinite(low) and (low > 0 or high < 0))
 
 
 def performance(reward: np.ndarray, generated_open: np.ndarray,
