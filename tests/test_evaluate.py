@@ -67,7 +67,7 @@ def test_logged_submission_scores_the_logged_outcome_in_sampled_mode(split, test
 
 def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
     truth = (pq.read_table(resolve_split(split) / "scorer" / "ground_truth" / "engagement_rows.parquet")
-             .to_pandas().set_index("notification_id").loc[test_part["context_id"]])
+             .to_pandas().set_index("notification_id").loc[test_part["notification_id"]])
     p = truth["p_open"].to_numpy()
     opened = (test_part["action"] == "opened").to_numpy()
     result = pushgen.evaluate(split, submission=logged)
@@ -77,7 +77,7 @@ def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
     assert result.overall["generated_open_rate"] == pytest.approx(p.mean(), rel=1e-5)
 
 
-def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
+def test_cli_table_json_and_user_subset(split, test_part, logged, tmp_path, capsys):
     path = tmp_path / "logged.csv"
     logged.to_csv(path, index=False)
     code, out, _ = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path),
@@ -99,7 +99,7 @@ def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
                        "--user", "1", "--json")
     document = json.loads(out)
     assert code == 0 and [u["user_id"] for u in document["users"]] == [1]
-    assert document["pooled_over_rows"]["steps"] == int((logged["context_id"] // 10_000_000 == 1).sum())
+    assert document["pooled_over_rows"]["steps"] == int((test_part["user_id"] == 1).sum())
     assert document["score"]["users"] == 1 and document["score"]["ci_low"] is None
     assert document["score"]["mean_reward"] == document["users"][0]["mean_reward"]
     assert document["mode"] == "expected" and document["task"] == 1
@@ -223,12 +223,12 @@ def test_other_user_errors_are_one_line(split, logged, tmp_path, capsys):
     assert code == 2 and "missing column 'decision_seconds'" in err
 
 
-def test_python_api_errors(split, logged):
+def test_python_api_errors(split, test_part, logged):
     with pytest.raises(SubmissionError, match="mode must be one of expected, sampled"):
         pushgen.evaluate(split, submission=logged, mode="mean")
     with pytest.raises(DatasetError, match="task must be 1 or 2"):
         pushgen.evaluate(split, task=3, submission=logged)
-    subset = pushgen.evaluate(split, submission=logged[logged["context_id"] // 10_000_000 == 2], users=2)
+    subset = pushgen.evaluate(split, submission=logged[(test_part["user_id"] == 2).to_numpy()], users=2)
     assert list(subset.per_user.index) == [2]
 
 

@@ -54,6 +54,7 @@ COLUMNS = {  # metric -> (table heading, format, scale); headings as on the lead
     "learning_area": (HEADINGS["learning_area"], "{:+.4f}", 1),
 }
 LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain", "learning_area")
+NOT_PRINTED = ("learning_quarter_gain",)  # in the JSON only: early failures on purpose can raise it
 MEAN_OVER_USERS, POOLED = "mean over users", "pooled over rows"
 
 
@@ -156,7 +157,7 @@ class Evaluation:
                 f"{compared['difference']:+.4f}{interval_text}{p}")
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
-        keys = [k for k in COLUMNS if k in self.overall]
+        keys = [k for k in COLUMNS if k in self.overall and k not in NOT_PRINTED]
         header = ["user", *(COLUMNS[k][0] for k in keys)]
         rows = [[str(user), *(_format(k, row[k]) for k in keys)]
                 for user, row in self.per_user.iterrows()]
