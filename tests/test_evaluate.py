@@ -17,6 +17,7 @@ from pushgen import schemas
 from pushgen.cli import main
 from pushgen.data.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, record_run
+from pushgen.envs.recording import DECISION_FLOOR_SECONDS
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.publishing.access import resolve_split
 from pushgen.replay import metrics
@@ -129,6 +130,25 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     p = run["p_open"].to_numpy()
     want = np.where(logged_opened, 2 * p - 1, 2 * p).sum()
     assert expected.overall["total_reward"] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("claimed", [0.0, 5e-8])
+def test_a_recording_claiming_less_than_the_measurable_decision_time_is_refused(split, tmp_path, capsys,
+                                                                               claimed):
+    env = gym.make(GENERATION_ID, split=split, task=2, user=3)
+    env.action_space.seed(0)
+    history = record_run(env, lambda observation, info: env.action_space.sample(), tmp_path / "run.parquet",
+                         seed=0)
+    assert history.decision_seconds.min() >= DECISION_FLOOR_SECONDS  # measured: above the floor
+    run = pd.read_parquet(tmp_path / "run.parquet")
+    assert pushgen.evaluate(split, task=2, submission=run, users=3).overall["steps"] == len(run)
+    run.loc[7, "decision_seconds"] = claimed
+    run.to_parquet(tmp_path / "claimed.parquet")
+    code, out, err = cli(capsys, "evaluate", "--split", str(split), "--task", "2", "--submission",
+                         str(tmp_path / "claimed.parquet"), "--user", "3")
+    assert code == 2 and out == "" and err.strip().count("\n") == 0 and "Traceback" not in err
+    assert f"context {run.loc[7, 'context_id']} claims {claimed:.3g} s, below the 1e-07 s" in err
+    assert "pushgen.envs.record_run" in err
 
 
 def mutate(frame: pd.DataFrame, how: str) -> pd.DataFrame:

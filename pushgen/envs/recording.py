@@ -1,4 +1,14 @@
-"""Record a task 2 run: play one episode with a policy and save its history for the evaluator."""
+"""Record a task 2 run: play one episode with a policy and save its history for the evaluator.
+
+Decision times are measured by the environment, not claimed by the policy: each step's
+``decision_seconds`` is the time between the environment handing out a context and
+receiving the answer to it, the policy's own work and the runner's call into it together.
+That time has a floor: no Python call from the runner to a policy and back returns in less
+than ``DECISION_FLOOR_SECONDS`` (a bare Python function call alone takes about 50 ns on a
+current CPU; a step through the environment and its gymnasium wrappers takes about 1 µs). A
+recording that claims less for any step was not measured by the runner, and the evaluator
+refuses it (``check_decision_seconds``).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from pushgen.envs.history import History
+from pushgen.replay.submission import TIMING, SubmissionError
 
 Policy = Callable[[dict[str, int], dict[str, Any]], dict[str, int]]
+DECISION_FLOOR_SECONDS = 1e-7
 
 
 def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None = None,
@@ -28,3 +41,15 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     history: History = env.unwrapped.history
     history.save(path)
     return history
+
+
+def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None:
+    """``SubmissionError`` naming the first context whose recorded decision time is below the
+    floor a runner can measure (``seconds`` and ``context_ids`` in the same order)."""
+    below = np.flatnonzero(np.asarray(seconds, dtype=np.float64) < DECISION_FLOOR_SECONDS)
+    if len(below):
+        k = int(below[0])
+        raise SubmissionError(
+            f"column {TIMING!r}: context {int(context_ids[k])} claims {float(seconds[k]):.3g} s, below the "
+            f"{DECISION_FLOOR_SECONDS:.0e} s that any decision measured by pushgen's runner takes; "
+            "record the run with pushgen.envs.record_run, which measures each decision")

@@ -230,6 +230,10 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     frame = submission if isinstance(submission, pd.DataFrame) else read_submission(submission)
     codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
                                       timed=task == 2)
+    if seconds is not None:
+        from pushgen.envs.recording import check_decision_seconds
+
+        check_decision_seconds(seconds, part.context_ids[rows])
     p_generated = sequence_probabilities(part, rows, codes)
     possible = is_possible_rows(part, rows, codes)
     draw = part.truth.draw[rows]
