@@ -46,6 +46,14 @@ def test_cli_writes_the_results_folder(folder):
     assert (oracle["rank"] == 2).all() and oracle["uses_true_model"].all()
     text = (folder / "leaderboard.md").read_text()
     assert "**[upper bound]**" in text and text.count("**[upper bound]**") == 3  # legend + 2 tasks
+    score = board.set_index(["task", "baseline"])["mean_reward"]
+    worth = score[(1, "oracle")] - score[(1, "context-blind-oracle")]
+    prose = " ".join(text.split())
+    assert worth > 0 and f"The context is worth {worth:.3f}: the oracle's lead" in prose
+    models = board[(board["task"] == 1) & ~board["uses_true_model"] & (board["baseline"] != "rotation")]
+    best = models.sort_values("mean_reward").iloc[-1]
+    below = best["mean_reward"] - score[(1, "rotation")]
+    assert f"`rotation` scores {below:.3f} below the best model, `{best['baseline']}`" in prose
     task2 = [name for name, b in BASELINES.items() if 2 in b.tasks]
     curves = pd.read_csv(folder / "curves.csv")
     assert set(curves["baseline"]) == set(task2) and (curves["task"] == 2).all()

@@ -16,6 +16,7 @@ import math
 import platform
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pushgen._version import __version__
@@ -128,8 +129,34 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
                  *(_paired(row) if reference else []),
                  *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)] for _, row in part.iterrows()]
         lines += ["", f"## {TASK_TITLES[task]}", "", _users(int(part["users"].iloc[0])), "",
-                  markdown_table(header, rows, right=[i != 2 for i in range(len(header))])]
+                  markdown_table(header, rows, right=[i != 2 for i in range(len(header))]),
+                  *gaps(part)]
     return "\n".join(lines) + "\n"
+
+
+PROBES = ("rotation",)  # rows that probe the benchmark, not models to beat
+
+
+def gaps(board: pd.DataFrame) -> list[str]:
+    """The gaps the benchmark stands on, quoted under a task's table: what the context is worth
+    (the oracle over its context-blind self and over the best fixed notification per user),
+    and how far the context-free probe falls below the best model."""
+    score = dict(zip(board["baseline"], board["mean_reward"], strict=True))
+    said = []
+    if "oracle" in score and "context-blind-oracle" in score:
+        worth = score["oracle"] - score["context-blind-oracle"]
+        fixed = (f", and {score['oracle'] - score['best-fixed-user']:.3f} over the best fixed "
+                 "notification per user" if "best-fixed-user" in score else "")
+        said.append(f"The context is worth {worth:.3f}: the oracle's lead over the oracle blind to "
+                    f"the context{fixed}.")
+    truth = board["uses_true_model"] if "uses_true_model" in board else pd.Series(False, index=board.index)
+    models = board[~truth.astype(bool) & ~board["baseline"].isin(PROBES)]
+    for probe in PROBES:
+        if probe in score and len(models):
+            best = models.iloc[int(np.argmax(models["mean_reward"].to_numpy()))]
+            said.append(f"The context-free probe `{probe}` scores {best['mean_reward'] - score[probe]:.3f} "
+                        f"below the best model, `{best['baseline']}`.")
+    return ["", " ".join(said)] if said else []
 
 
 def _paired(row: pd.Series) -> list[str]:
