@@ -40,7 +40,8 @@ def write_plots(board: pd.DataFrame, curves: pd.DataFrame, labels: dict[str, str
                          reference="logged_open_rate"))
     written.append(_bars(plt, board, labels, folder / "diversity.png",
                          [("entropy", "entropy of opened generated notifications"),
-                          ("distinct_ratio", "distinct values / distinct in the logged ones")]))
+                          ("distinct_ratio", "distinct values / distinct in the logged ones"),
+                          ("useful_variety", "useful variety: distinct values that bring opens")]))
     return written
 
 
