@@ -7,7 +7,7 @@ That time has a floor: no Python call from the runner to a policy and back retur
 than ``DECISION_FLOOR_SECONDS`` (a bare Python function call alone takes about 50 ns on a
 current CPU; a step through the environment and its gymnasium wrappers takes about 1 µs). A
 recording that claims less for any step was not measured by the runner, and the evaluator
-refuses it (``check_decision_seconds``).
+refuses it (``pushgen.replay.evaluation.check_decision_seconds``).
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 
 from pushgen.envs.history import History
-from pushgen.replay.submission import TIMING, SubmissionError
+from pushgen.replay.evaluation import DECISION_FLOOR_SECONDS
 
 Policy = Callable[[dict[str, int], dict[str, Any]], dict[str, int]]
-DECISION_FLOOR_SECONDS = 1e-7
+__all__ = ["DECISION_FLOOR_SECONDS", "Policy", "record_run"]
 
 
 def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None = None,
@@ -41,15 +40,3 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     history: History = env.unwrapped.history
     history.save(path)
     return history
-
-
-def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None:
-    """``SubmissionError`` naming the first context whose recorded decision time is below the
-    floor a runner can measure (``seconds`` and ``context_ids`` in the same order)."""
-    below = np.flatnonzero(np.asarray(seconds, dtype=np.float64) < DECISION_FLOOR_SECONDS)
-    if len(below):
-        k = int(below[0])
-        raise SubmissionError(
-            f"column {TIMING!r}: context {int(context_ids[k])} claims {float(seconds[k]):.3g} s, below the "
-            f"{DECISION_FLOOR_SECONDS:.0e} s that any decision measured by pushgen's runner takes; "
-            "record the run with pushgen.envs.record_run, which measures each decision")

@@ -34,7 +34,7 @@ from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
-from pushgen.replay.submission import SubmissionError, check_submission, read_submission
+from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
 from pushgen.text_tables import aligned_table, html_table
 
 COLUMNS = {  # metric -> (table heading, format, scale); headings as on the leaderboard
@@ -56,6 +56,7 @@ COLUMNS = {  # metric -> (table heading, format, scale); headings as on the lead
 LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain", "learning_area")
 NOT_PRINTED = ("learning_quarter_gain",)  # in the JSON only: early failures on purpose can raise it
 MEAN_OVER_USERS, POOLED = "mean over users", "pooled over rows"
+DECISION_FLOOR_SECONDS = 1e-7  # below any decision time pushgen's runner measures (pushgen.envs.recording)
 
 
 @dataclass
@@ -185,6 +186,18 @@ class Evaluation:
                           right=[False] + [True] * (len(header) - 1))
 
 
+def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None:
+    """``SubmissionError`` naming the first context whose recorded decision time is below the
+    floor a runner can measure (``seconds`` and ``context_ids`` in the same order)."""
+    below = np.flatnonzero(np.asarray(seconds, dtype=np.float64) < DECISION_FLOOR_SECONDS)
+    if len(below):
+        k = int(below[0])
+        raise SubmissionError(
+            f"column {TIMING!r}: context {int(context_ids[k])} claims {float(seconds[k]):.3g} s, below the "
+            f"{DECISION_FLOOR_SECONDS:.0e} s that any decision measured by pushgen's runner takes; "
+            "record the run with pushgen.envs.record_run, which measures each decision")
+
+
 def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
     """Whether each submitted notification is possible for the user of its row."""
     has_app = part.parameters.has_app[part.parameter_rows[rows]]
@@ -231,8 +244,6 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
                                       timed=task == 2)
     if seconds is not None:
-        from pushgen.envs.recording import check_decision_seconds
-
         check_decision_seconds(seconds, part.context_ids[rows])
     p_generated = sequence_probabilities(part, rows, codes)
     possible = is_possible_rows(part, rows, codes)
