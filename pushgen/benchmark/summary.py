@@ -75,11 +75,12 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     for task, rows in table.groupby("task", sort=False):
         users = rewards.loc[task]
         reference = references.get(int(task))
+        ran = reference in users and bool(users[reference].notna().any())
         tier, above = 0, None
         for name in rows["baseline"]:
-            compared = (paired(*_common(users, name, reference).T) if reference in users
+            compared = (paired(*_common(users, name, reference).T) if ran
                         else dict.fromkeys(("difference", "low", "high", "p"), float("nan")))
-            comparisons.append({"paired_reference": reference if reference in users else "",
+            comparisons.append({"paired_reference": reference if ran else "",
                                 **{f"paired_{k}": v for k, v in compared.items()}})
             if above is None or separated(paired(*_common(users, above, name).T)):
                 tier += 1
