@@ -317,14 +317,22 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @click.option("--user", "users", type=WholeNumber(), multiple=True,
               help="Score only this user (repeat for several) [default: every test user].")
+@click.option("--paired-with", "paired_with", type=click.Path(path_type=Path), default=None,
+              help="A `pushgen benchmark` results folder of the split: compare user by user with a row.")
+@click.option("--reference", default=None,
+              help="The row of --paired-with to compare with [default: learned (task 1), bandit (task 2)].")
 @quiet_option
 def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
-                     users: tuple[int, ...]) -> None:
+                     users: tuple[int, ...], paired_with: Path | None, reference: str | None) -> None:
     """Score a task 1 submission or a recorded task 2 run on a split's test part."""
     from pushgen.replay.evaluation import evaluate
 
     with user_errors():
+        if reference is not None and paired_with is None:
+            raise UserFacingError("--reference needs --paired-with (a benchmark results folder)")
         result = evaluate(split, task=task, submission=submission, mode=mode, users=users or None)
+        if paired_with is not None:
+            result = result.paired_with(paired_with, reference)
     click.echo(result.to_json() if as_json else result.table())
 
 

@@ -15,11 +15,22 @@ Every attack writes a task 1 submission and is scored by ``pushgen.evaluate``, b
 - hill climb (reads the simulated user): from the oracle's plan, random changes at one to
   three contexts, each to one of the context's ``TOP`` best possible notifications, kept when
   the user's whole sequence, judged by the evaluator's own function
-  (``sequence_probabilities``), gains; then scored by ``evaluate``.
+  (``sequence_probabilities``), gains; then scored by ``evaluate``;
+- holds (reads the simulated user): the oracle's plan, with an impossible notification (no
+  app posts it: P(open) = 0, and the user's state is left as it was, the EvalUMAP tasks'
+  only way to send nothing) put in each of its ``--steps`` least promising contexts in turn,
+  kept where the user's whole sequence gains. Its lead over the oracle is what deliberate
+  holds are worth; an impossible notification stays a legal, scored answer.
+
+Task 2 (with cold-start users): the bandit honestly, and sabotaged (the impossible
+notification in the first quarter of each user's contexts, then the bandit), each with its
+mean reward, the learning metric (the area between its reward curve and the reference
+without feedback, per step) and the first-to-last quarter gain over the reference, which
+sabotage can raise and the learning metric cannot.
 
 It prints each attack's mean reward (per user, averaged over users, as the leaderboard) and
 impossible share, and checks that nothing scores above the upper bound, per user and per
-context; exit status 1 if something does.
+context, and that sabotage raises no user's learning metric; exit status 1 if something does.
 """
 
 from __future__ import annotations
@@ -32,12 +43,14 @@ import numpy as np
 import pandas as pd
 
 from pushgen import evaluate, schemas
-from pushgen.baselines import BASELINES, RandomPolicy
+from pushgen.baselines import BASELINES, RandomPolicy, ThompsonPolicy
+from pushgen.baselines.attacks import SabotagedPolicy, impossible_notification
 from pushgen.baselines.candidates import distinct, notification_matrix
 from pushgen.baselines.planner import plan_episode
 from pushgen.baselines.true_model import true_candidates
-from pushgen.benchmark import make_setting, run_baseline, task_data
+from pushgen.benchmark import make_setting, run_baseline, run_policy, task_data
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.replay.metrics import learning
 from pushgen.replay.scoring import sequence_probabilities
 
 TOLERANCE = 1e-9
@@ -102,6 +115,56 @@ def hill_climb(data, user: int, steps: int, rng: np.random.Generator) -> np.ndar
     return current
 
 
+def with_holds(data, user: int, trials: int) -> np.ndarray:
+    """The oracle's plan for ``user`` with the impossible notification in each of its ``trials``
+    least promising contexts in turn, kept where the user's whole sequence gains."""
+    part, truth = data.part, data.truth(user)
+    span = part.rows_of(user)
+    rows = np.arange(span.start, span.stop)
+    plan = plan_episode(truth)
+    current = plan.notifications.copy()
+
+    def total(matrix: np.ndarray) -> float:
+        codes = {f: matrix[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
+        return float(sequence_probabilities(part, rows, codes).sum())
+
+    best = total(current)
+    for at in np.argsort(plan.p_open, kind="stable")[:trials]:
+        trial = current.copy()
+        trial[at] = impossible_notification()
+        score = total(trial)
+        if score > best:
+            current, best = trial, score
+    return current
+
+
+def sabotage(split: str, users: int, seed: int) -> tuple[list[str], bool]:
+    """Task 2: the bandit, honest and sabotaged; lines to print, and whether sabotage paid."""
+    data = task_data(split, 2)
+    chosen = data.users if users <= 0 else data.users[:users]
+
+    def sabotaged(setting):
+        return SabotagedPolicy(ThompsonPolicy(setting), len(data.episodes([setting.user_id]).rows(
+            setting.user_id)) // 4)
+
+    runs = {"bandit (honest)": run_policy(data, 2, "bandit", ThompsonPolicy, seed=seed, users=chosen),
+            "bandit sabotaged: impossible notifications in the first quarter": run_policy(
+                data, 2, "bandit", sabotaged, seed=seed, users=chosen),
+            "reference without feedback": run_baseline(data, 2, BASELINES["apps-aware-reference"],
+                                                       seed=seed, users=chosen)}
+    scores = {name: [learning(r.reward, r.reference_reward) for r in found] for name, found in runs.items()}
+    lines = [f"{split}, task 2, {len(chosen)} users, expected mode",
+             f"{'policy':<66} {'mean reward':>11} {'learning':>9} {'quarter gain':>12}"]
+    for name, found in runs.items():
+        lines.append(f"{name:<66} {np.mean([r.reward.mean() for r in found]):>11.3f} "
+                     f"{np.mean([m['learning_area'] for m in scores[name]]):>+9.3f} "
+                     f"{np.mean([m['learning_quarter_gain'] for m in scores[name]]):>+12.3f}")
+    honest, gamed = (np.array([m["learning_area"] for m in scores[k]]) for k in list(runs)[:2])
+    paid = bool((gamed > honest + TOLERANCE).any())
+    lines.append(f"sabotage raises no user's learning metric: {'NO' if paid else 'yes'}")
+    return lines, paid
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="pushgen-v2")
@@ -136,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
             [part.codes[f][rows] for f in NOTIFICATION_FEATURES]),
         f"hill climb from the oracle, {args.steps} trials per user (reads the user)": np.concatenate(
             [hill_climb(data, u, args.steps, rng) for u in users]),
+        f"holds: the oracle, impossible notifications in up to {args.steps} contexts (reads the user)":
+            np.concatenate([with_holds(data, u, args.steps) for u in users]),
     }
     bound_runs = run_baseline(data, 1, BASELINES["upper-bound"], users=users)
     bound_p = {r.user_id: r.p_open for r in bound_runs}
@@ -143,10 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     oracle = float(np.mean([r.reward.mean() for r in run_baseline(data, 1, BASELINES["oracle"],
                                                                   users=users)]))
     print(f"{args.split}, task 1, {len(users)} users, expected mode")
-    print(f"{'attack':<78} {'mean reward':>11} {'impossible':>10}")
-    print(f"{'upper bound (provable)':<78} {bound:>11.3f} {'':>10}")
-    print(f"{'oracle':<78} {oracle:>11.3f} {'':>10}")
+    print(f"{'attack':<86} {'mean reward':>11} {'impossible':>10}")
+    print(f"{'upper bound (provable)':<86} {bound:>11.4f} {'':>10}")
+    print(f"{'oracle':<86} {oracle:>11.4f} {'':>10}")
     broken = 0
+    scores: dict[str, float] = {}
     for name, matrix in attacks.items():
         result = evaluate(args.split, task=1, submission=submission(part, rows, matrix), users=users)
         codes = {f: matrix[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
@@ -155,12 +221,25 @@ def main(argv: list[str] | None = None) -> int:
         above_user = int((result.per_user["mean_reward"].to_numpy()
                           > np.array([r.reward.mean() for r in bound_runs]) + TOLERANCE).sum())
         broken += above_context + above_user
-        flag = f"  ABOVE THE BOUND in {above_context} contexts, {above_user} users" if broken else ""
-        print(f"{name:<78} {result.per_user['mean_reward'].mean():>11.3f} "
-              f"{result.overall['impossible_share']:>10.3f}{flag}")
-    print(f"nothing above the upper bound: {'yes' if not broken else 'NO'} "
-          f"({time.perf_counter() - started:.0f} s)")
-    return 1 if broken else 0
+        above = above_context + above_user
+        flag = f"  ABOVE THE BOUND in {above_context} contexts, {above_user} users" if above else ""
+        scores[name] = float(result.per_user["mean_reward"].mean())
+        print(f"{name:<86} {scores[name]:>11.4f} {result.overall['impossible_share']:>10.3f}{flag}")
+    holds = next(v for k, v in scores.items() if k.startswith("holds"))
+    print(f"deliberate holds are worth {holds - oracle:+.4f} mean reward over the oracle's plan")
+    print(f"nothing above the upper bound: {'yes' if not broken else 'NO'}")
+    paid = False
+    if load_split_users(args.split, 2):
+        lines, paid = sabotage(args.split, args.users, args.seed)
+        print("\n".join(["", *lines]))
+    print(f"({time.perf_counter() - started:.0f} s)")
+    return 1 if broken or paid else 0
+
+
+def load_split_users(split: str, task: int) -> list[int]:
+    from pushgen.publishing.access import load_split
+
+    return load_split(split, 1).description.get("parts", {}).get(f"task{task}/test", {}).get("users", [])
 
 
 if __name__ == "__main__":

@@ -48,13 +48,22 @@ def test_cli_writes_the_results_folder(folder):
     text = (folder / "leaderboard.md").read_text()
     # legend + 2 tasks + the selection task
     assert "**[upper bound]**" in text and text.count("**[upper bound]**") == 4
+    score = board.set_index(["task", "baseline"])["mean_reward"]
+    worth = score[(1, "oracle")] - score[(1, "context-blind-oracle")]
+    prose = " ".join(text.split())
+    assert worth > 0 and f"The context is worth {worth:.3f}: the oracle's lead" in prose
+    models = board[(board["task"] == 1) & ~board["uses_true_model"] & (board["baseline"] != "rotation")]
+    best = models.sort_values("mean_reward").iloc[-1]
+    below = best["mean_reward"] - score[(1, "rotation")]
+    assert f"`rotation` scores {below:.3f} below the best model, `{best['baseline']}`" in prose
     task2 = [name for name, b in BASELINES.items() if 2 in b.tasks]
     curves = pd.read_csv(folder / "curves.csv")
     assert set(curves["baseline"]) == set(task2) and (curves["task"] == 2).all()
     per_user = pd.read_csv(folder / "per_user.csv")
-    assert len(per_user) == len(BASELINES) * 3 + len(task2) * 1
-    fixed = board[(board["task"] == 2) & (board["baseline"] == "best-fixed-overall")]
-    assert fixed["learning_quarter_gain"].abs().max() < 1e-12
+    task1 = [name for name, b in BASELINES.items() if 1 in b.tasks]
+    assert len(per_user) == len(task1) * 3 + len(task2) * 1
+    reference = board[(board["task"] == 2) & (board["baseline"] == "apps-aware-reference")]
+    assert len(reference) == 1 and abs(float(reference["learning_area"].iloc[0])) < 1e-12
     timings = json.loads((folder / "timings.json").read_text())
     assert timings["total_seconds"] > 0 and "task2/bandit" in timings
     for png in folder.glob("*.png"):
@@ -123,6 +132,54 @@ def test_leaderboard_ranks_by_mean_reward_per_task():
     assert list(zip(board["task"], board["rank"], board["baseline"], strict=True)) == [
         (1, 1, "b"), (1, 2, "a"), (2, 1, "a"), (2, 2, "b")]
     assert board.loc[0, "mean_reward"] == pytest.approx(1.1) and board.loc[0, "label"] == "B"
+
+
+def test_learners_a_paired_test_separates_are_shown_separated():
+    rng = np.random.default_rng(3)
+    users = np.arange(12)
+    ability = rng.normal(0.9, 0.3, len(users))  # users differ far more than the policies do
+    rewards = {"learned": ability, "better": ability + 0.02 + rng.normal(0, 0.005, len(users)),
+               "tied": ability + rng.normal(0, 0.005, len(users))}
+    per_user = pd.DataFrame([{"task": 1, "baseline": name, "user_id": int(u), "mean_reward": float(r)}
+                             for name, values in rewards.items() for u, r in zip(users, values, strict=True)])
+    board = leaderboard(per_user, {}).set_index("baseline")
+    unpaired = [(board.loc[n, "ci_low"], board.loc[n, "ci_high"]) for n in ("better", "learned")]
+    assert unpaired[0][0] < unpaired[1][1]  # the unpaired intervals overlap
+    differences = rewards["better"] - rewards["learned"]
+    assert board.loc["better", "paired_reference"] == "learned"
+    assert board.loc["better", "paired_difference"] == pytest.approx(differences.mean())
+    assert (board.loc["better", "paired_low"], board.loc["better", "paired_high"]) == pytest.approx(
+        interval(differences))
+    assert board.loc["better", "paired_p"] < 1e-6
+    assert board.loc["better", "tier"] == 1 and board.loc["learned", "tier"] == 2
+    assert board.loc["tied", "tier"] == board.loc["learned", "tier"]
+    assert np.isnan(leaderboard(per_user, {}, references={1: "absent"})["paired_difference"]).all()
+
+
+def test_evaluate_prints_the_paired_comparison_of_the_leaderboard(folder, capsys):
+    board = pd.read_csv(folder / "leaderboard.csv").set_index(["task", "baseline"])
+    submission = folder.parent / "constant.csv"
+    test = pushgen.load_split(SPLIT, task=1).test
+    constant = pd.DataFrame({"context_id": test["context_id"], "postingApp": "com.whatsapp",
+                             "category": "msg", "numberOfUpdates": "none",
+                             "subject": "text & instant messaging", "priority": "max", "ongoing": False,
+                             "visibility": "private"})
+    constant.to_csv(submission, index=False)
+    code, out, _ = cli(capsys, "evaluate", "--split", SPLIT, "--submission", str(submission),
+                       "--paired-with", str(folder), "--json")
+    assert code == 0
+    result = json.loads(out)
+    learned = pd.read_csv(folder / "per_user.csv").query("task == 1 and baseline == 'learned'")
+    mine = pd.DataFrame(result["users"]).set_index("user_id")["mean_reward"]
+    expected = (mine - learned.set_index("user_id")["mean_reward"]).to_numpy()
+    assert result["paired"]["reference"] == "learned"
+    assert result["paired"]["difference"] == pytest.approx(expected.mean())
+    assert (result["paired"]["low"], result["paired"]["high"]) == pytest.approx(interval(expected))
+    assert board.loc[(1, "learned"), "paired_difference"] == 0
+    code, _, err = cli(capsys, "evaluate", "--split", SPLIT, "--submission", str(submission),
+                       "--paired-with", str(folder), "--reference", "nobody")
+    assert code == 2 and err.strip().count("\n") == 0
+    assert "--reference 'nobody' has no task 1 results" in err and "learned" in err
 
 
 def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):

@@ -251,6 +251,21 @@ def test_split_card_configs_follow_split_json_and_leave_out_the_answer_key(split
     assert "scorer/" not in yaml.safe_dump(meta["configs"])
 
 
+def test_split_card_states_no_figure_of_the_test_parts_answer_key(split_folder):
+    body = (split_folder / "README.md").read_text().split("\n---\n", 1)[1]
+    rows = {line.split("|")[1].strip(): [cell.strip() for cell in line.split("|")[1:-1]]
+            for line in body.splitlines() if line.startswith("| task")}
+    history = pq.read_table(split_folder / "task1/train.parquet", columns=["action"]).to_pandas()
+    assert rows["task1/train"][-1] == f"{(history['action'] == 'opened').mean():.3f}"
+    for part in ("task1/test", "task2/test"):
+        answers = pq.read_table(split_folder / "scorer" / f"{part}.parquet", columns=["action"]).to_pandas()
+        assert rows[part][-1] == "-"
+        assert rows[part][2] == f"{len(answers):,}"
+        rate = (answers["action"] == "opened").mean()
+        assert f"{rate:.3f}" not in body
+    assert "the card states none of them" in " ".join(body.split())
+
+
 def test_a_part_without_rows_is_left_out_of_the_configs(split_folder, tmp_path):
     source = split_folder.parents[1] / "dataset"
     folder = make_split(source, tmp_path / "s", SplitSpec(1, 1, 1, 0), describe=write_card)

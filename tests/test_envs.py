@@ -126,9 +126,12 @@ def test_same_seed_and_actions_give_identical_trajectories(split):
 
 
 def stored_p_open(episode) -> np.ndarray:
-    rows = pq.read_table(episode.part.folder / "scorer" / "ground_truth" / "engagement_rows.parquet",
+    folder = episode.part.folder / "scorer"
+    rows = pq.read_table(folder / "ground_truth" / "engagement_rows.parquet",
                          columns=["notification_id", "p_open"]).to_pandas().set_index("notification_id")
-    return rows["p_open"].reindex(episode.context_ids).to_numpy()
+    answers = pq.read_table(folder / f"task{episode.part.task}" / "test.parquet",
+                            columns=["context_id", "notification_id"]).to_pandas().set_index("context_id")
+    return rows["p_open"].reindex(answers["notification_id"].loc[episode.context_ids]).to_numpy()
 
 
 @pytest.mark.parametrize("task", [1, 2])

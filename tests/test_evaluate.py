@@ -8,6 +8,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from envs_split import small_split
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import pushgen
@@ -15,6 +17,7 @@ from pushgen import schemas
 from pushgen.cli import main
 from pushgen.data.dataset import DatasetError
 from pushgen.envs import GENERATION_ID, record_run
+from pushgen.envs.recording import DECISION_FLOOR_SECONDS
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.publishing.access import resolve_split
 from pushgen.replay import metrics
@@ -65,7 +68,7 @@ def test_logged_submission_scores_the_logged_outcome_in_sampled_mode(split, test
 
 def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
     truth = (pq.read_table(resolve_split(split) / "scorer" / "ground_truth" / "engagement_rows.parquet")
-             .to_pandas().set_index("notification_id").loc[test_part["context_id"]])
+             .to_pandas().set_index("notification_id").loc[test_part["notification_id"]])
     p = truth["p_open"].to_numpy()
     opened = (test_part["action"] == "opened").to_numpy()
     result = pushgen.evaluate(split, submission=logged)
@@ -75,7 +78,7 @@ def test_expected_mode_is_the_default_and_uses_p_open(split, test_part, logged):
     assert result.overall["generated_open_rate"] == pytest.approx(p.mean(), rel=1e-5)
 
 
-def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
+def test_cli_table_json_and_user_subset(split, test_part, logged, tmp_path, capsys):
     path = tmp_path / "logged.csv"
     logged.to_csv(path, index=False)
     code, out, _ = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path),
@@ -97,7 +100,7 @@ def test_cli_table_json_and_user_subset(split, logged, tmp_path, capsys):
                        "--user", "1", "--json")
     document = json.loads(out)
     assert code == 0 and [u["user_id"] for u in document["users"]] == [1]
-    assert document["pooled_over_rows"]["steps"] == int((logged["context_id"] // 10_000_000 == 1).sum())
+    assert document["pooled_over_rows"]["steps"] == int((test_part["user_id"] == 1).sum())
     assert document["score"]["users"] == 1 and document["score"]["ci_low"] is None
     assert document["score"]["mean_reward"] == document["users"][0]["mean_reward"]
     assert document["mode"] == "expected" and document["task"] == 1
@@ -127,6 +130,25 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     p = run["p_open"].to_numpy()
     want = np.where(logged_opened, 2 * p - 1, 2 * p).sum()
     assert expected.overall["total_reward"] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("claimed", [0.0, 5e-8])
+def test_a_recording_claiming_less_than_the_measurable_decision_time_is_refused(split, tmp_path, capsys,
+                                                                               claimed):
+    env = gym.make(GENERATION_ID, split=split, task=2, user=3)
+    env.action_space.seed(0)
+    history = record_run(env, lambda observation, info: env.action_space.sample(), tmp_path / "run.parquet",
+                         seed=0)
+    assert history.decision_seconds.min() >= DECISION_FLOOR_SECONDS  # measured: above the floor
+    run = pd.read_parquet(tmp_path / "run.parquet")
+    assert pushgen.evaluate(split, task=2, submission=run, users=3).overall["steps"] == len(run)
+    run.loc[7, "decision_seconds"] = claimed
+    run.to_parquet(tmp_path / "claimed.parquet")
+    code, out, err = cli(capsys, "evaluate", "--split", str(split), "--task", "2", "--submission",
+                         str(tmp_path / "claimed.parquet"), "--user", "3")
+    assert code == 2 and out == "" and err.strip().count("\n") == 0 and "Traceback" not in err
+    assert f"context {run.loc[7, 'context_id']} claims {claimed:.3g} s, below the 1e-07 s" in err
+    assert "pushgen.envs.record_run" in err
 
 
 def mutate(frame: pd.DataFrame, how: str) -> pd.DataFrame:
@@ -221,12 +243,12 @@ def test_other_user_errors_are_one_line(split, logged, tmp_path, capsys):
     assert code == 2 and "missing column 'decision_seconds'" in err
 
 
-def test_python_api_errors(split, logged):
+def test_python_api_errors(split, test_part, logged):
     with pytest.raises(SubmissionError, match="mode must be one of expected, sampled"):
         pushgen.evaluate(split, submission=logged, mode="mean")
     with pytest.raises(DatasetError, match="task must be 1 or 2"):
         pushgen.evaluate(split, task=3, submission=logged)
-    subset = pushgen.evaluate(split, submission=logged[logged["context_id"] // 10_000_000 == 2], users=2)
+    subset = pushgen.evaluate(split, submission=logged[(test_part["user_id"] == 2).to_numpy()], users=2)
     assert list(subset.per_user.index) == [2]
 
 
@@ -248,6 +270,44 @@ def test_diversity_metrics():
     assert metrics.entropy(generated, np.zeros(4, dtype=bool)) == 0.0
 
 
+def test_useful_variety_counts_values_by_the_opens_they_bring_above_the_logged_rate():
+    logged = np.array([True, False] * 100)  # logged open rate 0.5, 100 opens: a value needs 1.0 excess
+    p_open = np.full(200, 0.9)
+    p_open[:10] = 0.55  # value 2 of priority: 10 x 0.05 = 0.5 excess, not enough
+    priority = np.where(np.arange(200) < 10, 2, np.arange(200) % 2)
+    generated = {"priority": priority}
+    reference = {"priority": np.array([0, 1, 2, 3])}
+    possible = np.ones(200, dtype=bool)
+    assert metrics.useful_variety(generated, p_open, possible, logged, reference) == pytest.approx(2 / 4)
+    p_open[:10] = 0.7  # 10 x 0.2 = 2.0 excess: now it counts
+    assert metrics.useful_variety(generated, p_open, possible, logged, reference) == pytest.approx(3 / 4)
+    assert metrics.useful_variety(generated, p_open, ~possible, logged, reference) == 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_sprinkling_rare_values_never_raises_useful_variety(data):
+    n = data.draw(st.integers(50, 300))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    logged = rng.random(n) < data.draw(st.floats(0.1, 0.9))
+    p_open = rng.random(n)
+    generated = {"subject": rng.integers(0, 5, n), "priority": rng.integers(0, 3, n)}
+    reference = {"subject": rng.integers(0, 40, n), "priority": rng.integers(0, 6, n)}
+    possible = rng.random(n) < 0.9
+    before = metrics.useful_variety(generated, p_open, possible, logged, reference)
+    # each sprinkled value is new, in fewer contexts than can bring the excess a value needs
+    most = int(metrics.MIN_OPEN_SHARE * max(logged.sum(), 1) / (1 - logged.mean()) - 1e-9)
+    k = data.draw(st.integers(0, max(0, min(most, n))))
+    at = rng.choice(n, size=k, replace=False)
+    sprinkled = {"subject": generated["subject"].copy(), "priority": generated["priority"].copy()}
+    sprinkled["subject"][at] = 5 + rng.integers(0, 30, k)
+    sprinkled["priority"][at] = 3 + rng.integers(0, 3, k)
+    p_after, possible_after = p_open.copy(), possible.copy()
+    p_after[at], possible_after[at] = 1.0, True
+    after = metrics.useful_variety(sprinkled, p_after, possible_after, logged, reference)
+    assert after <= before + 1e-12
+
+
 def test_time_and_learning_metrics():
     times = metrics.response_time(np.arange(1, 101, dtype=float))
     assert times == {"response_p50_seconds": 50.5, "response_p95_seconds": pytest.approx(95.05)}
@@ -265,12 +325,24 @@ def test_doing_badly_early_does_not_raise_the_learning_metric():
     learner = np.linspace(0.2, 1.0, 800)
     sandbagger = learner.copy()
     sandbagger[:200] = -1.0  # impossible notifications on purpose in the first quarter
-    honest = metrics.learning(learner, reference)["learning_quarter_gain"]
-    gamed = metrics.learning(sandbagger, reference)["learning_quarter_gain"]
-    assert honest > 0.3 and gamed <= honest + 1e-12
-    assert metrics.learning(reference, reference)["learning_quarter_gain"] == 0.0
-    fixed_better = metrics.learning(reference + 0.3, reference)["learning_quarter_gain"]
-    assert abs(fixed_better) < 1e-9  # a better policy that does not learn still scores 0
+    honest = metrics.learning(learner, reference)
+    gamed = metrics.learning(sandbagger, reference)
+    assert honest["learning_area"] == pytest.approx(np.mean(learner - reference))
+    assert gamed["learning_area"] < honest["learning_area"]
+    assert gamed["learning_quarter_gain"] <= honest["learning_quarter_gain"] + 1e-12
+    assert metrics.learning(reference, reference)["learning_area"] == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(-1, 2), min_size=8, max_size=200), st.data())
+def test_lowering_any_reward_never_raises_the_learning_area(reward, data):
+    reward = np.array(reward)
+    reference = np.array(data.draw(st.lists(st.floats(-1, 2), min_size=len(reward), max_size=len(reward))))
+    worse = reward.copy()
+    at = data.draw(st.lists(st.integers(0, len(reward) - 1), min_size=1, max_size=len(reward)))
+    worse[at] -= data.draw(st.floats(0, 3))
+    assert (metrics.learning(worse, reference)["learning_area"]
+            <= metrics.learning(reward, reference)["learning_area"] + 1e-12)
 
 
 def test_odd_submissions_and_users_are_named_in_one_line(split, logged):

@@ -8,16 +8,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scipy import stats
 
 import pushgen
 from pushgen import schemas
 from pushgen.cli import main
-from pushgen.data.dataset import DatasetError, read_parameters
+from pushgen.data.dataset import DatasetError, read_arrow, read_parameters
 from pushgen.data.outputs import sha256_file
+from pushgen.data.tables import ID_STRIDE
+from pushgen.data.verify import verify_dataset
 from pushgen.data.writer import write_dataset
 from pushgen.model.timegrid import add_months
 from pushgen.publishing.access import load_split
@@ -26,10 +30,12 @@ from pushgen.splits import (
     SPLIT_FILE,
     SplitSpec,
     combine_fingerprints,
+    keyed_ids,
     left_out,
     make_split,
     table_fingerprints,
 )
+from pushgen.splits.keyed_ids import context_ids, context_key
 
 MINI = Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v2"
 USERS = 5
@@ -114,6 +120,38 @@ def test_same_split_twice_has_the_same_fingerprint_and_files(dataset_folder, tmp
     assert json.loads((other / SPLIT_FILE).read_text())["fingerprint"] != a["fingerprint"]
 
 
+def test_context_ids_are_keyed_hashes_that_count_no_hidden_rows(dataset_folder, tmp_path):
+    folder = make_split(dataset_folder, tmp_path / "split", SplitSpec(2, 1, 1, 2))
+    answers = pd.read_parquet(folder / "scorer" / "task2" / "test.parquet")
+    history_size = answers.groupby("user_id")["notification_id"].min() % ID_STRIDE
+    assert (history_size > 0).all()  # the cold-start users' earlier months are held out
+    ids = pd.read_parquet(folder / "task2" / "test.parquet")["context_id"].to_numpy()
+    assert (ids >= 0).all() and (ids < 2**53).all() and len(np.unique(ids)) == len(ids)
+    first = pd.read_parquet(folder / "task2" / "test.parquet").groupby("user_id")["context_id"].min()
+    assert not np.isin(first.to_numpy() % ID_STRIDE, history_size.to_numpy()).any()
+    # no order: the ids of consecutive rows are unrelated
+    assert abs(stats.spearmanr(answers["notification_id"], answers["context_id"])[0]) < 0.1
+    dataset = read_arrow(dataset_folder, "notifications", verify_dataset(dataset_folder))
+    key = context_key(dataset)
+    rehashed = context_ids(answers["user_id"].to_numpy(), answers["notification_id"].to_numpy(), key)
+    assert np.array_equal(rehashed, answers["context_id"].to_numpy())
+    changed = context_key(dataset.set_column(dataset.schema.get_field_index("action"), "action",
+                                             pc.if_else(pc.equal(dataset["action"].cast("string"), "opened"),
+                                                        "dismissed", "opened")))
+    assert changed != key  # the key hangs on the answer key's content, which no model reads
+    again = make_split(dataset_folder, tmp_path / "again", SplitSpec(2, 1, 1, 2))
+    assert (pd.read_parquet(again / "task2" / "test.parquet")["context_id"].to_numpy() == ids).all()
+
+
+def test_colliding_context_ids_are_hashed_again_until_unique(monkeypatch):
+    monkeypatch.setattr(keyed_ids, "BITS", 5)  # 32 possible ids for 24 rows: collisions certain
+    users, rows = np.zeros(24, dtype=np.int64), np.arange(24)
+    ids = keyed_ids.context_ids(users, rows, b"k" * 32)
+    assert len(np.unique(ids)) == 24 and ((ids >= 0) & (ids < 32)).all()
+    assert np.array_equal(ids, keyed_ids.context_ids(users, rows, b"k" * 32))
+    assert not np.array_equal(ids, keyed_ids.context_ids(users, rows, b"j" * 32))
+
+
 def test_load_split_gives_schema_dtypes_and_the_ground_truth(dataset_folder, tmp_path):
     folder = make_split(dataset_folder, tmp_path / "split", SplitSpec(2, 1, 1, 2))
     one, two = load_split(folder, task=1), load_split(folder, task=2)
@@ -129,7 +167,9 @@ def test_load_split_gives_schema_dtypes_and_the_ground_truth(dataset_folder, tmp
     assert list(one.users.columns) == ["user_id", "name"] and len(one.users) == USERS
     assert not {"parameters", "truth_rows"} & set(dir(one))  # the answer key is the scorer's
     truth = pq.read_table(folder / "scorer" / "ground_truth" / "engagement_rows.parquet").to_pandas()
-    assert set(truth["notification_id"]) == set(one.test["context_id"]) | set(two.test["context_id"])
+    answers = pd.concat([pd.read_parquet(folder / "scorer" / f"task{t}" / "test.parquet") for t in (1, 2)])
+    assert set(answers["context_id"]) == set(one.test["context_id"]) | set(two.test["context_id"])
+    assert set(truth["notification_id"]) == set(answers["notification_id"])
     assert read_parameters(folder / "scorer").has_app.shape[0] == USERS
 
 

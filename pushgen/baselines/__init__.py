@@ -2,12 +2,15 @@
 
 ``BASELINES`` names them, in leaderboard order from the lower to the upper bound:
 
-- models that see only public data: ``random``, ``best-fixed-overall`` (task 2's non-learning
-  reference), ``best-fixed-history``, ``context-frequency``, ``learned``, ``learned-diverse``,
-  ``bandit``;
-- yardsticks that read the simulated user (``reads_truth``): ``best-fixed-user`` (what ignoring
-  the context costs), ``myopic-oracle``, ``oracle`` and ``upper-bound``, the one row marked as
-  a provable upper bound (a bound computed from the true model, not a policy).
+- models that see only public data: ``random``, ``best-fixed-overall``, ``best-fixed-history``,
+  ``rotation`` (a probe with no model and no context: the user's most opened history
+  notifications in turn), ``context-frequency``, ``learned``, ``learned-diverse``, ``bandit``;
+- yardsticks that read the simulated user (``reads_truth``): ``apps-aware-reference`` (task 2's
+  reference without feedback: the best public notification the user's apps post),
+  ``best-fixed-user`` (what ignoring the context costs), ``myopic-oracle``,
+  ``context-blind-oracle`` (the oracle's planner blind to each context: what knowing the
+  context is worth), ``oracle`` and ``upper-bound``, the one row marked as a provable upper
+  bound (a bound computed from the true model, not a policy).
 
 A user's own model implements the same ``Policy`` interface and runs with
 ``pushgen.benchmark.run_policy``.
@@ -23,10 +26,21 @@ import numpy as np
 from pushgen.baselines.agent import PolicyAgent
 from pushgen.baselines.bandit import ThompsonPolicy
 from pushgen.baselines.base import Policy, Setting, Truth
-from pushgen.baselines.fixed import BestFixedFromHistoryPolicy, BestFixedOverallPolicy
+from pushgen.baselines.fixed import (
+    AppsAwareReferencePolicy,
+    BestFixedFromHistoryPolicy,
+    BestFixedOverallPolicy,
+)
 from pushgen.baselines.frequency import ContextFrequencyPolicy
 from pushgen.baselines.learned import LearnedPolicy
-from pushgen.baselines.oracle import BestFixedPerUserPolicy, OraclePolicy, myopic_oracle, upper_bound
+from pushgen.baselines.oracle import (
+    BestFixedPerUserPolicy,
+    OraclePolicy,
+    context_blind_oracle,
+    myopic_oracle,
+    upper_bound,
+)
+from pushgen.baselines.rotation import RotationPolicy
 from pushgen.baselines.uniform import RandomPolicy
 
 Factory = Callable[[Setting], Policy]
@@ -62,15 +76,22 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
              BestFixedOverallPolicy),
     Baseline("best-fixed-history", "best fixed notification per user from its history",
              BestFixedFromHistoryPolicy, tasks=(1,)),
+    Baseline("rotation", "probe: the user's 45 most opened history notifications in turn (no model, "
+             "no context)", RotationPolicy, tasks=(1,)),
     Baseline("context-frequency", "most opened notification in similar contexts", ContextFrequencyPolicy),
     Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)", _diverse),
     Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",
              LearnedPolicy),
     Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),
+    Baseline("apps-aware-reference", "reference without feedback: the best public notification the "
+             "user's apps post (knows its apps, not its tastes)", AppsAwareReferencePolicy, tasks=(2,),
+             reads_truth=True),
     Baseline("best-fixed-user", "best fixed notification per user (true model, exhaustive search)",
              BestFixedPerUserPolicy, reads_truth=True),
     Baseline("myopic-oracle", "greedy on the true P(open), blind to the state it leaves", myopic_oracle,
              reads_truth=True),
+    Baseline("context-blind-oracle", "oracle blind to the context (true model, each context replaced by "
+             "the user's average)", context_blind_oracle, reads_truth=True),
     Baseline("oracle", "oracle (true model; plans for the fatigue and habituation it causes)",
              OraclePolicy, reads_truth=True),
     Baseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
@@ -79,6 +100,7 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
 
 __all__ = [
     "BASELINES",
+    "AppsAwareReferencePolicy",
     "Baseline",
     "BestFixedFromHistoryPolicy",
     "BestFixedOverallPolicy",
@@ -91,9 +113,11 @@ __all__ = [
     "Policy",
     "PolicyAgent",
     "RandomPolicy",
+    "RotationPolicy",
     "Setting",
     "ThompsonPolicy",
     "Truth",
+    "context_blind_oracle",
     "myopic_oracle",
     "upper_bound",
 ]

@@ -2,7 +2,10 @@
 
 - ``BestFixedOverallPolicy``: the notification with the best open rate among those at least two
   users received in the public task 1 training rows (ties: the more often received), sent to
-  every user. Task 2's non-learning reference: its learning metric is 0 by construction.
+  every user.
+- ``AppsAwareReferencePolicy``: the best of them that one of the user's apps can post (it is
+  told which apps the user has, nothing of its tastes): task 2's reference without feedback,
+  whose learning metric is 0 by construction.
 - ``BestFixedFromHistoryPolicy``: the user's own most opened notification in its history, by
   open rate shrunk towards the user's overall open rate (``SMOOTHING`` pseudo-rows), so a
   notification seen once does not win by luck. Without history, the overall one.
@@ -15,6 +18,7 @@ import pandas as pd
 
 from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes, batch_size
 from pushgen.baselines.candidates import distinct, notification_matrix, opened
+from pushgen.replay.reference import first_possible, rank_by_open_rate
 
 MIN_USERS = 2
 SMOOTHING = 10.0
@@ -22,15 +26,9 @@ SMOOTHING = 10.0
 
 def best_fixed_overall(public: pd.DataFrame, min_users: int = MIN_USERS) -> np.ndarray:
     """The best open rate among the notifications ``min_users`` users received (or all received)."""
-    matrix = notification_matrix(public)
-    unique, inverse, counts = distinct(matrix)
-    if not len(unique):
+    if not len(public):
         raise ValueError("no public training rows to choose a fixed notification from")
-    users = np.unique(np.column_stack([inverse, public["user_id"].to_numpy(dtype=np.int64)]), axis=0)[:, 0]
-    n_users = np.bincount(users, minlength=len(unique))
-    rate = np.bincount(inverse, weights=opened(public), minlength=len(unique)) / counts
-    eligible = n_users >= min(min_users, int(public["user_id"].nunique()))
-    return unique[np.lexsort((-counts, -np.where(eligible, rate, -1.0)))[0]]
+    return rank_by_open_rate(public, min_users)[0]
 
 
 def best_fixed_from_history(history: pd.DataFrame, smoothing: float = SMOOTHING) -> np.ndarray:
@@ -69,3 +67,16 @@ class BestFixedFromHistoryPolicy(FixedPolicy):
 
     def fit(self, history: pd.DataFrame) -> None:
         self.choice = best_fixed_from_history(history) if len(history) else self.overall
+
+
+class AppsAwareReferencePolicy(FixedPolicy):
+    """The best public notification that one of the user's apps can post (reads which apps)."""
+
+    def __init__(self, setting: Setting) -> None:
+        truth = setting.true_model("the reference without feedback")
+        if "ranked public notifications" not in setting.shared:
+            setting.shared["ranked public notifications"] = rank_by_open_rate(setting.public)
+        self.choice = first_possible(setting.shared["ranked public notifications"], truth.has_app)
+
+    def fit(self, history: pd.DataFrame) -> None:
+        return None

@@ -6,7 +6,8 @@ notification-by-context interactions (``pushgen.baselines.design``), plus each l
 recent exposure to its app, subject and channel (``pushgen.baselines.recency``): the fitted
 weight of that exposure is how much a repeat loses, which is what stops the model from
 sending its favourite notification in every context. For each context in turn it generates
-the candidate (a distinct notification of the history) with the highest predicted log-odds
+the candidate (a notification the history holds at least ``MIN_RECEIVED`` times: the log-odds
+of one seen once or twice are mostly its regularised guess) with the highest predicted log-odds
 given the exposures its own earlier choices left: maximising P(open) maximises the expected
 reward, since an opened notification never scores less than a dismissed one.
 
@@ -33,6 +34,7 @@ from pushgen.baselines.recency import history_exposure, own_recency_chooser, row
 from pushgen.envs.spaces import CONTEXT_FEATURES, frame_codes
 
 REGULARISATION = 0.1  # inverse L2 strength (scikit-learn's C)
+MIN_RECEIVED = 3  # times a notification of the history must have been received to be a candidate
 
 
 def require_sklearn():
@@ -99,7 +101,9 @@ class LearnedPolicy(StaticPolicy):
 
     def fit(self, history: pd.DataFrame) -> None:
         if len(history):
-            self.candidates = distinct(notification_matrix(history))[0]
+            unique, _, counts = distinct(notification_matrix(history))
+            frequent = counts >= MIN_RECEIVED
+            self.candidates = unique[frequent] if frequent.any() else unique
         self.model = fitted(history, self.setting, f"open model, C={self.regularisation}",
                             lambda rows: fit_open_model(self.design, rows, self.regularisation,
                                                         per_user=not len(history)))

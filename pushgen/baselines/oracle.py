@@ -6,6 +6,11 @@
   habituation its own earlier choices left, less the shadow price of the fatigue and
   habituation it leaves for later. ``myopic_oracle`` drops the prices: greedy on P(open) now.
   Neither is proven optimal, so neither is marked an upper bound.
+- ``context_blind_oracle``: the same planner told a context-blind user: every context's
+  situations (and its row part of the logit) replaced by their average over the user's test
+  contexts, so that its choices depend only on what it sent before and when, never on the
+  context. Its plan is then judged by the true model in the real contexts. The gap between the
+  oracle and it is what knowing the context is worth.
 - ``upper_bound``: per context, the highest true P(open) of any possible notification at a
   fresh state (no fatigue, no habituation). Every penalty is >= 0 and everything else in the
   logit is fixed by the context, so no sequence of notifications, however chosen, has a
@@ -18,6 +23,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 from scipy.special import expit
@@ -27,6 +34,7 @@ from pushgen.baselines.fixed import FixedPolicy
 from pushgen.baselines.greedy import KEYS
 from pushgen.baselines.planner import PRICE_SCALES, plan_episode
 from pushgen.baselines.true_model import BLOCK, penalty_weights, row_blocks, time_constants, true_candidates
+from pushgen.model.engagement import RowTerms
 from pushgen.model.exposure import keyed_exposure
 
 CANDIDATE_BLOCK = 256
@@ -35,8 +43,10 @@ CANDIDATE_BLOCK = 256
 class OraclePolicy(StaticPolicy):
     """The true model's plan (``plan_episode``), replayed context by context."""
 
-    def __init__(self, setting: Setting, prices: tuple[float, ...] = PRICE_SCALES) -> None:
-        self.truth = setting.true_model("the oracle")
+    def __init__(self, setting: Setting, prices: tuple[float, ...] = PRICE_SCALES,
+                 context_blind: bool = False) -> None:
+        truth = setting.true_model("the oracle")
+        self.truth = blind_to_context(truth) if context_blind else truth
         self.prices = prices
         self.plan: np.ndarray | None = None
         self.answered = 0
@@ -58,6 +68,23 @@ class OraclePolicy(StaticPolicy):
 def myopic_oracle(setting: Setting) -> OraclePolicy:
     """Greedy on the true P(open) alone: blind to the fatigue and habituation it causes."""
     return OraclePolicy(setting, prices=())
+
+
+def context_blind_oracle(setting: Setting) -> OraclePolicy:
+    """The oracle's planner on the user's average context: choices blind to each context."""
+    return OraclePolicy(setting, context_blind=True)
+
+
+def blind_to_context(truth: Truth) -> Truth:
+    """``truth`` with every row's part of the logit and situations replaced by their mean over the
+    episode: the user as a planner sees it that knows everything but the context."""
+    terms = truth.row_terms
+    n = len(terms.base)
+    if not n:
+        return truth
+    average = RowTerms(base=np.full(n, terms.base.mean()),
+                       situations=np.tile(terms.situations.mean(axis=0), (n, 1)))
+    return replace(truth, row_terms=average)
 
 
 def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:

@@ -40,7 +40,8 @@ def write_plots(board: pd.DataFrame, curves: pd.DataFrame, labels: dict[str, str
                          reference="logged_open_rate"))
     written.append(_bars(plt, board, labels, folder / "diversity.png",
                          [("entropy", "entropy of opened generated notifications"),
-                          ("distinct_ratio", "distinct values / distinct in the logged ones")]))
+                          ("distinct_ratio", "distinct values / distinct in the logged ones"),
+                          ("useful_variety", "useful variety: distinct values that bring opens")]))
     return written
 
 
@@ -98,6 +99,7 @@ def _smoothed(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def _bars(plt, board: pd.DataFrame, labels: dict[str, str], path: Path,
           panels: list[tuple[str, str]], reference: str | None = None) -> Path:
+    panels = [(column, title) for column, title in panels if column in board]  # older results lack some
     tasks = sorted(board["task"].unique())
     names = _order(labels, board["baseline"])
     figure, axes = plt.subplots(1, len(panels), figsize=(7 * len(panels), 4.5), squeeze=False)

@@ -17,6 +17,7 @@ import math
 import platform
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from pushgen._version import __version__
@@ -34,7 +35,8 @@ TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context 
 MD_COLUMNS = {  # column -> (heading, format)
     column: (HEADINGS[column], spec) for column, spec in (
         ("generated_open_rate", "{:.3f}"), ("logged_open_rate", "{:.3f}"), ("impossible_share", "{:.3f}"),
-        ("entropy", "{:.3f}"), ("distinct_ratio", "{:.3f}"), ("learning_quarter_gain", "{:+.3f}"))
+        ("entropy", "{:.3f}"), ("distinct_ratio", "{:.3f}"), ("useful_variety", "{:.3f}"),
+        ("learning_area", "{:+.3f}"))
 }
 BOUND_MARK = "**[upper bound]**"
 TRUTH_MARK = "*"
@@ -100,14 +102,22 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         f"Split `{results.split}` (fingerprint `{results.fingerprint[:16]}`), reward mode "
         f"`{results.mode}`, seed {results.seed}. Mean reward: each user's mean reward per "
         f"context, averaged over the users, with the {percent} t-interval across users. "
+        "Paired: each row's per-user differences from the task's reference row (named in the "
+        f"heading), their mean with its {percent} t-interval and the paired t-test's p; tier: "
+        "a row starts a new tier when a paired test separates it from the row above (the "
+        "interval of their per-user differences excludes 0), so rows that share a tier are "
+        "not told apart by these users. "
         "The other columns are averages over users: the open rate of the generated "
         "notifications (the logged ones' beside it), the share of impossible notifications "
-        "(no app of the user posts them; never opened), the diversity of the opened possible "
-        "generated notifications (normalised entropy and distinct-value ratio, capped at 1), "
-        "and in task 2 the learning metric: the mean reward of the last quarter of the steps "
-        "less that of the first, less the same for the best fixed notification overall on the "
-        "same contexts, and at most how far its last quarter ends above the reference's (0 for "
-        "the reference; doing badly early cannot raise it).",
+        "(no app of the user posts them; never opened; the EvalUMAP tasks' only way to hold), "
+        "the diversity of the opened possible generated notifications (normalised entropy and "
+        "distinct-value ratio, capped at 1) and the useful variety (the distinct ratio of the "
+        "values whose notifications bring, above the user's logged open rate, at least 1% of "
+        "the logged opens: sprinkling rare values cannot raise it), and in task 2 the learning "
+        "metric: the mean per step of the reward less that of the reference without feedback "
+        "(the best public notification the user's apps post) on the same contexts, the area "
+        "between the two reward curves (0 for the reference; doing worse at any step, early "
+        "ones included, can only lower it).",
         "",
         f"{TRUTH_MARK} reads the simulated user (a yardstick, not a model). {BOUND_MARK} a "
         "provable upper bound: no policy, and no search over notifications, can score above it.",
@@ -117,16 +127,53 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         if part.empty:
             continue
         extra = [c for c in MD_COLUMNS if c in part and not (task == 1 and c.startswith("learning"))]
-        header = ["rank", "baseline", HEADINGS["mean_reward"], f"{percent} interval",
+        reference = str(part["paired_reference"].iloc[0]) if "paired_reference" in part else ""
+        paired = [f"vs {reference}, paired {percent}", "p"] if reference else []
+        header = ["rank", "tier", "baseline", HEADINGS["mean_reward"], f"{percent} interval", *paired,
                   *(MD_COLUMNS[c][0] for c in extra)]
-        rows = [[str(row["rank"]), _label(row), f"{row['mean_reward']:.3f}",
+        rows = [[str(row["rank"]), str(row["tier"]), _label(row), f"{row['mean_reward']:.3f}",
                  _interval(row["ci_low"], row["ci_high"]),
+                 *(_paired(row) if reference else []),
                  *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)] for _, row in part.iterrows()]
         lines += ["", f"## {TASK_TITLES[task]}", "", _users(int(part["users"].iloc[0])), "",
-                  markdown_table(header, rows, right=[i != 1 for i in range(len(header))])]
+                  markdown_table(header, rows, right=[i != 2 for i in range(len(header))]),
+                  *gaps(part)]
     if results.selection is not None:
         lines += selection_markdown(results.selection, TRUTH_MARK, BOUND_MARK)
     return "\n".join(lines) + "\n"
+
+
+PROBES = ("rotation",)  # rows that probe the benchmark, not models to beat
+
+
+def gaps(board: pd.DataFrame) -> list[str]:
+    """The gaps the benchmark stands on, quoted under a task's table: what the context is worth
+    (the oracle over its context-blind self and over the best fixed notification per user),
+    and how far the context-free probe falls below the best model."""
+    score = dict(zip(board["baseline"], board["mean_reward"], strict=True))
+    said = []
+    if "oracle" in score and "context-blind-oracle" in score:
+        worth = score["oracle"] - score["context-blind-oracle"]
+        fixed = (f", and {score['oracle'] - score['best-fixed-user']:.3f} over the best fixed "
+                 "notification per user" if "best-fixed-user" in score else "")
+        said.append(f"The context is worth {worth:.3f}: the oracle's lead over the oracle blind to "
+                    f"the context{fixed}.")
+    truth = board["uses_true_model"] if "uses_true_model" in board else pd.Series(False, index=board.index)
+    models = board[~truth.astype(bool) & ~board["baseline"].isin(PROBES)]
+    for probe in PROBES:
+        if probe in score and len(models):
+            best = models.iloc[int(np.argmax(models["mean_reward"].to_numpy()))]
+            said.append(f"The context-free probe `{probe}` scores {best['mean_reward'] - score[probe]:.3f} "
+                        f"below the best model, `{best['baseline']}`.")
+    return ["", " ".join(said)] if said else []
+
+
+def _paired(row: pd.Series) -> list[str]:
+    """The paired comparison's cells: the mean per-user difference with its interval, and p."""
+    if row["baseline"] == row["paired_reference"] or math.isnan(row["paired_difference"]):
+        return ["-", "-"]
+    interval = "" if math.isnan(row["paired_low"]) else f" {_interval(row['paired_low'], row['paired_high'])}"
+    return [f"{row['paired_difference']:+.3f}{interval}", _cell("{:.2g}", row["paired_p"])]
 
 
 def _label(row: pd.Series) -> str:

@@ -20,11 +20,11 @@ from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, use
 from pushgen.benchmark.selection import SelectionResults, by_name, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.data.dataset import DatasetError
-from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.envs.spaces import CONTEXT_FEATURES
 from pushgen.model.engagement import RowTerms
 from pushgen.publishing.access import load_split
 from pushgen.replay.parts import ReplayPart, load_part
-from pushgen.replay.reference import best_fixed_notification
+from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.splits import TASKS
 
@@ -82,7 +82,7 @@ class TaskData:
     public: pd.DataFrame  # task 1 training rows of every task 1 user
     pool: np.ndarray
     histories: dict[int, pd.DataFrame]
-    reference: dict[str, np.ndarray] | None  # task 2: the non-learning reference, per part row
+    reference: dict[str, np.ndarray] | None  # task 2: the reference without feedback, per part row
     _truths: dict[int, Truth] = field(default_factory=dict, repr=False)
 
     @property
@@ -127,8 +127,7 @@ def task_data(split: str | Path, task: int) -> TaskData:
     contexts = public_contexts(test, part)
     reference = None
     if task == 2:
-        fixed = best_fixed_notification(part.folder)
-        reference = {f: np.full(len(part.user_ids), fixed[f]) for f in NOTIFICATION_FEATURES}
+        reference = apps_aware_reference(part.folder, part.parameters.has_app[part.parameter_rows])
     return TaskData(part=part, contexts=contexts, public=offline.train, pool=public_pool(offline.train),
                     histories=histories, reference=reference)
 

@@ -1,4 +1,13 @@
-"""Per-user metrics of a run, the leaderboard with 95% intervals across users, learning curves."""
+"""Per-user metrics of a run, the leaderboard with 95% intervals across users and paired
+comparisons, learning curves.
+
+Unpaired intervals across users overlap whenever users differ more than policies do, so the
+leaderboard also compares policies user by user: each row's per-user differences against the
+task's named reference (``REFERENCES``: the learned model in task 1, the bandit in task 2),
+with their paired 95% interval and p-value, and its ``tier``: a row starts a new tier when a
+paired test separates it from the row above (the interval of their per-user differences
+excludes 0); rows a paired test cannot separate share a tier.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +17,14 @@ import pandas as pd
 from pushgen.baselines.base import as_codes
 from pushgen.benchmark.runner import Run
 from pushgen.replay import metrics
-from pushgen.replay.metrics import interval
+from pushgen.replay.metrics import PAIRED_REFERENCES, interval, paired, separated
 
 CURVE_BIN = 100  # steps per point of a learning curve
 AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
-            "learning_quarter_gain", "learning_slope_per_1000_steps")
+            "useful_variety",
+            "learning_area", "learning_quarter_gain", "learning_slope_per_1000_steps")
 MARKS = ("uses_true_model", "upper_bound")
+REFERENCES = PAIRED_REFERENCES
 
 
 def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
@@ -26,6 +37,8 @@ def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
         "impossible_share": float(1.0 - run.possible.mean()) if len(run.possible) else float("nan"),
         "distinct_ratio": metrics.distinct_ratio(generated, counted, as_codes(run.logged)),
         "entropy": metrics.entropy(generated, counted),
+        "useful_variety": metrics.useful_variety(generated, run.p_open, run.possible, run.logged_opened,
+                                                 as_codes(run.logged)),
     }
     if task == 2:
         scores.update(metrics.learning(run.reward, run.reference_reward))
@@ -33,11 +46,15 @@ def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
 
 
 def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
-                marks: dict[str, dict[str, bool]] | None = None) -> pd.DataFrame:
+                marks: dict[str, dict[str, bool]] | None = None,
+                references: dict[int, str] | None = None) -> pd.DataFrame:
     """One row per (task, baseline), best mean reward first: the mean over users of each user's
     mean reward with its 95% t-interval across users, the other metrics averaged over users,
-    and the baseline's marks (``uses_true_model``, ``upper_bound``)."""
+    the baseline's marks (``uses_true_model``, ``upper_bound``), the paired comparison with the
+    task's reference (``paired_reference``, ``paired_difference``, ``paired_low``,
+    ``paired_high``, ``paired_p``; NaN where the reference did not run) and the ``tier``."""
     marks = marks or {}
+    references = REFERENCES if references is None else references
     rows = []
     for (task, name), group in per_user.groupby(["task", "baseline"], sort=False):
         low, high = interval(group["mean_reward"].to_numpy())
@@ -53,7 +70,31 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     table = table.sort_values(["task", "mean_reward", "baseline"], ascending=[True, False, True],
                               kind="stable").reset_index(drop=True)
     table.insert(1, "rank", table.groupby("task").cumcount() + 1)
+    rewards = per_user.pivot_table(index=["task", "user_id"], columns="baseline", values="mean_reward")
+    comparisons, tiers = [], []
+    for task, rows in table.groupby("task", sort=False):
+        users = rewards.loc[task]
+        reference = references.get(int(task))
+        ran = reference in users and bool(users[reference].notna().any())
+        tier, above = 0, None
+        for name in rows["baseline"]:
+            compared = (paired(*_common(users, name, reference).T) if ran
+                        else dict.fromkeys(("difference", "low", "high", "p"), float("nan")))
+            comparisons.append({"paired_reference": reference if ran else "",
+                                **{f"paired_{k}": v for k, v in compared.items()}})
+            if above is None or separated(paired(*_common(users, above, name).T)):
+                tier += 1
+            tiers.append(tier)
+            above = name
+    table = pd.concat([table, pd.DataFrame(comparisons, index=table.index)], axis=1)
+    table.insert(2, "tier", tiers)
     return table
+
+
+def _common(users: pd.DataFrame, first: str, second: str) -> np.ndarray:
+    """(users, 2): the mean rewards of two baselines on the users both ran on."""
+    both = users[[first, second]].dropna()
+    return both.to_numpy(dtype=np.float64)
 
 
 def curve(runs: list[Run], bin_steps: int = CURVE_BIN) -> pd.DataFrame:

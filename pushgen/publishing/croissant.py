@@ -39,7 +39,7 @@ VALUES = "values"
 COLUMNS = {
     "user_id": "Pseudonymous user number.",
     "notification_id": "Notification number, unique in the dataset (user_id * 10^7 + the user's row).",
-    "context_id": "Key of a submission's row: equal to notification_id.",
+    "context_id": "Key of a split's row and of a submission's: a keyed hash of user_id and notification_id.",
     "posted_at": "When the notification was posted (local time of the simulated user).",
     "name": "Invented pseudonym of the simulated user.",
     "hour": "Hour of the day at posting, with its fraction.",

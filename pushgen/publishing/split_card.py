@@ -7,17 +7,19 @@ for Datasets questions. The tables come from ``split.json``, so the card follows
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen.publishing.cards import Json, hub
 from pushgen.publishing.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
-from pushgen.splits import SPLIT_FILE
+from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
 from pushgen.text_tables import markdown_table
 
 CARD_FILE = "README.md"
@@ -38,7 +40,7 @@ class PartSummary:
     users: int
     first: str
     last: str
-    open_rate: float
+    open_rate: float | None  # None for a test part: the card states no figure of the answer key
 
 
 def model_parts(description: Json) -> list[str]:
@@ -46,11 +48,13 @@ def model_parts(description: Json) -> list[str]:
     return [part for part in description["parts"] if not is_answer_key(part)]
 
 
-def summarize_part(folder: Path, part: str) -> PartSummary:
-    """Rows, users, dates and open rate of a part; a test part's dates and open rate come from
-    its answer key under scorer/ (the card states them; the part itself holds contexts only)."""
-    source = part if is_answer_key(part) or "/test" not in part else f"scorer/{part}"
-    table = pq.read_table(Path(folder) / f"{source}.parquet", columns=["user_id", "posted_at", "action"])
+def summarize_part(folder: Path, part: str, description: Json | None = None) -> PartSummary:
+    """Rows, users, dates and open rate of a part. A test part is summarised from what models
+    read of it (its contexts) and its dates from the split's test months; its open rate, or
+    any other figure of its answer key, is not stated."""
+    if "/test" in part and not is_answer_key(part):
+        return _test_part(folder, part, description)
+    table = pq.read_table(Path(folder) / f"{part}.parquet", columns=["user_id", "posted_at", "action"])
     if table.num_rows == 0:
         return PartSummary(part, 0, 0, "-", "-", float("nan"))
     span = pc.min_max(table.column("posted_at")).as_py()
@@ -63,6 +67,19 @@ def summarize_part(folder: Path, part: str) -> PartSummary:
         last=f"{span['max']:%Y-%m-%d}",
         open_rate=pc.mean(opened.cast("int8")).as_py(),
     )
+
+
+def _test_part(folder: Path, part: str, description: Json | None) -> PartSummary:
+    table = pq.read_table(Path(folder) / f"{part}.parquet", columns=["user_id"])
+    if description is None:
+        description = json.loads((Path(folder) / SPLIT_FILE).read_text())
+    _, start, end = boundaries(dt.date.fromisoformat(description["recipe"]["start"]),
+                               SplitSpec(**description["split"]))
+    if table.num_rows == 0:
+        return PartSummary(part, 0, 0, "-", "-", None)
+    last = end.astype("datetime64[D]") - np.timedelta64(1, "D")
+    return PartSummary(part=part, rows=table.num_rows, users=len(pc.unique(table.column("user_id"))),
+                       first=str(start.astype("datetime64[D]")), last=str(last), open_rate=None)
 
 
 def plural(count: int, word: str) -> str:
@@ -133,7 +150,7 @@ def parts_table(summaries: list[PartSummary]) -> str:
     return markdown_table(
         ("part", "file", "rows", "users", "first day", "last day", "open rate"),
         [(s.part, f"`{s.part}.parquet`", f"{s.rows:,}", s.users, s.first, s.last,
-          "-" if s.rows == 0 else f"{s.open_rate:.3f}") for s in summaries],
+          "-" if s.rows == 0 or s.open_rate is None else f"{s.open_rate:.3f}") for s in summaries],
         right=(False, False, True, True, False, False, True))
 
 
@@ -163,7 +180,7 @@ def split_card(folder: Path, title: str | None = None, summary: str | None = Non
     """The card of the split folder ``folder`` (its ``split.json`` must be written)."""
     folder = Path(folder)
     description = json.loads((folder / SPLIT_FILE).read_text())
-    summaries = [summarize_part(folder, part) for part in model_parts(description)]
+    summaries = [summarize_part(folder, part, description) for part in model_parts(description)]
     configs = split_configs(folder, description)
     recipe, spec = description["recipe"], description["split"]
     label = split_label(description)
@@ -205,6 +222,9 @@ split for the two tasks of the EvalUMAP 2019 personalised-notification challenge
 {plural(spec['test_months'], "test month")} only |
 
 {parts_table(summaries)}
+
+The test parts' figures beyond their contexts (open rates, actions) are the answer key's: the
+card states none of them.
 
 ## Quick start
 

@@ -12,8 +12,8 @@ the split's own draws, in both modes, and counts only possible notifications
 (``pushgen.model.feasibility``); ``impossible_share`` is the share of submitted notifications
 that no app of the user could post (never opened). The simulated user's fatigue and habituation
 follow the submitted notifications in time order (``pushgen.replay.scoring``). Task 2's
-learning metric is measured against the split's non-learning reference on the same contexts
-(``pushgen.replay.reference``).
+learning metric is measured against the split's reference without feedback on the same
+contexts (``pushgen.replay.reference``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,12 +30,12 @@ import pandas as pd
 from pushgen.model.feasibility import is_possible
 from pushgen.progress import bar
 from pushgen.replay import metrics
-from pushgen.replay.metrics import CONFIDENCE, HEADINGS, interval
+from pushgen.replay.metrics import CONFIDENCE, HEADINGS, PAIRED_REFERENCES, interval, paired
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
-from pushgen.replay.reference import best_fixed_notification
+from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
-from pushgen.replay.submission import SubmissionError, check_submission, read_submission
+from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
 from pushgen.text_tables import aligned_table, html_table
 
 COLUMNS = {  # metric -> (table heading, format, scale); headings as on the leaderboard
@@ -47,13 +47,17 @@ COLUMNS = {  # metric -> (table heading, format, scale); headings as on the lead
     "impossible_share": (HEADINGS["impossible_share"], "{:.4f}", 1),
     "distinct_ratio": (HEADINGS["distinct_ratio"], "{:.4f}", 1),
     "entropy": (HEADINGS["entropy"], "{:.4f}", 1),
+    "useful_variety": (HEADINGS["useful_variety"], "{:.4f}", 1),
     "response_p50_seconds": ("p50 ms", "{:.3f}", 1000),
     "response_p95_seconds": ("p95 ms", "{:.3f}", 1000),
     "learning_slope_per_1000_steps": ("slope/1000 steps", "{:+.4f}", 1),
     "learning_quarter_gain": (HEADINGS["learning_quarter_gain"], "{:+.4f}", 1),
+    "learning_area": (HEADINGS["learning_area"], "{:+.4f}", 1),
 }
-LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain")
+LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain", "learning_area")
+NOT_PRINTED = ("learning_quarter_gain",)  # in the JSON only: early failures on purpose can raise it
 MEAN_OVER_USERS, POOLED = "mean over users", "pooled over rows"
+DECISION_FLOOR_SECONDS = 1e-7  # below any decision time pushgen's runner measures (pushgen.envs.recording)
 
 
 @dataclass
@@ -70,6 +74,40 @@ class Evaluation:
     mode: str
     per_user: pd.DataFrame  # index: user_id; columns: metric names
     overall: dict[str, float]  # pooled over rows
+    fingerprint: str = ""  # of the split
+    paired: dict | None = None  # the paired comparison with a leaderboard row (``paired_with``)
+
+    def paired_with(self, results: str | Path, reference: str | None = None) -> Evaluation:
+        """This evaluation with its paired comparison against the row ``reference`` (default: the
+        task's leaderboard reference) of the benchmark results folder ``results`` (written by
+        ``pushgen benchmark`` on the same split, mode and users): the mean of the per-user
+        differences of the mean reward, its 95% t-interval and the paired t-test's p, as the
+        leaderboard shows them."""
+        folder = Path(results)
+        reference = reference or PAIRED_REFERENCES[self.task]
+        try:
+            meta = json.loads((folder / "benchmark.json").read_text())
+            table = pd.read_csv(folder / "per_user.csv")
+        except (OSError, ValueError) as error:
+            raise SubmissionError(f"--paired-with {folder}: not a benchmark results folder "
+                                  f"(benchmark.json and per_user.csv): {error}") from None
+        if meta.get("fingerprint") != self.fingerprint or meta.get("mode") != self.mode:
+            raise SubmissionError(f"--paired-with {folder}: its results are of split "
+                                  f"{meta.get('split')} ({str(meta.get('fingerprint'))[:16]}), mode "
+                                  f"{meta.get('mode')}; this evaluation is of {self.split} "
+                                  f"({self.fingerprint[:16]}), mode {self.mode}")
+        rows = table[(table["task"] == self.task) & (table["baseline"] == reference)]
+        if rows.empty:
+            names = sorted(set(table.loc[table["task"] == self.task, "baseline"]))
+            raise SubmissionError(f"--reference {reference!r} has no task {self.task} results in {folder}; "
+                                  f"choose from {', '.join(names) or 'none'}")
+        theirs = rows.set_index("user_id")["mean_reward"]
+        missing = [int(u) for u in self.per_user.index if u not in theirs.index]
+        if missing:
+            raise SubmissionError(f"--paired-with {folder}: {reference} has no result for user {missing[0]}")
+        mine = self.per_user["mean_reward"].to_numpy(dtype=np.float64)
+        comparison = paired(mine, theirs.loc[self.per_user.index].to_numpy(dtype=np.float64))
+        return replace(self, paired={"reference": reference, "results": str(folder), **comparison})
 
     @property
     def score(self) -> dict[str, float]:
@@ -93,6 +131,7 @@ class Evaluation:
             "task": self.task,
             "mode": self.mode,
             "score": {k: clean(v) for k, v in self.score.items()},
+            **({"paired": {k: clean(v) for k, v in self.paired.items()}} if self.paired else {}),
             "mean_over_users": {k: clean(v) for k, v in self.mean_over_users.items()},
             "pooled_over_rows": {k: clean(v) for k, v in self.overall.items()},
             "users": [{"user_id": int(user), **{k: clean(float(v)) if k != "steps" else int(v)
@@ -107,11 +146,20 @@ class Evaluation:
         score = self.score
         ci = ("no interval with one user" if not math.isfinite(score["ci_low"])
               else f"{CONFIDENCE:.0%} interval [{score['ci_low']:.4f}, {score['ci_high']:.4f}]")
-        return (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
+        line = (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
                 f"averaged over the {score['users']} users (as the leaderboard ranks)")
+        if not self.paired:
+            return line
+        compared = self.paired
+        low, high = compared["low"], compared["high"]
+        interval_text = (f", {CONFIDENCE:.0%} interval [{low:+.4f}, {high:+.4f}]" if math.isfinite(low)
+                         else "")
+        p = "" if not math.isfinite(compared["p"]) else f", paired t-test p = {compared['p']:.2g}"
+        return (f"{line}\nvs {compared['reference']}, paired over the same users: "
+                f"{compared['difference']:+.4f}{interval_text}{p}")
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
-        keys = [k for k in COLUMNS if k in self.overall]
+        keys = [k for k in COLUMNS if k in self.overall and k not in NOT_PRINTED]
         header = ["user", *(COLUMNS[k][0] for k in keys)]
         rows = [[str(user), *(_format(k, row[k]) for k in keys)]
                 for user, row in self.per_user.iterrows()]
@@ -137,6 +185,18 @@ class Evaluation:
         header, rows = self._rows()
         return html_table(header, rows, caption=f"{self._title()}; {self.headline()}",
                           right=[False] + [True] * (len(header) - 1))
+
+
+def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None:
+    """``SubmissionError`` naming the first context whose recorded decision time is below the
+    floor a runner can measure (``seconds`` and ``context_ids`` in the same order)."""
+    below = np.flatnonzero(np.asarray(seconds, dtype=np.float64) < DECISION_FLOOR_SECONDS)
+    if len(below):
+        k = int(below[0])
+        raise SubmissionError(
+            f"column {TIMING!r}: context {int(context_ids[k])} claims {float(seconds[k]):.3g} s, below the "
+            f"{DECISION_FLOOR_SECONDS:.0e} s that any decision measured by pushgen's runner takes; "
+            "record the run with pushgen.envs.record_run, which measures each decision")
 
 
 def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
@@ -184,6 +244,8 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     frame = submission if isinstance(submission, pd.DataFrame) else read_submission(submission)
     codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
                                       timed=task == 2)
+    if seconds is not None:
+        check_decision_seconds(seconds, part.context_ids[rows])
     p_generated = sequence_probabilities(part, rows, codes)
     possible = is_possible_rows(part, rows, codes)
     draw = part.truth.draw[rows]
@@ -191,8 +253,7 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     reward = rewards(logged, p_generated, draw, mode)
     opened = draw < p_generated
     if seconds is not None:
-        reference_codes = best_fixed_notification(part.folder)
-        fixed = {f: np.full(len(rows), reference_codes[f]) for f in NOTIFICATION_FEATURES}
+        fixed = apps_aware_reference(part.folder, part.parameters.has_app[part.parameter_rows[rows]])
         reference_reward = rewards(logged, sequence_probabilities(part, rows, fixed), draw, mode)
     generated_open = p_generated if mode == "expected" else opened
     reference = {f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}
@@ -209,6 +270,9 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
                 {f: c[own] for f, c in codes.items()}, opened[own] & possible[own],
                 {f: c[own] for f, c in reference.items()}),
             "entropy": metrics.entropy({f: c[own] for f, c in codes.items()}, opened[own] & possible[own]),
+            "useful_variety": metrics.useful_variety(
+                {f: c[own] for f, c in codes.items()}, p_generated[own], possible[own], logged[own],
+                {f: c[own] for f, c in reference.items()}),
         }
         if seconds is not None:
             scores.update(metrics.response_time(seconds[own]))
@@ -220,8 +284,11 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     overall["impossible_share"] = float(1.0 - possible.mean()) if len(possible) else float("nan")
     overall["distinct_ratio"] = float(table["distinct_ratio"].mean())
     overall["entropy"] = float(table["entropy"].mean())
+    overall["useful_variety"] = float(table["useful_variety"].mean())
     if seconds is not None:
         overall.update(metrics.response_time(seconds))
         for key in LEARNING:
             overall[key] = float(table[key].mean())
-    return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall)
+    fingerprint = json.loads((part.folder / "split.json").read_text()).get("fingerprint", "")
+    return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall,
+                      fingerprint=fingerprint)

@@ -9,11 +9,23 @@
   possible notifications are passed in, so values no app could post add nothing.
   ``entropy``: per feature, the Shannon entropy of their values divided by log(number of
   published values), so 1 means uniform over every allowed value; averaged over features;
+  ``useful_variety``: the distinct ratio of the values that earn their place. Each generated
+  possible notification opened more likely than the user's logged open rate in the same
+  contexts brings its excess, P(open) - that rate, to each of its values; a value counts once
+  its excess reaches ``MIN_OPEN_SHARE`` of the logged opens. Every notification brings >= 0 and
+  at most 1 - the rate, so a value sent in fewer contexts than that share of the logged opens
+  can never count (sprinkling rare values adds nothing), a value sent often but opened less
+  than the logged ones counts neither, and replacing a notification never raises another
+  value's excess;
 - response time (task 2): median and 95th percentile of the seconds per decision;
-- learning rate (task 2): the slope of the rolling mean reward against the step (reward per
-  1000 steps), and the mean reward of the last quarter of the steps minus that of the first,
-  both less the same figures of a non-learning reference policy on the same contexts (so a
-  policy that never learns scores about 0 whatever the contexts' drift).
+- learning (task 2): ``learning_area``, the area between the policy's reward curve and that of
+  the reference without feedback (``pushgen.replay.reference.apps_aware_reference``: the best
+  public notification the user's apps can post) on the same contexts, per step: the mean of
+  reward - reference reward. Every step counts with the same weight, so doing worse at any
+  step, early ones included, can only lower it. Beside it, as descriptions of the curve's
+  shape: the slope of the rolling mean reward against the step (reward per 1000 steps) and
+  the mean reward of the last quarter of the steps minus that of the first, both less the
+  reference's.
 """
 
 from __future__ import annotations
@@ -23,7 +35,9 @@ import numpy as np
 from pushgen import schemas
 
 ROLLING_WINDOW = 100
+MIN_OPEN_SHARE = 0.01  # of the logged opens: the excess opens a value must bring to count as useful
 CONFIDENCE = 0.95  # of the interval across users that goes with every headline score
+PAIRED_REFERENCES = {1: "learned", 2: "bandit"}  # task -> the leaderboard row others are paired with
 HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the leaderboard)
     "mean_reward": "mean reward",
     "generated_open_rate": "open rate",
@@ -31,7 +45,9 @@ HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the le
     "impossible_share": "impossible",
     "entropy": "entropy",
     "distinct_ratio": "distinct ratio",
-    "learning_quarter_gain": "learning",
+    "useful_variety": "useful variety",
+    "learning_area": "learning",
+    "learning_quarter_gain": "quarter gain",
 }
 
 
@@ -47,6 +63,30 @@ def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float,
         return float(values.mean()), float(values.mean())
     low, high = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=sem)
     return float(low), float(high)
+
+
+def paired(values: np.ndarray, reference: np.ndarray, confidence: float = CONFIDENCE) -> dict[str, float]:
+    """The paired comparison of two policies on the same users: the mean of the per-user
+    differences ``values - reference``, its t-interval, and the two-sided p-value of the
+    paired t-test (NaN with fewer than 2 users)."""
+    from scipy import stats
+
+    difference = np.asarray(values, dtype=np.float64) - np.asarray(reference, dtype=np.float64)
+    low, high = interval(difference, confidence)
+    mean = float(difference.mean()) if len(difference) else float("nan")
+    if len(difference) < 2:
+        p = float("nan")
+    elif stats.sem(difference) == 0:
+        p = 1.0 if mean == 0 else 0.0
+    else:
+        p = float(stats.ttest_1samp(difference, 0.0).pvalue)
+    return {"difference": mean, "low": low, "high": high, "p": p}
+
+
+def separated(comparison: dict[str, float]) -> bool:
+    """Whether a paired comparison's interval excludes 0."""
+    low, high = comparison["low"], comparison["high"]
+    return bool(np.isfinite(low) and (low > 0 or high < 0))
 
 
 def performance(reward: np.ndarray, generated_open: np.ndarray,
@@ -66,6 +106,25 @@ def distinct_ratio(generated: dict[str, np.ndarray], opened: np.ndarray,
     """Mean over features of distinct opened generated values / distinct reference values."""
     ratios = [min(1.0, len(np.unique(codes[opened])) / max(1, len(np.unique(reference[f]))))
               for f, codes in generated.items()]
+    return float(np.mean(ratios)) if ratios else float("nan")
+
+
+def useful_variety(generated: dict[str, np.ndarray], p_open: np.ndarray, possible: np.ndarray,
+                   logged_opened: np.ndarray, reference: dict[str, np.ndarray],
+                   min_share: float = MIN_OPEN_SHARE) -> float:
+    """Mean over features of the distinct useful generated values / distinct reference values
+    (capped at 1): a value is useful when its possible notifications' P(open) in excess of the
+    logged open rate sum to at least ``min_share`` of the logged opens."""
+    if not len(p_open):
+        return float("nan")
+    rate = float(np.mean(logged_opened))
+    excess = np.where(possible, np.maximum(np.asarray(p_open, dtype=np.float64) - rate, 0.0), 0.0)
+    least = min_share * max(float(np.sum(logged_opened)), 1.0)
+    ratios = []
+    for f, codes in generated.items():
+        brought = np.bincount(codes, weights=excess, minlength=len(schemas.values(f)))
+        useful = int(((brought >= least) & (brought > 0)).sum())
+        ratios.append(min(1.0, useful / max(1, len(np.unique(reference[f])))))
     return float(np.mean(ratios)) if ratios else float("nan")
 
 
@@ -95,13 +154,14 @@ def learning(reward: np.ndarray, reference: np.ndarray | None = None,
              window: int = ROLLING_WINDOW) -> dict[str, float]:
     """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain.
 
-    With ``reference`` (a non-learning policy's rewards on the same contexts), both less the
-    reference's, and the quarter gain is at most how far the last quarter ends above the
-    reference's last quarter: doing badly early cannot raise it, only ending better can.
+    With ``reference`` (the rewards without feedback on the same contexts), both less the
+    reference's, the quarter gain at most how far the last quarter ends above the reference's
+    last quarter, and ``learning_area``: the mean over steps of reward - reference.
     """
     if reference is not None:
         mine, theirs = learning(reward, None, window), learning(reference, None, window)
         out = {key: mine[key] - theirs[key] for key in mine}
+        out["learning_area"] = float(np.mean(reward - reference)) if len(reward) else float("nan")
         quarter = len(reward) // 4
         if quarter:
             ahead_at_the_end = float(np.mean(reward[-quarter:]) - np.mean(reference[-quarter:]))

@@ -197,7 +197,8 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
             if (shown != frame["posted_at"].to_numpy()).any():
                 raise DatasetError(f"{folder}: task {task}'s test contexts carry other posted_at times "
                                    f"than its answer key")
-    frame = frame.sort_values(["user_id", "posted_at", "context_id"], kind="stable")
+    row_key = "notification_id" if "notification_id" in frame else "context_id"  # older splits: equal
+    frame = frame.sort_values(["user_id", "posted_at", row_key], kind="stable")
     user_ids = frame["user_id"].to_numpy(dtype=np.int64)
     users, starts = np.unique(user_ids, return_index=True)
     stops = np.r_[starts[1:], len(user_ids)] if len(starts) else starts
@@ -207,7 +208,7 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
     truth = parameters = None
     if test:
         parameters = read_parameters(folder / SCORER)
-        truth = _truth(folder, frame["context_id"].to_numpy(dtype=np.int64), users, parameters)
+        truth = _truth(folder, frame[row_key].to_numpy(dtype=np.int64), users, parameters)
     return ReplayPart(
         folder=folder,
         name="-".join(str(v) for v in (description.get("name") or folder.name, description.get("version"))
@@ -233,13 +234,13 @@ def _test_start_ms(description: dict) -> int:
     return int(test_start.astype("datetime64[ms]").astype(np.int64))
 
 
-def _truth(folder: Path, context_ids: np.ndarray, users: np.ndarray,
+def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
            parameters: EngagementParameters) -> Truth:
     rows = pq.read_table(folder / SCORER_TRUTH / "engagement_rows.parquet",
                          columns=["notification_id", *ROW_FIELDS, "draw"]).to_pandas()
-    rows = rows.set_index("notification_id").reindex(context_ids)
+    rows = rows.set_index("notification_id").reindex(notification_ids)
     if rows["draw"].isna().any():
-        missing = context_ids[rows["draw"].isna().to_numpy()][0]
+        missing = notification_ids[rows["draw"].isna().to_numpy()][0]
         raise DatasetError(f"{folder}: no ground truth for context {missing}")
     state = RowState(**{name: rows[name].to_numpy(dtype=bool if name == "asleep" else np.float64)
                         for name in ROW_FIELDS})

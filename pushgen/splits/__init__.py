@@ -15,10 +15,11 @@ Layout of a split folder::
       ground_truth/              the simulated user: parameters, test rows' hidden state, and the
                                  state each test user starts the test months in
 
-The history parts hold the dataset's notification columns after ``context_id`` (equal to
-``notification_id``); the test parts hold ``user_id``, ``context_id`` (the key of a
-submission's rows), ``posted_at`` (when the notification would be delivered; not a feature)
-and the 11 context features (the standard splits up to version 2 have no ``posted_at`` there).
+The history parts hold the dataset's notification columns after ``context_id`` (a keyed hash
+of the row, ``pushgen.splits.keyed_ids``: it counts no rows held out); the test parts hold
+``user_id``, ``context_id`` (the key of a submission's rows), ``posted_at`` (when the
+notification would be delivered; not a feature) and the 11 context features (the standard
+splits up to version 2 have no ``posted_at`` there).
 Models read the history and the test contexts; nothing a model reads carries a test row's
 action, timings or notification.
 
@@ -57,6 +58,7 @@ from pushgen.data.outputs import read_json_object, sha256_file
 from pushgen.data.verify import verify_dataset
 from pushgen.model.timegrid import add_months
 from pushgen.progress import stages
+from pushgen.splits.keyed_ids import context_ids, context_key
 from pushgen.splits.scorer import (
     MODEL_USER_COLUMNS,
     SCORER,
@@ -171,7 +173,9 @@ def split_tables(notifications: pa.Table, start: dt.date, user_ids: np.ndarray,
         "task1/test": pc.and_(warm, in_test),
         "task2/test": pc.and_(is_cold, in_test),
     }
-    keyed = notifications.add_column(0, "context_id", notifications.column("notification_id"))
+    ids = context_ids(np.asarray(notifications.column("user_id")),
+                      np.asarray(notifications.column("notification_id")), context_key(notifications))
+    keyed = notifications.add_column(0, "context_id", pa.array(ids, pa.int64()))
     tables = {part: keyed.filter(mask) for part, mask in parts.items()}
     for task_part in ("task1/test", "task2/test"):
         tables[f"{SCORER}/{task_part}"] = answer_key(tables[task_part])
@@ -287,7 +291,7 @@ SCORER_MODEL_FILE = f"{SCORER_TRUTH}/{Path(MODEL_FILE).name}"
 def scorer_truth(dataset: Path, notifications: pa.Table, parts: dict[str, pa.Table], start: dt.date,
                  spec: SplitSpec) -> dict[str, pa.Table]:
     """The ground-truth tables the scorer needs: parameters, test rows' state, initial state."""
-    test_ids = pa.concat_arrays([parts[f"{SCORER}/{p}"].column("context_id").combine_chunks()
+    test_ids = pa.concat_arrays([parts[f"{SCORER}/{p}"].column("notification_id").combine_chunks()
                                  for p in TEST_PARTS.values()])
     rows = pq.read_table(truth_path(dataset, "engagement_rows"))
     rows = rows.filter(pc.is_in(rows.column("notification_id"), value_set=test_ids))

@@ -3,11 +3,11 @@
 For each test part the model-facing table holds contexts only (``user_id``, ``context_id``,
 ``posted_at`` and the 11 context features; ``posted_at`` is not a feature but the moment the
 notification would be delivered, so that a model knows how far apart two contexts are);
-``scorer/<task>/test`` holds the logged notification, its action and timings, and
-``scorer/ground_truth/`` the simulated user: its parameters, each test row's hidden state, and
-``initial_state``, the fatigue and habituation each test user's earlier logged notifications
-leave at the start of the test months (from which the environments follow the agent's own
-notifications).
+``scorer/<task>/test`` holds the row's ``notification_id`` (the key of its ground truth), the
+logged notification, its action and timings, and ``scorer/ground_truth/`` the simulated user:
+its parameters, each test row's hidden state, and ``initial_state``, the fatigue and
+habituation each test user's earlier logged notifications leave at the start of the test months
+(from which the environments follow the agent's own notifications).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from pushgen.model.feasibility import channel_of
 SCORER = "scorer"
 SCORER_TRUTH = f"{SCORER}/ground_truth"
 CONTEXT_COLUMNS = ("user_id", "context_id", "posted_at", *schemas.CONTEXT_FEATURES)
-ANSWER_COLUMNS = ("context_id", "user_id", "posted_at", *schemas.NOTIFICATION_FEATURES, "action",
-                  "seenTime", "decisionTime", "responseTime")
+ANSWER_COLUMNS = ("context_id", "notification_id", "user_id", "posted_at", *schemas.NOTIFICATION_FEATURES,
+                  "action", "seenTime", "decisionTime", "responseTime")
 MODEL_USER_COLUMNS = ("user_id", "name")
 
 
