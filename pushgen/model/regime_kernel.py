@@ -1,0 +1,22 @@
+"""Kernel of ``regime.day_regime``: the Markov chain of the daily regime, one day after another."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pushgen.model.compiled import kernel
+
+
+@kernel
+def markov_chain(first: np.ndarray, cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """States of a chain driven by uniforms ``u``: state[0] from the cumulative distribution
+    ``first``, state[d] from row state[d - 1] of the cumulative transition matrix (the first
+    state whose cumulative probability exceeds u, the last one if none does)."""
+    days, last = len(u), cumulative.shape[1] - 1
+    state = np.empty(days, dtype=np.int8)
+    if days == 0:
+        return state
+    state[0] = min(np.searchsorted(first, u[0]), last)
+    for d in range(1, days):
+        state[d] = min(np.searchsorted(cumulative[state[d - 1]], u[d]), last)
+    return state
