@@ -11,15 +11,16 @@ CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is fi
 KEY_GAP = 60.0  # time constants between two keys' timelines
 
 
-def stacked_search(stacked: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """One sorted search over the whole stacked array, keys sorted first for the cache."""
+def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
+    """One sorted search over the whole stacked array (whatever the keys' rows), keys sorted
+    first for the cache."""
     order = np.argsort(keys)
     flat = np.empty(len(keys), dtype=np.int64)
     flat[order] = np.searchsorted(stacked, keys[order], side="right")
     return flat
 
 
-def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
+def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,
     ``KEY_GAP`` time constants apart, referenced to chunks of ``CHUNK`` time constants."""

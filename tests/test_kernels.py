@@ -21,6 +21,7 @@ from pushgen.model import (
     sampling_kernel,
 )
 from pushgen.model.compiled import Kernel
+from pushgen.model.exposure import keyed_exposure
 
 KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
            regime_kernel.markov_chain, engagement_kernel.autoregression)
@@ -51,7 +52,7 @@ def test_stacked_search_equals_one_search_over_the_whole_array(cdf, data):
     u = data.draw(hnp.arrays(np.float64, len(rows), elements=uniform))
     keys = u + rows
     np.testing.assert_array_equal(sampling_kernel.stacked_search(stacked, keys, rows, width),
-                                  reference.stacked_search(stacked, keys))
+                                  reference.stacked_search(stacked, keys, rows, width))
 
 
 def test_categorical_rows_draws_each_row_with_its_probabilities():
@@ -68,11 +69,21 @@ def test_categorical_rows_draws_each_row_with_its_probabilities():
        data=st.data(), tau=st.floats(30, 2e5))
 def test_keyed_decayed_sums_match_the_chunked_cumulative_sums(gaps, data, tau):
     seconds = np.cumsum(gaps) + 1e6
-    keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(-1, 5)))
+    keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(0, 6)))
     weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
-    expected = reference.keyed_decayed_sums(seconds, keys, tau, weights)
-    got = exposure_kernel.keyed_decayed_sums(seconds, keys, tau, weights)
+    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights)
+    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(gaps=hnp.arrays(np.float64, st.integers(0, 80), elements=st.floats(0, 40000)),
+       data=st.data(), spread=st.sampled_from([1, 10**6, 10**12]))
+def test_keyed_exposure_takes_negative_and_sparse_keys(gaps, data, spread):
+    seconds = np.cumsum(gaps)
+    keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(-3, 3))) * spread
+    expected = reference.keyed_decayed_sums(seconds, keys, 0, 3600.0, np.ones(len(seconds)))
+    np.testing.assert_allclose(keyed_exposure(seconds, keys, 3600.0), expected, rtol=1e-10, atol=1e-12)
 
 
 @st.composite

@@ -41,7 +41,13 @@ def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.nda
             continue
         plugged[runs] = False
         runs += 1
-        low = np.searchsorted(spent, spent[t] + level - topup_threshold, side="right")
+        low, high, empty_at = 0, n + 1, spent[t] + level - topup_threshold
+        while low < high:  # the first slot whose spending reaches empty_at
+            mid = (low + high) >> 1
+            if spent[mid] <= empty_at:
+                low = mid + 1
+            else:
+                high = mid
         topup = next_charger[min(low, n - 1)] if low < n else n
         stop = min(topup, n_start, n)
         level = max(1.0, level - (spent[stop] - spent[t]))

@@ -46,9 +46,11 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
     n = len(seconds)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     keys = np.asarray(keys, dtype=np.int64)
-    if n and int(keys.max()) - int(keys.min()) > 4 * n + 1024:  # sparse keys: one slot per key used
-        keys = np.unique(keys, return_inverse=True)[1].astype(np.int64)
-    return keyed_decayed_sums(np.asarray(seconds, dtype=np.float64), keys, float(tau_seconds), w)
+    low, high = (int(keys.min()), int(keys.max())) if n else (0, 0)
+    if high - low > 4 * n + 1024:  # sparse keys: one sum per key used
+        keys, low, high = np.unique(keys, return_inverse=True)[1].astype(np.int64), 0, n
+    return keyed_decayed_sums(np.asarray(seconds, dtype=np.float64), keys - low, high - low + 1,
+                              float(tau_seconds), w)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,10 @@ def markov_chain(first: np.ndarray, cumulative: np.ndarray, u: np.ndarray) -> np
     state whose cumulative probability exceeds u, the last one if none does)."""
     days, last = len(u), cumulative.shape[1] - 1
     state = np.empty(days, dtype=np.int8)
-    if days == 0:
-        return state
-    state[0] = min(np.searchsorted(first, u[0]), last)
-    for d in range(1, days):
-        state[d] = min(np.searchsorted(cumulative[state[d - 1]], u[d]), last)
+    for d in range(days):
+        row = first if d == 0 else cumulative[state[d - 1]]
+        s = 0
+        while s < last and row[s] < u[d]:
+            s += 1
+        state[d] = s
     return state
