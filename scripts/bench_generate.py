@@ -5,7 +5,9 @@
     (c) peak memory (max RSS) of that subprocess
     (d) the floor: the same tables written with plain ``pyarrow.parquet.write_table``
     (e) interpreter start-up: ``python -c "import pushgen"``
-    (f) end to end / (floor + start-up) against the aim of <= 3x; rows/s against >= 1,000,000
+    (f) against the aims, as ratios within this run: generate no slower than writing its own three
+        tables with pushgen's Parquet options (<= 1x); end to end within 2.5x of (that write +
+        start-up); rows/s against >= 1,000,000
 
 Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3]
 """
@@ -30,7 +32,8 @@ from benchtools import pushgen_command
 import pushgen
 from pushgen.data.dataset import PARQUET_OPTIONS
 
-AIM_RATIO = 3.0
+AIM_RATIO = 2.5
+AIM_GENERATE_RATIO = 1.0
 AIM_ROWS_PER_SECOND = 1_000_000
 
 
@@ -123,8 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         startup, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "import pushgen"]))
         bare, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "pass"]))
 
-    ratio = make_seconds / (floor_all + startup)
-    ratio_notifications = make_seconds / (floor_notifications + startup)
+    ratio = make_seconds / (zstd_all + startup)
+    ratio_plain = make_seconds / (floor_all + startup)
+    generate_ratio = generate_seconds / zstd_all
     mib = 1 << 20
 
     def line(label: str, value: str, note: str = "") -> str:
@@ -166,9 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     print(line('python -c "pass" seconds', f"{bare:.3f}"))
     print()
     print("(f) against the aims")
-    print(line("end to end / (floor + start-up)", f"{ratio:.1f}x",
-               f"aim <= {AIM_RATIO:.0f}x: {verdict(ratio <= AIM_RATIO)}"))
-    print(line("  with the notifications-only floor", f"{ratio_notifications:.1f}x"))
+    print(line("generate / write with pushgen's options", f"{generate_ratio:.2f}x",
+               f"aim <= {AIM_GENERATE_RATIO:.0f}x: {verdict(generate_ratio <= AIM_GENERATE_RATIO)}"))
+    print(line("end to end / (that write + start-up)", f"{ratio:.2f}x",
+               f"aim <= {AIM_RATIO}x: {verdict(ratio <= AIM_RATIO)}"))
+    print(line("  with the plain-options floor", f"{ratio_plain:.2f}x"))
     print(line("rows per second (in-process)", f"{rows_per_second:,.0f}",
                f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
     return 0
