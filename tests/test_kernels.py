@@ -35,7 +35,7 @@ def test_every_kernel_keeps_its_python_source_for_readers():
 
 @st.composite
 def cumulative_rows(draw: st.DrawFn) -> np.ndarray:
-    rows, width = draw(st.integers(1, 12)), draw(st.integers(1, 9))
+    rows, width = draw(st.integers(1, 12)), draw(st.sampled_from([1, 2, 3, 5, 9, 16, 17, 40]))
     masses = st.sampled_from([0.0, 1e-300, 0.3, 1.0, 7.5])
     weights = draw(hnp.arrays(np.float64, (rows, width), elements=masses))
     weights[:, -1] += 1e-9  # a row needs some mass

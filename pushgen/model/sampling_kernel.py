@@ -6,6 +6,8 @@ import numpy as np
 
 from pushgen.model.compiled import kernel
 
+LINEAR_WIDTH = 16  # up to this many values a row, counting beats bisecting
+
 
 @kernel
 def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
@@ -23,6 +25,12 @@ def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, widt
         lo = rows[i] * width
         hi = min(lo + 2 * width, size)
         key = keys[i]
+        if width <= LINEAR_WIDTH:  # narrow rows: count without branches
+            count = 0
+            for j in range(lo, hi):
+                count += stacked[j] <= key
+            out[i] = lo + count
+            continue
         while lo < hi:
             mid = (lo + hi) >> 1
             if stacked[mid] <= key:
