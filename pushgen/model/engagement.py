@@ -34,7 +34,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit
 
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
@@ -42,6 +41,7 @@ from pushgen.model.channels import GROUPS
 from pushgen.model.engagement_kernel import autoregression
 from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, Exposure
 from pushgen.model.feasibility import channel_of
+from pushgen.model.logistic import expit
 from pushgen.model.situations import SITUATIONS, priority_effects, situations, updates_effects
 
 FEATURES = schemas.FEATURES
