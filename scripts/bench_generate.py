@@ -5,7 +5,9 @@
     (c) peak memory (max RSS) of that subprocess
     (d) the floor: the same tables written with plain ``pyarrow.parquet.write_table``
     (e) interpreter start-up: ``python -c "import pushgen"``
-    (f) end to end / (floor + start-up) against the aim of <= 3x; rows/s against >= 1,000,000
+    (f) against the aims, as ratios within this run: generate no slower than writing its own three
+        tables with pushgen's Parquet options (<= 1x); end to end within 2.5x of (that write +
+        start-up); rows/s against >= 1,000,000
 
 Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3]
 """
@@ -30,7 +32,8 @@ from benchtools import pushgen_command
 import pushgen
 from pushgen.data.dataset import PARQUET_OPTIONS
 
-AIM_RATIO = 3.0
+AIM_RATIO = 2.5
+AIM_GENERATE_RATIO = 1.0
 AIM_ROWS_PER_SECOND = 1_000_000
 
 
@@ -117,14 +120,19 @@ def main(argv: list[str] | None = None) -> int:
 
         floor_notifications, _ = best_of(args.repeat, write_plain(("notifications",)))
         floor_all, _ = best_of(args.repeat, write_plain(tuple(tables)))
-        zstd_all, _ = best_of(args.repeat, write_plain(tuple(tables), **PARQUET_OPTIONS))
+        zstd_all, zstd_cpu, _ = best_cpu_of(args.repeat, write_plain(tuple(tables), **PARQUET_OPTIONS))
 
         # (e) interpreter start-up
-        startup, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "import pushgen"]))
+        startups = [run_child([sys.executable, "-c", "import pushgen"]) for _ in range(args.repeat)]
+        startup, _, startup_cpu = min(startups)
         bare, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "pass"]))
 
-    ratio = make_seconds / (floor_all + startup)
-    ratio_notifications = make_seconds / (floor_notifications + startup)
+    ratio = make_seconds / (zstd_all + startup)
+    ratio_plain = make_seconds / (floor_all + startup)
+    generate_ratio = generate_seconds / zstd_all
+    # CPU seconds: what the work costs whatever else the machine runs
+    generate_cpu_ratio = generate_cpu / zstd_cpu
+    cpu_ratio = make_cpu / (zstd_cpu + startup_cpu)
     mib = 1 << 20
 
     def line(label: str, value: str, note: str = "") -> str:
@@ -159,16 +167,21 @@ def main(argv: list[str] | None = None) -> int:
     print(line("notifications seconds", f"{floor_notifications:.3f}"))
     print(line("notifications + truth_rows + users seconds", f"{floor_all:.3f}"))
     print(line("same three with pushgen's options", f"{zstd_all:.3f}",
-               ", ".join(f"{k}={v}" for k, v in PARQUET_OPTIONS.items())))
+               f"CPU {zstd_cpu:.3f} s; " + ", ".join(f"{k}={v}" for k, v in PARQUET_OPTIONS.items())))
     print()
     print("(e) interpreter start-up")
-    print(line('python -c "import pushgen" seconds', f"{startup:.3f}"))
+    print(line('python -c "import pushgen" seconds', f"{startup:.3f}", f"CPU {startup_cpu:.3f} s"))
     print(line('python -c "pass" seconds', f"{bare:.3f}"))
     print()
     print("(f) against the aims")
-    print(line("end to end / (floor + start-up)", f"{ratio:.1f}x",
-               f"aim <= {AIM_RATIO:.0f}x: {verdict(ratio <= AIM_RATIO)}"))
-    print(line("  with the notifications-only floor", f"{ratio_notifications:.1f}x"))
+    print(line("generate / write with pushgen's options", f"{generate_ratio:.2f}x",
+               f"aim <= {AIM_GENERATE_RATIO:.0f}x: {verdict(generate_ratio <= AIM_GENERATE_RATIO)}"))
+    print(line("end to end / (that write + start-up)", f"{ratio:.2f}x",
+               f"aim <= {AIM_RATIO}x: {verdict(ratio <= AIM_RATIO)}"))
+    print(line("  with the plain-options floor", f"{ratio_plain:.2f}x"))
+    print(line("  CPU: generate / that write", f"{generate_cpu_ratio:.2f}x",
+               "CPU seconds hold on a loaded machine, where wall seconds do not"))
+    print(line("  CPU: end to end / (that write + start-up)", f"{cpu_ratio:.2f}x"))
     print(line("rows per second (in-process)", f"{rows_per_second:,.0f}",
                f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
     return 0

@@ -14,7 +14,7 @@ from pushgen.data.calibration import FIGURES, calibration_summary
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path
 from pushgen.data.describe_report import format_description, sections
-from pushgen.data.describe_time import recent_load
+from pushgen.data.describe_time import contrast, recent_load
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 
@@ -325,3 +325,25 @@ def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path
     calibration = json.loads(done.output)["calibration"]
     assert calibration == json.loads(json.dumps(calibration_summary(
         describe(generated.notifications, generated.users), generated.notifications)))
+
+
+def pandas_contrast(load, opened, keys):
+    """The within-group contrast as a pandas groupby computes it."""
+    names = [f"key{i}" for i in range(len(keys))]
+    table = pd.DataFrame({**dict(zip(names, keys, strict=True)), "load": load, "opened": opened})
+    table["above"] = load > table.groupby(names)["load"].transform("median").to_numpy()
+    rates = (table.groupby([*names, "above"])["opened"].mean().unstack().reindex(columns=[False, True]))
+    difference = (rates[True] - rates[False]).dropna().to_numpy()
+    return (float(difference.mean()) if len(difference) else None), len(difference)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 3), st.integers(0, 12), st.booleans()),
+                     min_size=1, max_size=80))
+def test_within_group_contrast_equals_the_pandas_groupby(rows) -> None:
+    user, app, load, opened = (np.array(column) for column in zip(*rows, strict=True))
+    for keys in ([user], [user, app]):
+        got, groups = contrast(load, opened, keys)
+        expected, expected_groups = pandas_contrast(load, opened, keys)
+        assert groups == expected_groups
+        assert got == (pytest.approx(expected, abs=1e-12) if expected is not None else None)

@@ -109,3 +109,15 @@ def test_clock_situations_are_smooth_in_the_hour(hour, step):
              "musicActive": np.zeros(2, int), "ringerMode": np.zeros(2, int)}
     a, b = situations(codes, np.array([hour, min(hour + step, 23.999)]))
     assert np.abs(a - b).max() <= 2.0 * step + 1e-9  # no jump: slopes stay below 2 per hour
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=hnp.arrays(np.float64, st.integers(1, 50),
+                    elements=st.floats(-1e4, 1e4) | st.sampled_from([-np.inf, np.inf, 0.0, -745.0, 745.0])))
+def test_the_model_logistic_function_is_scipys_within_rounding(x):
+    from pushgen.model.logistic import expit as model_expit
+
+    got = model_expit(x)
+    np.testing.assert_allclose(got, expit(x), rtol=4e-16, atol=1e-300)
+    assert np.all((got >= 0) & (got <= 1))
+    assert model_expit(np.array([-np.inf, np.inf])).tolist() == [0.0, 1.0]

@@ -27,7 +27,6 @@ from dataclasses import replace
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from pushgen.baselines.base import Codes, Setting, StaticPolicy, Truth, as_codes, batch_size
 from pushgen.baselines.fixed import FixedPolicy
@@ -36,6 +35,7 @@ from pushgen.baselines.planner import PRICE_SCALES, plan_episode
 from pushgen.baselines.true_model import BLOCK, penalty_weights, row_blocks, time_constants, true_candidates
 from pushgen.model.engagement import RowTerms
 from pushgen.model.exposure import keyed_exposure
+from pushgen.model.logistic import expit
 
 CANDIDATE_BLOCK = 256
 

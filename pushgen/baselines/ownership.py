@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from pushgen.baselines.candidates import notification_matrix, opened
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.catalog import app_catalog
+from pushgen.model.logistic import expit
 
 APP = NOTIFICATION_FEATURES.index("postingApp")
 RATE_LIMITS = (0.02, 0.9)

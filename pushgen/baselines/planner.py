@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
 
 from pushgen.baselines.base import Truth
 from pushgen.baselines.greedy import KEYS
@@ -33,6 +32,7 @@ from pushgen.baselines.true_model import (
     true_candidates,
 )
 from pushgen.model.exposure import keyed_exposure
+from pushgen.model.logistic import expit
 
 PRICE_SCALES = (2.5, 5.0, 8.0)  # the linearised prices understate the cost; the best scale is kept
 

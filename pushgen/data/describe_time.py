@@ -7,7 +7,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 FATIGUE_WINDOW_MINUTES = 60
 FATIGUE_BUCKETS = ((0, 2), (3, 5), (6, 10), (11, None))
@@ -76,12 +75,24 @@ def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
 
 def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tuple[float | None, int]:
     """Mean over groups of open rate above minus at/below the group's median load."""
-    names = [f"key{i}" for i in range(len(keys))]
-    table = pd.DataFrame({**dict(zip(names, keys, strict=True)), "load": load, "opened": opened})
-    table["above"] = load > table.groupby(names)["load"].transform("median").to_numpy()
-    rates = (table.groupby([*names, "above"])["opened"].mean().unstack()
-             .reindex(columns=[False, True]))
-    difference = (rates[True] - rates[False]).dropna().to_numpy()
+    group = np.zeros(len(load), dtype=np.int64)
+    for key in keys:  # groups numbered in the order of their keys, as a sorted groupby numbers them
+        index = np.unique(np.asarray(key), return_inverse=True)[1].reshape(-1)
+        group = group * (int(index.max(initial=0)) + 1) + index
+    group = np.unique(group, return_inverse=True)[1].reshape(-1)
+    load = np.asarray(load)
+    opened = np.asarray(opened, dtype=bool)
+    count = np.bincount(group)
+    first = np.cumsum(count) - count
+    ordered = load[np.lexsort((load, group))]
+    median = (ordered[first + (count - 1) // 2] + ordered[first + count // 2]) / 2.0
+    above = load > median[group]
+    n_above = np.bincount(group, weights=above, minlength=len(count))
+    opens_above = np.bincount(group, weights=opened & above, minlength=len(count))
+    opens = np.bincount(group, weights=opened, minlength=len(count))
+    both = (n_above > 0) & (n_above < count)
+    difference = (opens_above[both] / n_above[both]
+                  - (opens[both] - opens_above[both]) / (count[both] - n_above[both]))
     return mean_or_none(difference), len(difference)
 
 

@@ -111,6 +111,14 @@ def parquet_bytes(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+def write_part(path: Path, data: bytes | pa.Table) -> None:
+    """One Parquet part, from its encoded bytes or from its table."""
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        pq.write_table(data, path, **PARQUET_OPTIONS)
+
+
 class DatasetWriter:
     """Streams buckets of users into a dataset folder, in user order.
 
@@ -137,12 +145,12 @@ class DatasetWriter:
     def add(self, bucket: Bucket) -> None:
         """Append the next bucket of users."""
         if self.partitioned:
-            encoded = bucket.encoded or {name: parquet_bytes(table)
-                                         for name, table in bucket.tables.big().items()}
-            for name, data in encoded.items():
+            # parts the workers did not encode are encoded in the writing thread, not here
+            parts = bucket.encoded or bucket.tables.big()
+            for name, data in parts.items():
                 (self.folder / PARTS[name]).mkdir(exist_ok=True)
                 part = self.folder / PARTS[name] / f"part-{bucket.index:05d}.parquet"
-                self._submit(part.write_bytes, data)
+                self._submit(write_part, part, data)
         else:
             for name, table in bucket.tables.big().items():
                 self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")

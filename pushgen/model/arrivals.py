@@ -19,6 +19,7 @@ Exponential gaps. The clock posts an alarm at wake-up on days the user sets one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -40,6 +41,11 @@ class Arrivals:
     thread_position: np.ndarray  # int16, 0 for the first message of a conversation
     thread: np.ndarray  # int64, the row's conversation (its first row's index); -1 for none
     alarm: np.ndarray  # bool
+
+    @cached_property
+    def slot(self) -> np.ndarray:
+        """Each arrival's slot of the time grid (computed once, read by every later node)."""
+        return (self.seconds // SLOT_SECONDS).astype(np.int64)
 
 
 def rhythm(folio: Portfolio) -> np.ndarray:

@@ -68,7 +68,9 @@ def content(
     """Schema codes of the 7 notification features for every arrival."""
     table = catalog.channels
     channel = channels(arrivals, table, trigger_on, rng)
-    user_channels, row = np.unique(channel, return_inverse=True)
+    used = np.zeros(len(table.group), dtype=bool)
+    used[channel] = True  # np.unique(channel, return_inverse=True), without sorting the posts
+    user_channels, row = np.flatnonzero(used), (np.cumsum(used) - 1)[channel]
     subject = categorical_rows(subject_cdf(table, user_channels, log_interest), row, rng)
     codes = {"postingApp": arrivals.app.astype(np.int16), "subject": subject}
     codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
+from pushgen.model.device_kernel import charge_runs
 from pushgen.model.habits import DeviceHabits
 from pushgen.model.routine import DayPlan, State
 from pushgen.model.sampling import segment_states
@@ -84,42 +85,15 @@ def battery(
     topup_slots = np.round(rng.uniform(1.0, 2.5, grid.days * 4) / SLOT_HOURS).astype(int)
     per_slot_charge = CHARGE_PERCENT_PER_HOUR * SLOT_HOURS
 
-    starts, levels, plugged = [], [], []
-    t, level, topups = 0, float(rng.uniform(50, 100)), 0
-    nights = iter(zip(bed_slot[night], wake_slot[night], strict=True))
-    night_start, night_end = next(nights, (n, n))
-    while t < n:
-        while night_end <= t:
-            night_start, night_end = next(nights, (n, n))
-        starts.append(t)
-        levels.append(level)
-        if night_start <= t:
-            plugged.append(True)
-            level = min(100.0, level + per_slot_charge * (night_end - t))
-            t = night_end
-            continue
-        plugged.append(False)
-        low = int(np.searchsorted(spent, spent[t] + level - habits.topup_threshold, side="right"))
-        topup = next_charger[min(low, n - 1)] if low < n else n
-        stop = min(topup, night_start, n)
-        level = max(1.0, level - (spent[stop] - spent[t]))
-        t = stop
-        if t == topup and t < night_start and t < n:
-            length = topup_slots[topups % len(topup_slots)]
-            topups += 1
-            starts.append(t)
-            levels.append(level)
-            plugged.append(True)
-            end = min(t + length, night_start, n)
-            level = min(100.0, level + per_slot_charge * (end - t))
-            t = end
-
-    starts_arr = np.array(starts)
+    nights = night.nonzero()[0]
+    starts_arr, levels, plugged = charge_runs(
+        spent, next_charger, bed_slot[nights], wake_slot[nights], topup_slots, float(rng.uniform(50, 100)),
+        float(habits.topup_threshold), per_slot_charge)
     lengths = np.diff(np.r_[starts_arr, n])
     run = np.repeat(np.arange(len(starts_arr)), lengths)
     since = np.arange(n) - starts_arr[run]
-    start_level = np.array(levels)[run]
-    charging = np.array(plugged)[run]
+    start_level = levels[run]
+    charging = plugged[run]
     percent = np.where(
         charging,
         np.minimum(100.0, start_level + per_slot_charge * since),

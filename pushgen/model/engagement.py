@@ -34,13 +34,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit
 
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
+from pushgen.model.engagement_kernel import autoregression
 from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, Exposure
 from pushgen.model.feasibility import channel_of
+from pushgen.model.logistic import expit
 from pushgen.model.situations import SITUATIONS, priority_effects, situations, updates_effects
 
 FEATURES = schemas.FEATURES
@@ -202,10 +203,8 @@ def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
     day[d] = persistence * day[d-1] + N(0, sd^2 (1 - persistence^2)); segment[s] ~ N(0, segment_sd^2).
     Returns (per day, per segment).
     """
-    from scipy.signal import lfilter  # scipy.signal takes half a second to import: only when simulating
-
     day_sd = rng.gamma(4.0, mean_day_sd / 4.0)
     shocks = rng.normal(0.0, day_sd, days)
     shocks[1:] *= np.sqrt(1 - persistence**2)
-    level = lfilter([1.0], [1.0, -persistence], shocks)
+    level = autoregression(shocks, persistence)
     return level, rng.normal(0.0, segment_sd, n_segments)

@@ -15,20 +15,18 @@ state the user's earlier logged notifications left (``ExposureState``).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 
 from pushgen import schemas
+from pushgen.model.exposure_kernel import keyed_decayed_sums
 
 HABITUATION_KEYS = ("app", "subject", "channel")
 HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
 INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 0.5, "low": 0.3,
                             "min": 0.0}
 UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
-CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is finite)
-KEY_GAP = 60.0  # time constants between two keys' timelines
 
 
 def interruption(priority: np.ndarray, updates: np.ndarray) -> np.ndarray:
@@ -43,43 +41,16 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
                    weights: np.ndarray | None = None) -> np.ndarray:
     """For each row, the sum over earlier rows with the same key of weight * exp(-(t - t_j) / tau).
 
-    ``seconds`` sorted ascending. The keys' timelines are laid end to end, each shifted
-    ``KEY_GAP`` time constants past the one before (so a key's rows reach the next key's
-    with weight below exp(-KEY_GAP), nothing in double precision beside 1); along that one
-    increasing timeline each row's sum is an exclusive cumulative sum of exp(t_j / tau),
-    referenced to chunks of ``CHUNK`` time constants so that no term overflows. Every term
-    is positive, so nothing cancels.
+    ``seconds`` sorted ascending; compiled in ``exposure_kernel.keyed_decayed_sums``.
     """
     n = len(seconds)
-    if n == 0:
-        return np.zeros(0)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    keys = np.asarray(keys)
-    if keys.size and keys.min() >= np.iinfo(np.int16).min and keys.max() <= np.iinfo(np.int16).max:
-        keys = keys.astype(np.int16)  # numpy's stable sort of 16-bit integers is a radix sort
-    order = np.argsort(keys, kind="stable")
-    k, x, w = keys[order], np.asarray(seconds, dtype=np.float64)[order] / tau_seconds, w[order]
-    first = np.r_[True, k[1:] != k[:-1]]
-    group = np.cumsum(first) - 1
-    x = x - x[first][group]
-    last = np.r_[first[1:], True]
-    offset = np.r_[0.0, np.cumsum(x[last] + KEY_GAP)[:-1]]
-    timeline = x + offset[group]
-    chunk = np.floor(timeline / CHUNK).astype(np.int64)
-    bounds = np.r_[0, np.flatnonzero(np.diff(chunk)) + 1, n]
-    out = np.empty(n)
-    carry, previous = 0.0, chunk[0]
-    for a, b in itertools.pairwise(bounds):
-        c = chunk[a]
-        carry *= np.exp(-CHUNK * (c - previous))
-        local = timeline[a:b] - c * CHUNK
-        grown = np.exp(local) * w[a:b]
-        before = carry + np.cumsum(grown) - grown
-        out[a:b] = before * np.exp(-local)
-        carry, previous = carry + grown.sum(), c
-    result = np.empty(n)
-    result[order] = out
-    return result
+    keys = np.asarray(keys, dtype=np.int64)
+    low, high = (int(keys.min()), int(keys.max())) if n else (0, 0)
+    if high - low > 4 * n + 1024:  # sparse keys: one sum per key used
+        keys, low, high = np.unique(keys, return_inverse=True)[1].astype(np.int64), 0, n
+    return keyed_decayed_sums(np.asarray(seconds, dtype=np.float64), keys - low, high - low + 1,
+                              float(tau_seconds), w)
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pushgen.model.timegrid import SLOT_SECONDS, TimeGrid
 
 
 def post_slots(posts: Arrivals) -> np.ndarray:
-    return (posts.seconds // SLOT_SECONDS).astype(np.int64)
+    return posts.slot
 
 
 def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: np.ndarray) -> np.ndarray:

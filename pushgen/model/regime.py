@@ -23,6 +23,7 @@ import numpy as np
 
 from pushgen.model.habits import Lifestyle
 from pushgen.model.priors import Priors
+from pushgen.model.regime_kernel import markov_chain
 
 
 class Regime(IntEnum):
@@ -91,10 +92,7 @@ def day_regime(days: int, weekday: np.ndarray, priors: Priors, life: Lifestyle,
     transition = transition_matrix(priors, life, rng)
     cumulative = np.cumsum(transition, axis=1)
     u = rng.random(days)
-    state = np.empty(days, dtype=np.int8)
-    state[0] = min(int(np.searchsorted(np.cumsum(stationary(transition)), u[0])), len(Regime) - 1)
-    for d in range(1, days):
-        state[d] = min(int(np.searchsorted(cumulative[state[d - 1]], u[d])), len(Regime) - 1)
+    state = markov_chain(np.cumsum(stationary(transition)), cumulative, u)
     off_rate = rng.gamma(RATE_SHAPE, priors.phone_off_days_per_year / 365.0 / RATE_SHAPE)
     dnd_rate = rng.gamma(RATE_SHAPE, priors.do_not_disturb_days_per_year / 365.0 / RATE_SHAPE)
     phone_off = rng.random(days) < off_rate

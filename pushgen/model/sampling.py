@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pushgen.model.sampling_kernel import stacked_search
+
 
 def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` draws of codes from one probability vector ``p``."""
@@ -15,15 +17,14 @@ def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarra
 def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One draw per element of ``rows`` from the cumulative distribution ``cdf[rows]``.
 
-    The normalised rows are stacked end to end (row r spans [r, r + 1)), so one sorted
-    search serves every row.
+    The normalised rows are stacked end to end (row r spans [r, r + 1)), and each draw is
+    searched in its row (``sampling_kernel.stacked_search``).
     """
     width = cdf.shape[1]
+    rows = np.asarray(rows, dtype=np.int64)
     stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
     keys = rng.random(len(rows)) + rows
-    order = np.argsort(keys)  # sorted keys make the search cache-friendly
-    flat = np.empty(len(keys), dtype=np.int64)
-    flat[order] = np.searchsorted(stacked, keys[order], side="right")
+    flat = stacked_search(stacked, keys, rows, width)
     return np.minimum(flat - rows * width, width - 1).astype(np.int16)
 
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
-from scipy.special import expit
 
 from pushgen import schemas
 from pushgen.model.channels import GROUPS
+from pushgen.model.logistic import expit
 
 SITUATIONS = ("morning", "work hours", "evening", "night", "weekend", "vehicle", "exercise", "walking",
               "silent", "listening")

@@ -17,7 +17,6 @@ reach the user: it leaves the state as it was.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
 
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import RowTerms, combine, exposure_penalty, notification_terms
@@ -30,6 +29,7 @@ from pushgen.model.exposure import (
     interruption,
     keyed_exposure,
 )
+from pushgen.model.logistic import expit
 from pushgen.replay.parts import ReplayPart
 
 

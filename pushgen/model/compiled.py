@@ -1,0 +1,40 @@
+"""How the model's kernels are compiled: numba in nopython mode, without the GIL, machine code
+cached on disk.
+
+numba is imported and a kernel compiled (or loaded from the cache) at the kernel's first call,
+so that importing pushgen costs nothing for code that never runs one. The cache goes beside
+the module (or numba's per-user folder, or ``NUMBA_CACHE_DIR``); where no folder is writable,
+a kernel is compiled in each process instead.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+
+class Kernel:
+    """A function compiled by numba at its first call; ``python`` is the function as written."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        functools.update_wrapper(self, function)
+        self.python = function
+        self._compiled: Callable[..., Any] | None = None
+
+    def compiled(self) -> Callable[..., Any]:
+        if self._compiled is None:
+            import numba
+
+            try:
+                self._compiled = numba.njit(cache=True, nogil=True)(self.python)
+            except RuntimeError:  # no writable cache folder
+                self._compiled = numba.njit(cache=False, nogil=True)(self.python)
+        return self._compiled
+
+    def __call__(self, *args: Any) -> Any:
+        return (self._compiled or self.compiled())(*args)
+
+
+def kernel(function: Callable[..., Any]) -> Kernel:
+    return Kernel(function)

@@ -1,0 +1,107 @@
+"""Plain numpy (and scipy) versions of the model's compiled kernels: what each kernel must
+compute, for the property tests and ``scripts/bench_kernels.py``."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is finite)
+KEY_GAP = 60.0  # time constants between two keys' timelines
+
+
+def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
+    """One sorted search over the whole stacked array (whatever the keys' rows), keys sorted
+    first for the cache."""
+    order = np.argsort(keys)
+    flat = np.empty(len(keys), dtype=np.int64)
+    flat[order] = np.searchsorted(stacked, keys[order], side="right")
+    return flat
+
+
+def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
+                       weights: np.ndarray) -> np.ndarray:
+    """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,
+    ``KEY_GAP`` time constants apart, referenced to chunks of ``CHUNK`` time constants."""
+    n = len(seconds)
+    if n == 0:
+        return np.zeros(0)
+    order = np.argsort(keys, kind="stable")
+    k, x, w = keys[order], np.asarray(seconds, dtype=np.float64)[order] / tau_seconds, weights[order]
+    first = np.r_[True, k[1:] != k[:-1]]
+    group = np.cumsum(first) - 1
+    x = x - x[first][group]
+    last = np.r_[first[1:], True]
+    offset = np.r_[0.0, np.cumsum(x[last] + KEY_GAP)[:-1]]
+    timeline = x + offset[group]
+    chunk = np.floor(timeline / CHUNK).astype(np.int64)
+    bounds = np.r_[0, np.flatnonzero(np.diff(chunk)) + 1, n]
+    out = np.empty(n)
+    carry, previous = 0.0, chunk[0]
+    for a, b in itertools.pairwise(bounds):
+        c = chunk[a]
+        carry *= np.exp(-CHUNK * (c - previous))
+        local = timeline[a:b] - c * CHUNK
+        grown = np.exp(local) * w[a:b]
+        before = carry + np.cumsum(grown) - grown
+        out[a:b] = before * np.exp(-local)
+        carry, previous = carry + grown.sum(), c
+    result = np.empty(n)
+    result[order] = out
+    return result
+
+
+def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.ndarray, night_end: np.ndarray,
+                topup_slots: np.ndarray, start_level: float, topup_threshold: float,
+                per_slot_charge: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The charge events walked in Python, one scalar search per unplugged run."""
+    n = len(spent) - 1
+    starts, levels, plugged = [], [], []
+    t, level, topups = 0, start_level, 0
+    nights = iter(zip(night_start, night_end, strict=True))
+    n_start, n_end = next(nights, (n, n))
+    while t < n:
+        while n_end <= t:
+            n_start, n_end = next(nights, (n, n))
+        starts.append(t)
+        levels.append(level)
+        if n_start <= t:
+            plugged.append(True)
+            level = min(100.0, level + per_slot_charge * (n_end - t))
+            t = n_end
+            continue
+        plugged.append(False)
+        low = int(np.searchsorted(spent, spent[t] + level - topup_threshold, side="right"))
+        topup = next_charger[min(low, n - 1)] if low < n else n
+        stop = min(topup, n_start, n)
+        level = max(1.0, level - (spent[stop] - spent[t]))
+        t = stop
+        if t == topup and t < n_start and t < n:
+            length = topup_slots[topups % len(topup_slots)]
+            topups += 1
+            starts.append(t)
+            levels.append(level)
+            plugged.append(True)
+            end = min(t + length, n_start, n)
+            level = min(100.0, level + per_slot_charge * (end - t))
+            t = end
+    return np.array(starts, dtype=np.int64), np.array(levels, dtype=np.float64), np.array(plugged, dtype=bool)
+
+
+def markov_chain(first: np.ndarray, cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The chain walked in Python, one scalar search per day."""
+    last = cumulative.shape[1] - 1
+    state = np.empty(len(u), dtype=np.int8)
+    if len(u):
+        state[0] = min(int(np.searchsorted(first, u[0])), last)
+    for d in range(1, len(u)):
+        state[d] = min(int(np.searchsorted(cumulative[state[d - 1]], u[d])), last)
+    return state
+
+
+def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
+    """The AR(1) level as scipy's linear filter computes it."""
+    from scipy.signal import lfilter
+
+    return lfilter([1.0], [1.0, -persistence], shocks)

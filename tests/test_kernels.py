@@ -1,0 +1,141 @@
+"""Each compiled kernel of the model against the plain numpy code it stands for
+(``kernel_references``): equal to the bit where the arithmetic is the same, within rounding
+where the kernel sums in another order."""
+
+from __future__ import annotations
+
+import kernel_references as reference
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from pushgen.model import (
+    device,
+    device_kernel,
+    engagement_kernel,
+    exposure_kernel,
+    regime_kernel,
+    sampling,
+    sampling_kernel,
+)
+from pushgen.model.compiled import Kernel
+from pushgen.model.exposure import keyed_exposure
+
+KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
+           regime_kernel.markov_chain, engagement_kernel.autoregression)
+
+
+def test_every_kernel_keeps_its_python_source_for_readers():
+    for kernel in KERNELS:
+        assert isinstance(kernel, Kernel)
+        assert kernel.__doc__ and kernel.python.__module__ == kernel.__module__
+
+
+@st.composite
+def cumulative_rows(draw: st.DrawFn) -> np.ndarray:
+    rows, width = draw(st.integers(1, 12)), draw(st.sampled_from([1, 2, 3, 5, 9, 16, 17, 40]))
+    masses = st.sampled_from([0.0, 1e-300, 0.3, 1.0, 7.5])
+    weights = draw(hnp.arrays(np.float64, (rows, width), elements=masses))
+    weights[:, -1] += 1e-9  # a row needs some mass
+    return np.cumsum(weights, axis=1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(cdf=cumulative_rows(), data=st.data())
+def test_stacked_search_equals_one_search_over_the_whole_array(cdf, data):
+    width = cdf.shape[1]
+    stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
+    rows = data.draw(hnp.arrays(np.int64, st.integers(0, 60), elements=st.integers(0, len(cdf) - 1)))
+    uniform = st.one_of(st.floats(0, 1, exclude_max=True), st.sampled_from([0.0, 0.3, 1 - 2**-53]))
+    u = data.draw(hnp.arrays(np.float64, len(rows), elements=uniform))
+    keys = u + rows
+    np.testing.assert_array_equal(sampling_kernel.stacked_search(stacked, keys, rows, width),
+                                  reference.stacked_search(stacked, keys, rows, width))
+
+
+def test_categorical_rows_draws_each_row_with_its_probabilities():
+    p = np.array([[0.1, 0.6, 0.3], [0.5, 0.0, 0.5]])
+    rows = np.repeat([0, 1], 200_000)
+    codes = sampling.categorical_rows(np.cumsum(p, axis=1), rows, np.random.default_rng(1))
+    for r in (0, 1):
+        share = np.bincount(codes[rows == r], minlength=3) / 200_000
+        np.testing.assert_allclose(share, p[r], atol=0.004)
+
+
+@settings(max_examples=60, deadline=None)
+@given(gaps=hnp.arrays(np.float64, st.integers(0, 150), elements=st.floats(0, 40000)),
+       data=st.data(), tau=st.floats(30, 2e5))
+def test_keyed_decayed_sums_match_the_chunked_cumulative_sums(gaps, data, tau):
+    seconds = np.cumsum(gaps) + 1e6
+    keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(0, 6)))
+    weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
+    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights)
+    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(gaps=hnp.arrays(np.float64, st.integers(0, 80), elements=st.floats(0, 40000)),
+       data=st.data(), spread=st.sampled_from([1, 10**6, 10**12]))
+def test_keyed_exposure_takes_negative_and_sparse_keys(gaps, data, spread):
+    seconds = np.cumsum(gaps)
+    keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(-3, 3))) * spread
+    expected = reference.keyed_decayed_sums(seconds, keys, 0, 3600.0, np.ones(len(seconds)))
+    np.testing.assert_allclose(keyed_exposure(seconds, keys, 3600.0), expected, rtol=1e-10, atol=1e-12)
+
+
+@st.composite
+def charge_inputs(draw: st.DrawFn) -> tuple:
+    n = draw(st.integers(1, 300))
+    drain = draw(hnp.arrays(np.float64, n, elements=st.floats(0, 3)))
+    spent = np.concatenate(([0.0], np.cumsum(drain)))
+    can_charge = draw(hnp.arrays(np.bool_, n))
+    bounds = np.sort(draw(hnp.arrays(np.int64, 2 * draw(st.integers(0, 6)), elements=st.integers(0, n))))
+    starts, ends = bounds[0::2], bounds[1::2]
+    topups = draw(hnp.arrays(np.int64, st.integers(1, 8), elements=st.integers(1, 10)))
+    level = draw(st.floats(1, 100))
+    threshold = draw(st.floats(0, 60))
+    return spent, device._next_true(can_charge), starts, ends, topups, level, threshold, 13.75
+
+
+@settings(max_examples=80, deadline=None)
+@given(inputs=charge_inputs())
+def test_charge_runs_equal_the_event_loop_in_python(inputs):
+    for got, expected in zip(device_kernel.charge_runs(*inputs), reference.charge_runs(*inputs), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+@st.composite
+def chains(draw: st.DrawFn) -> tuple:
+    states = draw(st.integers(1, 5))
+    transition = draw(hnp.arrays(np.float64, (states, states), elements=st.floats(0, 1)))
+    transition[:, 0] += 1e-6
+    transition /= transition.sum(axis=1, keepdims=True)
+    first = np.cumsum(np.full(states, 1.0 / states))
+    u = draw(hnp.arrays(np.float64, st.integers(0, 400), elements=st.floats(0, 1, exclude_max=True)))
+    return first, np.cumsum(transition, axis=1), u
+
+
+@settings(max_examples=80, deadline=None)
+@given(chain=chains())
+def test_markov_chain_equals_the_day_by_day_loop(chain):
+    np.testing.assert_array_equal(regime_kernel.markov_chain(*chain), reference.markov_chain(*chain))
+
+
+@settings(max_examples=60, deadline=None)
+@given(shocks=hnp.arrays(np.float64, st.integers(1, 400), elements=st.floats(-10, 10)),
+       persistence=st.floats(0, 0.99))
+def test_autoregression_equals_the_linear_filter(shocks, persistence):
+    np.testing.assert_array_equal(engagement_kernel.autoregression(shocks, persistence),
+                                  reference.autoregression(shocks, persistence))
+
+
+@pytest.mark.parametrize("persistence", [0.5, 0.9])
+def test_autoregression_keeps_the_stationary_variance(persistence):
+    shocks = np.random.default_rng(2).normal(0.0, 1.0, 400_000) * np.sqrt(1 - persistence**2)
+    level = engagement_kernel.autoregression(shocks, persistence)
+    assert abs(level[1000:].var() - 1.0) < 0.03
+    lag1 = np.corrcoef(level[1000:-1], level[1001:])[0, 1]
+    assert abs(lag1 - persistence) < 0.01
