@@ -18,6 +18,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.cli import cli
 from pushgen.data.build import make_dataset
+from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import read_dataset, read_manifest
 from pushgen.data.describe import describe
 from pushgen.data.describe_report import pct
@@ -122,7 +123,10 @@ def test_cli_describe(folder: Path, dataset: pushgen.Dataset, tmp_path: Path) ->
     printed = json.loads(as_json.output)
     assert "engagement" in printed  # a dataset folder adds its simulated user's effects
     del printed["engagement"]
-    assert printed == json.loads(json.dumps(describe(dataset.notifications, dataset.users)))
+    stats = describe(dataset.notifications, dataset.users)
+    verdicts = calibration_summary(stats, dataset.notifications)
+    assert printed.pop("calibration") == json.loads(json.dumps(verdicts))
+    assert printed == json.loads(json.dumps(stats))
     missing = runner.invoke(cli, ["describe", str(tmp_path / "nothing")])
     assert missing.exit_code == 2 and "does not exist" in missing.output
     assert "Traceback" not in missing.output
