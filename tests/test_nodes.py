@@ -159,7 +159,8 @@ def test_the_main_app_takes_its_share_of_rows_and_the_total_is_kept():
     rows_per_post = np.where(np.isin(apps, messaging), 2.6, 1.0)
     shares = []
     for seed in range(2000):
-        out = portfolio.with_main_app(rate, rows_per_post, kinds[apps], PRIORS, np.random.default_rng(seed))
+        out = portfolio.with_main_app(rate, rows_per_post, kinds[apps], PRIORS.dominant_app_share,
+                                      PRIORS.dominant_kind_shares, np.random.default_rng(seed))
         rows = out * rows_per_post
         assert rows.sum() == pytest.approx((rate * rows_per_post).sum())
         changed = np.flatnonzero(~np.isclose(out / rate, (out / rate)[np.argmin(rows)]))

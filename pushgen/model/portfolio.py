@@ -38,7 +38,7 @@ def portfolio(
     has(app) ~ Bernoulli(adoption) for apps of no vendor or of the user's vendor, plus exactly
     one clock, SMS and dialer app; rate = app rate x volume x LogNormal(0, app_rate_sd), with
     volume ~ LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
-    rhythm bumps = the kind's peaks + chronotype shift + N(0, 0.75 h).
+    rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
     vendor_ok = (catalog.vendor_of_app == device.vendor) | (
         catalog.vendor_of_app == VENDORS.index("none")
@@ -58,9 +58,10 @@ def portfolio(
     messaging = catalog.kind_of_app[apps] == KIND_NAMES.index("messaging")
     rows_per_post = np.where(messaging, 1.0 + chattiness, 1.0)
     daily_rate = with_main_app(catalog.daily_rate[apps] * volume * spread, rows_per_post,
-                               catalog.kind_of_app[apps], priors, rng)
+                               catalog.kind_of_app[apps], priors.dominant_app_share,
+                               priors.dominant_kind_shares, rng)
     shift = chrono.wake_hour - priors.wake_hour_mean
-    peaks = catalog.peaks[apps] + shift + rng.normal(0, 0.75, catalog.peaks[apps].shape)
+    peaks = catalog.peaks[apps] + shift + rng.normal(0, 1.0, catalog.peaks[apps].shape)
     clock = catalog.one_per_phone["clock"]
     return Portfolio(
         apps=apps,
@@ -81,16 +82,15 @@ DOMINANT_KINDS = ("messaging", "email", "social", "productivity")
 MAIN_SHARE_STRENGTH = 3.0
 
 
-def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray, priors: Priors,
-                  rng: np.random.Generator) -> np.ndarray:
-    """The user's routine rates with one main app holding share ~ Beta(mean dominant_app_share,
-    strength 3) of the rows they make (rate x rows per post: a conversation's follow-ups count),
+def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray, mean: float,
+                  kind_shares: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
+    """The user's routine rates with one main app holding share ~ Beta(mean, strength 3) of the
+    rows they make (rate x rows per post: a conversation's follow-ups count),
     or its own share if larger; the other apps keep their proportions and the rows' sum is
     unchanged. Main app: the busiest of the user's apps of a kind ~
-    Categorical(dominant_kind_shares), messaging when the user has none of that kind."""
+    Categorical(kind_shares) over ``DOMINANT_KINDS``, messaging when the user has none of that kind."""
     kind_names = np.array(KIND_NAMES)[kind]
-    wanted = DOMINANT_KINDS[rng.choice(len(DOMINANT_KINDS), p=priors.dominant_kind_shares)]
-    mean = priors.dominant_app_share
+    wanted = DOMINANT_KINDS[rng.choice(len(DOMINANT_KINDS), p=kind_shares)]
     share = rng.beta(mean * MAIN_SHARE_STRENGTH, (1 - mean) * MAIN_SHARE_STRENGTH) if mean > 0 else 0.0
     for name in (wanted, "messaging"):
         candidates = np.flatnonzero((kind_names == name) & (rate > 0))
