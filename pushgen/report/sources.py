@@ -90,7 +90,8 @@ def _dataset_source(title: str, notifications: pd.DataFrame, users: pd.DataFrame
     stats = describe(notifications, users) if stats is None else stats
     facts = {"notifications": f"{stats['rows']:,}", "users": f"{stats['users']:,}",
              "days": f"{stats['days']:,} ({stats['first_day']} to {stats['last_day']})"}
-    return Source("dataset", title, notifications, users, with_realism(stats, notifications), facts=facts)
+    return Source("dataset", title, notifications, users, with_realism(stats, notifications, users),
+                  facts=facts)
 
 
 def _split_source(folder: Path, title: str) -> Source:
@@ -109,7 +110,7 @@ def _split_source(folder: Path, title: str) -> Source:
     frame = frame.reset_index(drop=True)
     users_file = folder / SCORER / "users.parquet"
     users = pd.read_parquet(users_file) if users_file.is_file() else None
-    stats = with_realism(describe(frame, users), frame)
+    stats = with_realism(describe(frame, users), frame, users)
     name = f"{description.get('name', title)} {description.get('version', '')}".strip()
     spec = description.get("split", {})
     facts = {"split": name, "notifications": f"{stats['rows']:,}", "users": f"{stats['users']:,}",
