@@ -175,8 +175,8 @@ class Priors:
     # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0
     # engagement traits
-    open_intercept_mean: float = -0.2
-    open_intercept_sd: float = 2.0
+    open_intercept_mean: float = -0.4
+    open_intercept_sd: float = 2.8
     app_affinity_sd: float = 0.45
     category_affinity_sd: float = 0.3
     interest_effect: float = 0.35  # open log-odds per unit of log-interest
