@@ -138,7 +138,7 @@ class Priors:
 
     # chronotype: wake-up hour on workdays ~ Normal, sleep length ~ Normal, weekend lie-in ~ Gamma
     wake_hour_mean: float = 7.0
-    wake_hour_sd: float = 0.9
+    wake_hour_sd: float = 1.1
     late_sleeper_share: float = 0.08  # night owls: up late, wake late
     late_wake_hour_mean: float = 9.4
     night_shift_share: float = 0.03  # work evenings and nights, sleep by day
@@ -175,7 +175,7 @@ class Priors:
     # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0
     # engagement traits
-    open_intercept_mean: float = -0.4
+    open_intercept_mean: float = -0.6
     open_intercept_sd: float = 2.8
     app_affinity_sd: float = 0.45
     category_affinity_sd: float = 0.3

@@ -58,7 +58,7 @@ INTERACTIONS: dict[str, dict[str, float]] = {
     "fitness": {"morning": 0.8, "work hours": -1.0, "evening": 0.6, "vehicle": -1.0, "exercise": 2.6,
                 "walking": 1.0},
 }
-PRIORITY_IN = {"silent": {"max": 1.2, "high": 0.9, "low": -0.8, "min": -1.2}}
+PRIORITY_IN = {"silent": {"max": 0.5, "high": 0.3, "low": -0.5, "min": -0.8}}
 UPDATES_IN = {"vehicle": {"medium": -1.0, "high": -1.0}, "exercise": {"medium": -1.4, "high": -1.4}}
 
 

@@ -30,7 +30,7 @@ NOTIFICATION_EFFECTS: dict[str, dict] = {
 CONTEXT_EFFECTS: dict[str, dict] = {
     "activity": {"still": 0.0, "unknown": -0.1, "tilting": 0.15, "foot walking": -0.3,
                  "vehicle": -0.7, "foot running": -1.3, "bicycle": -1.1},
-    "ringerMode": {"normal": 0.0, "vibrate": 0.1, "silent": -0.55},
+    "ringerMode": {"normal": 0.0, "vibrate": 0.1, "silent": -1.0},
     "noise": {"low": 0.0, "medium": -0.1, "high": -0.35},
     "proximity": {"far": 0.0, "med": 0.05, "near": -0.4},
     "batteryLevel": {"high": 0.0, "medium": 0.0, "low": -0.3},
