@@ -176,7 +176,7 @@ def test_user_figures_measure_spread_nights_and_timings_as_defined():
     assert nights["small_hours_quiet_ringer"] == pytest.approx(0.5)  # silent at 02:30, normal at 03:30
     timing = user_figures.timing_figures(frame)
     assert timing["opened_decided_late"] == pytest.approx(1 / 3)
-    assert timing["first_week_open_lift"] == pytest.approx(2 / 3 - 1 / 5)
+    assert timing["first_week_open_lift"] == pytest.approx(((1 - 1 / 2) + (0 - 0)) / 2)  # per user, median
 
 
 def test_the_timing_auc_sees_an_answer_key_and_not_noise():

@@ -102,7 +102,7 @@ FIGURES = (
            ">= 15%", True),
     Figure("AUC of the action from the three timings", at("realism", "timing_auc"), 0.5, 0.70,
            "<= 0.70 (gradient boosting, users held out)"),
-    Figure("first week - later open rate", at("realism", "first_week_open_lift"), -0.03, 0.03,
+    Figure("first week - later open rate, median user", at("realism", "first_week_open_lift"), -0.03, 0.03,
            "no falling overall rate", True),
 )
 

@@ -78,14 +78,18 @@ def night_figures(notifications: pd.DataFrame, users: pd.DataFrame) -> dict[str,
 
 
 def timing_figures(notifications: pd.DataFrame) -> dict[str, float]:
-    """Delayed opens, and the open rate of the first week against the rest."""
+    """Delayed opens, and each user's open rate in the first week against the rest (the median
+    over users: who is busy in which week does not move it)."""
     opened = (notifications["action"] == "opened").to_numpy()
     decision = notifications["decisionTime"].to_numpy()
     ms = notifications["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
     first_week = ms < ms.min() + FIRST_WEEK_DAYS * 24 * MS_PER_HOUR
+    rates = pd.DataFrame({"user": notifications["user_id"].to_numpy(), "first": first_week, "opened": opened})
+    by_week = rates.groupby(["user", "first"])["opened"].mean().unstack()
+    lift = (by_week[True] - by_week[False]).dropna() if by_week.shape[1] == 2 else pd.Series(dtype=float)
     return {
         "opened_decided_late": float((decision[opened] > LATE_SECONDS).mean()),
-        "first_week_open_lift": float(opened[first_week].mean() - opened[~first_week].mean()),
+        "first_week_open_lift": float(lift.median()) if len(lift) else float("nan"),
     }
 
 

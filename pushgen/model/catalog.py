@@ -64,7 +64,7 @@ KINDS: dict[str, KindProfile] = {
         open_logit=-0.8, trigger="music", trigger_rate=1.8,
     ),
     "system": KindProfile(
-        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.25, weekend=1.0,
+        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.15, weekend=1.0,
         open_logit=-2.1,
     ),
     "productivity": KindProfile(

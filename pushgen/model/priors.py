@@ -139,7 +139,7 @@ class Priors:
     # chronotype: wake-up hour on workdays ~ Normal, sleep length ~ Normal, weekend lie-in ~ Gamma
     wake_hour_mean: float = 7.0
     wake_hour_sd: float = 1.1
-    late_sleeper_share: float = 0.08  # night owls: up late, wake late
+    late_sleeper_share: float = 0.06  # night owls: up late, wake late
     late_wake_hour_mean: float = 9.4
     night_shift_share: float = 0.03  # work evenings and nights, sleep by day
     night_shift_wake_hour_mean: float = 14.0
@@ -181,7 +181,7 @@ class Priors:
     category_affinity_sd: float = 0.3
     interest_effect: float = 0.35  # open log-odds per unit of log-interest
     context_sensitivity_sd: float = 0.35
-    interaction_sd: float = 1.0  # sd of a user's content x situation effects around the population's
+    interaction_sd: float = 1.2  # sd of a user's content x situation effects around the population's
     habituation_app_mean: float = 0.1  # open log-odds lost per unit of sqrt(exposure) to the app
     habituation_subject_mean: float = 0.1  # ... to the subject
     habituation_channel_mean: float = 0.1  # ... to the channel
