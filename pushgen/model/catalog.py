@@ -43,7 +43,7 @@ KINDS: dict[str, KindProfile] = {
     "messaging": KindProfile(
         adoption=0.22, daily_rate=2.3, peaks=((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)),
         asleep=0.04, weekend=1.0,
-        open_logit=3.3,
+        open_logit=3.6,
     ),
     "email": KindProfile(
         adoption=0.3, daily_rate=2.5, peaks=((9.5, 1.0), (14.0, 0.7)), asleep=0.1, weekend=0.35,
@@ -64,7 +64,7 @@ KINDS: dict[str, KindProfile] = {
         open_logit=-0.8, trigger="music", trigger_rate=1.8,
     ),
     "system": KindProfile(
-        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.15, weekend=1.0,
+        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.1, weekend=1.0,
         open_logit=-2.1,
     ),
     "productivity": KindProfile(

@@ -140,8 +140,8 @@ class Priors:
     wake_hour_mean: float = 7.0
     wake_hour_sd: float = 1.1
     late_sleeper_share: float = 0.06  # night owls: up late, wake late
-    late_wake_hour_mean: float = 9.4
-    night_shift_share: float = 0.03  # work evenings and nights, sleep by day
+    late_wake_hour_mean: float = 9.2
+    night_shift_share: float = 0.02  # work evenings and nights, sleep by day
     night_shift_wake_hour_mean: float = 14.0
     sleep_hours_mean: float = 7.6
     sleep_hours_sd: float = 0.6
