@@ -25,7 +25,7 @@ NOTIFICATION_EFFECTS: dict[str, dict] = {
                  "unknown": -0.1},
     "numberOfUpdates": {"none": 0.0, "low": 0.15, "medium": 0.25, "high": 0.1},
     "visibility": {"private": 0.05, "public": 0.0, "secret": -0.15},
-    "ongoing": {True: -2.4, False: 0.0},
+    "ongoing": {True: -3.0, False: 0.0},
 }
 CONTEXT_EFFECTS: dict[str, dict] = {
     "activity": {"still": 0.0, "unknown": -0.1, "tilting": 0.15, "foot walking": -0.3,
