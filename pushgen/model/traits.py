@@ -39,7 +39,7 @@ CONTEXT_EFFECTS: dict[str, dict] = {
     "musicActive": {True: 0.1, False: 0.0},
     "time": {"early-morning": -0.5, "morning": 0.0, "afternoon": 0.0, "evening": 0.15,
              "night": 0.05},
-    "day": {5: -0.5, 6: -0.5},
+    "day": {5: -0.7, 6: -0.7},
     "place": {},
 }
 PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feature
