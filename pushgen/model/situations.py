@@ -16,8 +16,9 @@ A situation is a number in [0, 1] per row, from the context's features and the c
 
 (s is the logistic function.) ``INTERACTIONS[group][situation]`` is the population effect on
 the open log-odds of a notification of that content group in that situation;
-``PRIORITY_IN`` and ``UPDATES_IN`` add effects of the priority (high priority cuts through
-silent mode) and of long content (many updates) in some situations.
+``PRIORITY_IN`` and ``UPDATES_IN`` add effects of the priority (high priority loses less in
+silent mode) and of long content (many updates) in some situations. Sizes and the evidence
+for each: ``docs/model.md`` section 4.2.
 """
 
 from __future__ import annotations
