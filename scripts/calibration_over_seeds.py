@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     for seed in range(args.seeds):
         dataset = pushgen.generate(users=args.users, months=args.months, seed=seed)
-        stats = with_realism(describe(dataset.notifications, dataset.users), dataset.notifications)
+        stats = with_realism(describe(dataset.notifications, dataset.users), dataset.notifications,
+                             dataset.users, auc=True)
         for figure in FIGURES:
             values[figure.name].append(float(figure.value(stats)))
     rows, failing = [], 0

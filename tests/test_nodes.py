@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import numpy as np
@@ -10,7 +11,17 @@ import pytest
 from scipy import stats
 
 from pushgen import schemas
-from pushgen.model import arrivals, engagement, habits, portfolio, routine, surroundings, timings, traits
+from pushgen.model import (
+    arrivals,
+    device,
+    engagement,
+    habits,
+    portfolio,
+    routine,
+    surroundings,
+    timings,
+    traits,
+)
 from pushgen.model.catalog import app_catalog
 from pushgen.model.graph import run
 from pushgen.model.priors import Priors
@@ -32,13 +43,35 @@ def chi2_p(observed: np.ndarray, expected_share: np.ndarray) -> float:
     return float(stats.chisquare(observed[keep], expected).pvalue)
 
 
-def test_chronotype_is_normal_around_the_priors():
-    values = draws(habits.chronotype, PRIORS)
+def test_chronotypes_mix_usual_late_and_night_shift_sleepers_in_their_shares():
+    values = draws(habits.chronotype, PRIORS, n=6000)
+    kind = np.array([int(c.sleeper) for c in values])
     wake = np.array([c.wake_hour for c in values])
     delay = np.array([c.weekend_delay for c in values])
-    assert wake.mean() == pytest.approx(PRIORS.wake_hour_mean, abs=0.05)
-    assert wake.std() == pytest.approx(PRIORS.wake_hour_sd, rel=0.06)
+    usual = 1 - PRIORS.late_sleeper_share - PRIORS.night_shift_share
+    shares = np.array([usual, PRIORS.late_sleeper_share, PRIORS.night_shift_share])
+    assert chi2_p(np.bincount(kind, minlength=3), shares) > 1e-3
+    for sleeper, mean in ((habits.Sleeper.USUAL, PRIORS.wake_hour_mean),
+                          (habits.Sleeper.LATE, PRIORS.late_wake_hour_mean),
+                          (habits.Sleeper.NIGHT_SHIFT, PRIORS.night_shift_wake_hour_mean)):
+        mine = wake[kind == sleeper]
+        low, high = habits.WAKE_RANGE[sleeper]
+        assert ((mine >= low) & (mine <= high)).all()
+        assert np.median(mine) == pytest.approx(mean, abs=0.25)
+    assert wake[kind == 0].std() == pytest.approx(PRIORS.wake_hour_sd, rel=0.1)
     assert stats.kstest(delay, stats.gamma(2.0, scale=PRIORS.weekend_delay_mean / 2.0).cdf).pvalue > 1e-3
+
+
+def test_night_shift_sleepers_work_shifts_and_sleep_by_day():
+    priors = Priors(night_shift_share=1.0, late_sleeper_share=0.0)
+    grid = TimeGrid(dt.date(2024, 1, 1), 28)
+    inputs = {"user_id": 0, "seed": 5, "grid": grid, "priors": priors, "catalog": app_catalog()}
+    values = {node.name: value for node, value in run(inputs) if node.name in ("sched", "state")}
+    assert values["sched"].occupation == habits.Occupation.SHIFT
+    asleep = (values["state"] == State.SLEEP).reshape(grid.days, -1).mean(axis=0)
+    hours = np.arange(asleep.size) * 24 / asleep.size
+    assert asleep[(hours >= 9) & (hours < 12)].mean() > 0.9
+    assert asleep[(hours >= 0) & (hours < 4)].mean() < 0.1
 
 
 def test_occupations_follow_their_shares():
@@ -114,6 +147,70 @@ def test_mood_is_an_ar1_over_days_plus_a_shift_per_segment():
     lag1 = np.corrcoef(day[:-1], day[1:])[0, 1]
     assert lag1 == pytest.approx(0.5, abs=0.02)
     assert shift.std() == pytest.approx(0.85, rel=0.03)
+
+
+def test_the_main_app_takes_its_share_of_rows_and_the_total_is_kept():
+    catalog = app_catalog()
+    kinds = catalog.kind_of_app
+    messaging = np.flatnonzero(kinds == list(catalog.kinds).index("messaging"))[:3]
+    others = np.flatnonzero(kinds != list(catalog.kinds).index("messaging"))[:12]
+    apps = np.r_[messaging, others]
+    rate = np.random.default_rng(0).lognormal(0, 0.5, len(apps))
+    rows_per_post = np.where(np.isin(apps, messaging), 2.6, 1.0)
+    shares = []
+    for seed in range(2000):
+        out = portfolio.with_main_app(rate, rows_per_post, kinds[apps], PRIORS.dominant_app_share,
+                                      PRIORS.dominant_kind_shares, np.random.default_rng(seed))
+        rows = out * rows_per_post
+        assert rows.sum() == pytest.approx((rate * rows_per_post).sum())
+        changed = np.flatnonzero(~np.isclose(out / rate, (out / rate)[np.argmin(rows)]))
+        assert len(changed) <= 1  # the other apps keep their proportions
+        shares.append(rows.max() / rows.sum())
+    assert PRIORS.dominant_app_share <= np.mean(shares) <= PRIORS.dominant_app_share + 0.1
+    assert np.mean(np.array(shares) > 0.5) > 0.15
+
+
+def test_quiet_nights_silence_sleep_and_the_small_hours_at_home_but_not_a_night_shift():
+    grid = TimeGrid(dt.date(2024, 1, 1), 200)
+    hour = grid.hour_of_slot
+    state = np.where(hour < 7, State.SLEEP, State.HOME).astype(np.int8)
+    state[(grid.day_of_slot % 2 == 1) & (hour < 5)] = State.WORK  # a night at work every other day
+    state[(grid.day_of_slot % 2 == 0) & (hour >= 1) & (hour < 3)] = State.HOME  # awake at 1-3 h
+    ringer = schemas.field("ringerMode")
+    base = habits.device_habits(PRIORS, np.random.default_rng(0))
+    normal = dataclasses.replace(base, ringer=np.array([0.0, 1.0, 0.0]), quiet_at_work=0.0)
+    no_dnd = np.zeros(grid.days, dtype=bool)
+    always = routine_ringer(grid, state, dataclasses.replace(normal, quiet_at_night=1.0), no_dnd)
+    never = routine_ringer(grid, state, dataclasses.replace(normal, quiet_at_night=0.0), no_dnd)
+    night = (state == State.SLEEP) | ((state == State.HOME) & (hour < 6))
+    assert (always[night] != ringer.code("normal")).all()
+    assert np.mean(always[night] == ringer.code("silent")) == pytest.approx(0.75, abs=0.08)
+    assert (always[state == State.WORK] == ringer.code("normal")).all()
+    assert (always[~night] == ringer.code("normal")).all()
+    assert (never == ringer.code("normal")).all()
+    half = routine_ringer(grid, state, dataclasses.replace(normal, quiet_at_night=0.5), no_dnd)
+    by_night = (half[(state == State.SLEEP) & (hour < 0.5)] != ringer.code("normal"))
+    assert by_night.mean() == pytest.approx(0.5, abs=0.12)
+
+
+def routine_ringer(grid, state, device_habits, do_not_disturb):
+    return device.ringer_mode(grid, state, device_habits, do_not_disturb, np.random.default_rng(4))
+
+
+def test_opens_are_sometimes_decided_long_after_they_are_seen():
+    n = 40_000
+    attention = timings.AttentionHabits(seen_median=90.0, swipe_share=0.5, delayed_share=0.25,
+                                        delayed_seconds=2100.0)
+    ringer = np.full(n, schemas.field("ringerMode").code("normal"))
+    priority = np.full(n, schemas.field("priority").code("default"))
+    opened = np.arange(n) % 2 == 0
+    times = timings.timings(opened, ringer, priority, np.full(n, State.HOME), np.zeros(n),
+                            np.full(n, 12.0), attention, np.random.default_rng(3))
+    late = times.decision > 600
+    assert late[opened].mean() == pytest.approx(0.25 * stats.norm.sf(np.log(600 / 2100) / 1.3), abs=0.015)
+    assert np.median(times.decision[opened & late]) > 1800
+    # dismissed rows are as often left for long: the delay alone does not tell the action
+    assert abs(late[opened].mean() - late[~opened].mean()) < 0.35
 
 
 def test_seen_time_is_lognormal_around_the_users_median():

@@ -4,10 +4,12 @@ figures of the realism audit on the 50-user population."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
 from pushgen import schemas
+from pushgen.data import user_figures
 from pushgen.data.realism import daily_counts, lag_autocorrelation, realism_figures
 from pushgen.model.habits import lifestyle
 from pushgen.model.priors import Priors
@@ -139,3 +141,66 @@ def test_the_evening_factor_is_smooth_with_a_dip_late_in_the_evening():
 
 def test_place_values_stay_in_the_published_set(population):
     assert set(population.notifications["place"].astype(str)) <= set(schemas.values("place"))
+
+
+def hand_made_rows() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two users: user 0 opens 3 of 4 rows (one app holds 3), user 1 none of 4 (two apps 2 + 2)."""
+    start = pd.Timestamp("2026-01-05 00:00")
+    hours = [2.5, 10, 11, 20, 3.5, 10, 12, 21]
+    frame = pd.DataFrame({
+        "user_id": [0, 0, 0, 0, 1, 1, 1, 1],
+        "posted_at": [start + pd.Timedelta(days=d, hours=h) for d, h in zip([0, 0, 9, 9, 0, 9, 9, 9], hours,
+                                                                            strict=True)],
+        "postingApp": ["a", "a", "a", "b", "a", "a", "c", "c"],
+        "action": ["opened", "opened", "opened", "dismissed", "dismissed", "dismissed", "dismissed",
+                   "dismissed"],
+        "ringerMode": ["silent", "normal", "normal", "normal", "normal", "vibrate", "normal", "normal"],
+        "decisionTime": [5.0, 900.0, 4.0, 3.0, 3.0, 2000.0, 3.0, 3.0],
+        "responseTime": [30.0, 1000.0, 50.0, 40.0, 20.0, 2100.0, 30.0, 30.0],
+    })
+    users = pd.DataFrame({"user_id": [0, 1], "wake_time": ["07:00", "11:30"], "bedtime": ["23:00", "02:30"]})
+    return frame, users
+
+
+def test_user_figures_measure_spread_nights_and_timings_as_defined():
+    frame, users = hand_made_rows()
+    spread = user_figures.spread_figures(frame.assign(user_id=frame["user_id"]))
+    assert np.isnan(spread["user_open_sd"])  # no user has the rows an open rate needs
+    assert spread["top_app_share"] == pytest.approx((3 / 4 + 2 / 4) / 2)
+    assert spread["top_app_above_half"] == pytest.approx(0.5)
+    assert user_figures.chronotype_figures(users) == {"wake_span_hours": 4.5, "bed_after_1am": 0.5}
+    nights = user_figures.night_figures(frame, users)
+    # user 0's core sleep is 00:00-06:00: the 02:30 row, opened within 60 s; user 1's is 03:30-10:30
+    assert nights["core_sleep_share"] == pytest.approx(3 / 8)  # 02:30 of user 0, 03:30 and 10:00 of user 1
+    assert nights["core_sleep_prompt_opens"] == pytest.approx(1 / 8)
+    assert nights["small_hours_quiet_ringer"] == pytest.approx(0.5)  # silent at 02:30, normal at 03:30
+    timing = user_figures.timing_figures(frame)
+    assert timing["opened_decided_late"] == pytest.approx(1 / 3)
+    assert timing["first_week_open_lift"] == pytest.approx(((1 - 1 / 2) + (0 - 0)) / 2)  # per user, median
+
+
+def test_the_timing_auc_sees_an_answer_key_and_not_noise():
+    rng = np.random.default_rng(0)
+    n = 4000
+    opened = rng.random(n) < 0.4
+    frame = pd.DataFrame({"user_id": np.arange(n) % 20, "action": np.where(opened, "opened", "dismissed"),
+                          "seenTime": rng.lognormal(4, 1, n)})
+    frame["decisionTime"] = np.where(opened, 4.0, 2400.0) * rng.lognormal(0, 0.3, n)
+    frame["responseTime"] = frame["seenTime"] + frame["decisionTime"]
+    assert user_figures.timing_auc(frame) > 0.95
+    frame["decisionTime"] = rng.lognormal(3, 2, n)
+    frame["responseTime"] = frame["seenTime"] + frame["decisionTime"]
+    assert abs(user_figures.timing_auc(frame) - 0.5) < 0.05
+
+
+def test_users_differ_nights_are_quiet_and_timings_hide_the_action_on_the_population(population):
+    figures = user_figures.user_figures(population.notifications, population.users)
+    assert figures["user_open_sd"] >= 0.22
+    assert figures["user_open_min"] < 0.15 and figures["user_open_max"] > 0.8
+    assert figures["top_app_share"] >= 0.30 and figures["top_app_above_half"] >= 0.10
+    assert figures["bed_after_1am"] >= 0.05 and figures["wake_span_hours"] >= 5.0
+    assert figures["core_sleep_prompt_opens"] < 0.005
+    assert figures["small_hours_quiet_ringer"] >= 0.6
+    assert figures["opened_decided_late"] >= 0.15
+    assert abs(figures["first_week_open_lift"]) <= 0.03
+    assert user_figures.timing_auc(population.notifications) <= 0.70

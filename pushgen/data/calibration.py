@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from pushgen.data.realism import realism_figures
+from pushgen.data.user_figures import timing_auc, user_figures
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,26 @@ FIGURES = (
     Figure("place open-rate spread", at("realism", "place_spread"), 0.03, 1.0,
            "place carries engagement", True),
     Figure("distinct subjects", at("realism", "subjects"), 130, 215, "most of the 215"),
+    Figure("sd of per-user open rates", at("realism", "user_open_sd"), 0.22, 0.45, "0.30 (EvalUMAP)"),
+    Figure("top app's share of a user's rows, median", at("realism", "top_app_share"), 0.30, 0.80,
+           ">= 0.30 (EvalUMAP 33-99%)", True),
+    Figure("users whose top app holds > 50%", at("realism", "top_app_above_half"), 0.10, 0.80,
+           ">= 10%", True),
+    Figure("hour-profile correlation between users, median", at("realism", "hour_profile_correlation"),
+           0.0, 0.85, "below v2's 0.88"),
+    Figure("wake-time span across users (hours)", at("realism", "wake_span_hours"), 5.0, 14.0,
+           ">= 6 h over 1,000 users, >= 5 h over 50"),
+    Figure("users in bed after 1 am", at("realism", "bed_after_1am"), 0.05, 0.40, ">= 5%", True),
+    Figure("opened within 60 s in core sleep", at("realism", "core_sleep_prompt_opens"), 0.0, 0.005,
+           "< 0.5% of all rows", True),
+    Figure("ringer silent or vibrate at 0-6h", at("realism", "small_hours_quiet_ringer"), 0.60, 1.0,
+           ">= 60% (EvalUMAP 63% silent)", True),
+    Figure("opened rows decided after 10 min", at("realism", "opened_decided_late"), 0.15, 0.45,
+           ">= 15%", True),
+    Figure("AUC of the action from the three timings", at("realism", "timing_auc"), 0.5, 0.70,
+           "<= 0.70 (gradient boosting, users held out)"),
+    Figure("first week - later open rate, median user", at("realism", "first_week_open_lift"), -0.03, 0.03,
+           "no falling overall rate", True),
 )
 
 
@@ -102,12 +123,17 @@ class Check:
         return None if self.value is None else self.figure.holds(self.value)
 
 
-def with_realism(stats: dict, notifications: pd.DataFrame) -> dict:
-    """``stats`` with the day-level and structure figures of ``notifications`` under ``"realism"``
-    (NaN where the table is too short to measure one)."""
+def with_realism(stats: dict, notifications: pd.DataFrame, users: pd.DataFrame | None = None,
+                 auc: bool = False) -> dict:
+    """``stats`` with the day-level, structure and user figures of ``notifications`` under
+    ``"realism"`` (NaN where the table is too short to measure one; the chronotype and night
+    figures need ``users``, the timing AUC ``auc=True`` and scikit-learn)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN medians of a few days
-        return {**stats, "realism": realism_figures(notifications)}
+        figures = {**realism_figures(notifications), **user_figures(notifications, users)}
+    if auc:
+        figures["timing_auc"] = timing_auc(notifications)
+    return {**stats, "realism": figures}
 
 
 def checks(stats: dict) -> list[Check]:

@@ -43,11 +43,11 @@ KINDS: dict[str, KindProfile] = {
     "messaging": KindProfile(
         adoption=0.22, daily_rate=2.3, peaks=((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)),
         asleep=0.04, weekend=1.0,
-        open_logit=2.3,
+        open_logit=3.6,
     ),
     "email": KindProfile(
         adoption=0.3, daily_rate=2.5, peaks=((9.5, 1.0), (14.0, 0.7)), asleep=0.1, weekend=0.35,
-        open_logit=-0.9,
+        open_logit=-2.5,
     ),
     "social": KindProfile(
         adoption=0.3, daily_rate=1.6, peaks=((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)),
@@ -57,23 +57,23 @@ KINDS: dict[str, KindProfile] = {
     "news": KindProfile(
         adoption=0.15, daily_rate=1.8, peaks=((7.5, 0.8), (12.0, 0.5), (17.5, 0.7)),
         asleep=0.02, weekend=0.9,
-        open_logit=-0.9,
+        open_logit=-1.5,
     ),
     "audio": KindProfile(
         adoption=0.14, daily_rate=0.4, peaks=((8.0, 0.5), (18.0, 0.5)), asleep=0.02, weekend=1.0,
         open_logit=-0.8, trigger="music", trigger_rate=1.8,
     ),
     "system": KindProfile(
-        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.6, weekend=1.0,
-        open_logit=-1.6,
+        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.1, weekend=1.0,
+        open_logit=-2.1,
     ),
     "productivity": KindProfile(
         adoption=0.1, daily_rate=2.0, peaks=((10.0, 1.0), (15.0, 1.0)), asleep=0.02, weekend=0.3,
-        open_logit=-0.3,
+        open_logit=-1.3,
     ),
     "calendar": KindProfile(
         adoption=0.25, daily_rate=1.2, peaks=((8.5, 1.0), (13.0, 0.5)), asleep=0.02, weekend=0.5,
-        open_logit=0.0,
+        open_logit=-1.0,
     ),
     "calls": KindProfile(
         adoption=0.1, daily_rate=1.5, peaks=((11.0, 1.0), (16.5, 1.0), (19.0, 0.5)), asleep=0.02,

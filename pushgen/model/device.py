@@ -23,6 +23,7 @@ CHARGE_PERCENT_PER_HOUR = 55.0
 DRAIN_BY_STATE = np.array([0.15, 1.0, 1.3, 0.8, 1.1, 1.2, 1.5, 1.3])
 MUSIC_DRAIN = 0.6
 LOW_BELOW, HIGH_FROM = 25.0, 70.0  # battery % thresholds of the batteryLevel labels
+QUIET_UNTIL_HOUR = 6.0  # a quieted night lasts, at home, until this hour at least
 
 
 @dataclass(frozen=True)
@@ -123,11 +124,12 @@ def ringer_mode(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Parents: routine state, device habits, the daily regime's do-not-disturb days. One mode
-    per segment.
+    per segment, and one quiet setting per night.
 
-    Asleep: silent with P(silent_at_night), else the habit; at work: vibrate or silent with
-    P(quiet_at_work), else the habit; elsewhere ~ Categorical(habit). Silent all through a
-    do-not-disturb day.
+    At work: vibrate or silent with P(quiet_at_work), else the habit; elsewhere ~
+    Categorical(habit). Nights: on a night the user quiets the phone (P(quiet_at_night)), silent
+    (3 in 4) or vibrate while asleep and, at home, from midnight to ``QUIET_UNTIL_HOUR`` (a
+    night-shift worker at work keeps the day's mode). Silent all through a do-not-disturb day.
     """
     field = schemas.field("ringerMode")
     vibrate, silent = field.code("vibrate"), field.code("silent")
@@ -141,7 +143,12 @@ def ringer_mode(
     mode[at_work & (quiet < habits.quiet_at_work)] = np.where(
         rng.random(n) < 0.7, vibrate, silent
     )[at_work & (quiet < habits.quiet_at_work)]
-    asleep = seg_state == State.SLEEP
-    mode[asleep & (quiet < habits.silent_at_night)] = silent
-    return np.where(do_not_disturb[grid.day_of_slot], silent, mode[segment]).astype(np.int16)
+    mode = mode[segment]
+    night = ((grid.day_of_slot * 24 + grid.hour_of_slot + 12) // 24).astype(np.int64)  # noon to noon
+    quiet_night = rng.random(grid.days + 1) < habits.quiet_at_night
+    night_mode = np.where(rng.random(grid.days + 1) < 0.75, silent, vibrate)
+    small_hours = (grid.hour_of_slot < QUIET_UNTIL_HOUR) & (state == State.HOME)
+    quieted = quiet_night[night] & ((state == State.SLEEP) | small_hours)
+    mode = np.where(quieted, night_mode[night], mode)
+    return np.where(do_not_disturb[grid.day_of_slot], silent, mode).astype(np.int16)
 

@@ -32,21 +32,38 @@ class Commute(IntEnum):
     WALK = 3
 
 
+class Sleeper(IntEnum):
+    USUAL = 0
+    LATE = 1  # a night owl: up late, wakes late
+    NIGHT_SHIFT = 2  # works evenings and nights, sleeps by day
+
+
 @dataclass(frozen=True)
 class Chronotype:
     wake_hour: float  # workday wake-up, hours after midnight
     sleep_hours: float
     weekend_delay: float  # later wake-up on days off, hours
+    sleeper: Sleeper = Sleeper.USUAL
+
+
+WAKE_RANGE = {Sleeper.USUAL: (4.5, 10.0), Sleeper.LATE: (8.0, 12.5), Sleeper.NIGHT_SHIFT: (11.5, 16.5)}
 
 
 def chronotype(priors: Priors, rng: np.random.Generator) -> Chronotype:
-    """Parents: none. wake ~ N(mean, sd) in [4.5, 10.5]; sleep ~ N in [5.5, 9.5]; delay ~ Gamma(2)."""
+    """Parents: none. sleeper ~ Categorical(usual, late, night shift); wake ~ N(the kind's mean,
+    wake_hour_sd) within the kind's range; sleep ~ N in [5.5, 9.5]; delay ~ Gamma(2)."""
+    usual = 1.0 - priors.late_sleeper_share - priors.night_shift_share
+    shares = np.array([max(usual, 0.0), priors.late_sleeper_share, priors.night_shift_share])
+    sleeper = Sleeper(rng.choice(3, p=shares / shares.sum()))
+    mean = {Sleeper.USUAL: priors.wake_hour_mean, Sleeper.LATE: priors.late_wake_hour_mean,
+            Sleeper.NIGHT_SHIFT: priors.night_shift_wake_hour_mean}[sleeper]
     return Chronotype(
-        wake_hour=float(np.clip(rng.normal(priors.wake_hour_mean, priors.wake_hour_sd), 4.5, 10.5)),
+        wake_hour=float(np.clip(rng.normal(mean, priors.wake_hour_sd), *WAKE_RANGE[sleeper])),
         sleep_hours=float(
             np.clip(rng.normal(priors.sleep_hours_mean, priors.sleep_hours_sd), 5.5, 9.5)
         ),
         weekend_delay=float(rng.gamma(2.0, priors.weekend_delay_mean / 2.0)),
+        sleeper=sleeper,
     )
 
 
@@ -61,8 +78,11 @@ class Schedule:
 
 
 def schedule(priors: Priors, chrono: Chronotype, rng: np.random.Generator) -> Schedule:
-    """Parents: chronotype. occupation ~ Categorical; start = wake + prep + commute; lengths ~ N."""
+    """Parents: chronotype. occupation ~ Categorical (shift work for night-shift sleepers);
+    start = wake + prep + commute; lengths ~ N."""
     occupation = Occupation(rng.choice(5, p=priors.occupation_shares))
+    if chrono.sleeper == Sleeper.NIGHT_SHIFT:
+        occupation = Occupation.SHIFT
     workdays = np.zeros(7, dtype=bool)
     if occupation == Occupation.SHIFT:
         workdays[rng.choice(7, size=5, replace=False)] = True
@@ -156,7 +176,7 @@ class DeviceHabits:
     music_at_home: float
     ringer: np.ndarray  # (3,) habitual P(vibrate, normal, silent)
     quiet_at_work: float  # P(ringer turned to vibrate/silent at work)
-    silent_at_night: float
+    quiet_at_night: float  # P(ringer turned to silent/vibrate for the night)
 
 
 def device_habits(priors: Priors, rng: np.random.Generator) -> DeviceHabits:
@@ -176,5 +196,5 @@ def device_habits(priors: Priors, rng: np.random.Generator) -> DeviceHabits:
         music_at_home=beta(0.05, 10.0),
         ringer=rng.dirichlet(shares * priors.ringer_concentration + 0.05),
         quiet_at_work=beta(0.4, 2.0),
-        silent_at_night=beta(0.35, 2.0),
+        quiet_at_night=beta(priors.night_quiet_share, 2.0),
     )

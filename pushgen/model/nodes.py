@@ -92,13 +92,26 @@ def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, d
     )
 
 
+WEEK_BEFORE_SECONDS = 7 * 86400.0
+
+
 def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], params: engagement.EngagementParameters
                     ) -> exposure.Exposure:
-    """Deterministic: fatigue and habituation the user's earlier notifications leave at each post."""
+    """Deterministic: fatigue and habituation the user's earlier notifications leave at each post.
+
+    The user had a phone before the dataset's first day: the week before it is taken to have
+    brought the first week's notifications, a week earlier, so the first days start from a
+    lived-in state rather than from none (habituation fades within days, so nothing of it is
+    left by the test months)."""
     channel = feasibility.channel_of(codes)
-    return exposure.logged_exposure(
-        posts.seconds, {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel},
-        exposure.interruption(codes["priority"], codes["numberOfUpdates"]), params.fatigue_tau_seconds)
+    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
+    interrupts = exposure.interruption(codes["priority"], codes["numberOfUpdates"])
+    before = np.flatnonzero(posts.seconds < WEEK_BEFORE_SECONDS)
+    seconds = np.concatenate([posts.seconds[before], posts.seconds + WEEK_BEFORE_SECONDS])
+    lived = exposure.logged_exposure(
+        seconds, {key: np.concatenate([value[before], value]) for key, value in keys.items()},
+        np.concatenate([interrupts[before], interrupts]), params.fatigue_tau_seconds)
+    return lived.take(slice(len(before), None))
 
 
 def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray],

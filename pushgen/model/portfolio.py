@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model.catalog import VENDORS, AppCatalog
+from pushgen.model.catalog import KINDS, VENDORS, AppCatalog
 from pushgen.model.habits import Chronotype, DeviceHabits
 from pushgen.model.priors import Priors
 
@@ -37,8 +37,8 @@ def portfolio(
 
     has(app) ~ Bernoulli(adoption) for apps of no vendor or of the user's vendor, plus exactly
     one clock, SMS and dialer app; rate = app rate x volume x LogNormal(0, app_rate_sd), with
-    volume ~ LogNormal(0, volume_sd); rhythm bumps = the kind's peaks + chronotype shift +
-    N(0, 0.75 h).
+    volume ~ LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
+    rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
     vendor_ok = (catalog.vendor_of_app == device.vendor) | (
         catalog.vendor_of_app == VENDORS.index("none")
@@ -54,21 +54,59 @@ def portfolio(
     apps = np.flatnonzero(has)
     volume = rng.lognormal(0.0, priors.volume_sd)
     spread = rng.lognormal(0.0, priors.app_rate_sd, len(apps))
+    chattiness = float(rng.gamma(3.0, priors.chattiness_mean / 3.0))
+    messaging = catalog.kind_of_app[apps] == KIND_NAMES.index("messaging")
+    rows_per_post = np.where(messaging, 1.0 + chattiness, 1.0)
+    daily_rate = with_main_app(catalog.daily_rate[apps] * volume * spread, rows_per_post,
+                               catalog.kind_of_app[apps], priors.dominant_app_share,
+                               priors.dominant_kind_shares, rng)
     shift = chrono.wake_hour - priors.wake_hour_mean
-    peaks = catalog.peaks[apps] + shift + rng.normal(0, 0.75, catalog.peaks[apps].shape)
+    peaks = catalog.peaks[apps] + shift + rng.normal(0, 1.0, catalog.peaks[apps].shape)
     clock = catalog.one_per_phone["clock"]
     return Portfolio(
         apps=apps,
-        daily_rate=catalog.daily_rate[apps] * volume * spread,
+        daily_rate=daily_rate,
         trigger_rate=catalog.trigger_rate[apps] * np.sqrt(volume) * spread,
         peaks=np.mod(peaks, 24),
         peak_heights=catalog.peak_heights[apps] * rng.uniform(0.6, 1.4, peaks.shape),
         clock_app=int(clock[np.isin(clock, apps)][0]),
         alarm_workday=float(rng.beta(6, 1.5)),
         alarm_day_off=float(rng.beta(1, 4)),
-        chattiness=float(rng.gamma(3.0, priors.chattiness_mean / 3.0)),
+        chattiness=chattiness,
         weekend_factor=float(np.clip(rng.normal(0.85, 0.12), 0.5, 1.2)),
     )
+
+
+KIND_NAMES = tuple(KINDS)
+DOMINANT_KINDS = ("messaging", "email", "social", "productivity")
+MAIN_SHARE_STRENGTH = 3.0
+
+
+def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray, mean: float,
+                  kind_shares: tuple[float, ...], rng: np.random.Generator) -> np.ndarray:
+    """The user's routine rates with one main app holding share ~ Beta(mean, strength 3) of the
+    rows they make (rate x rows per post: a conversation's follow-ups count),
+    or its own share if larger; the other apps keep their proportions and the rows' sum is
+    unchanged. Main app: the busiest of the user's apps of a kind ~
+    Categorical(kind_shares) over ``DOMINANT_KINDS``, messaging when the user has none of that kind."""
+    kind_names = np.array(KIND_NAMES)[kind]
+    wanted = DOMINANT_KINDS[rng.choice(len(DOMINANT_KINDS), p=kind_shares)]
+    share = rng.beta(mean * MAIN_SHARE_STRENGTH, (1 - mean) * MAIN_SHARE_STRENGTH) if mean > 0 else 0.0
+    for name in (wanted, "messaging"):
+        candidates = np.flatnonzero((kind_names == name) & (rate > 0))
+        if len(candidates):
+            break
+    else:
+        return rate
+    rows = rate * rows_per_post
+    main = candidates[np.argmax(rows[candidates])]
+    total, others = rows.sum(), rows.sum() - rows[main]
+    main_rows = max(rows[main], share * total)
+    if others <= 0:
+        return rate
+    out = rate * (total - main_rows) / others
+    out[main] = main_rows / rows_per_post[main]
+    return out
 
 
 def interests(priors: Priors, rng: np.random.Generator) -> np.ndarray:

@@ -15,9 +15,13 @@ class PriorsError(ValueError):
     """A prior outside its range (the message names the field and the range)."""
 
 
-SHARES = {"occupation_shares": 5, "commute_shares": 4, "ringer_shares": 3}
+SHARES = {"occupation_shares": 5, "commute_shares": 4, "ringer_shares": 3, "dominant_kind_shares": 4}
 BOUNDS: dict[str, tuple[float, float]] = {
     "wake_hour_mean": (4.0, 11.0), "wake_hour_sd": (0.0, 3.0),
+    "late_sleeper_share": (0.0, 1.0), "late_wake_hour_mean": (6.0, 13.0),
+    "night_shift_share": (0.0, 1.0), "night_shift_wake_hour_mean": (10.0, 18.0),
+    "dominant_app_share": (0.0, 0.95), "night_quiet_share": (0.0, 1.0),
+    "delayed_open_share": (0.0, 1.0), "delayed_open_minutes": (1.0, 1440.0),
     "sleep_hours_mean": (4.0, 11.0), "sleep_hours_sd": (0.0, 3.0), "weekend_delay_mean": (0.0, 6.0),
     "commute_minutes_median": (1.0, 240.0), "outings_per_week": (0.0, 14.0),
     "exercise_per_week": (0.0, 14.0), "vacation_weeks_per_year": (0.0, 26.0),
@@ -58,6 +62,10 @@ class Priors:
         Sleep length across users, Normal (hours).
     weekend_delay_mean : float
         Mean lie-in on days off (hours), Gamma across users.
+    late_sleeper_share, late_wake_hour_mean : float
+        Share of late sleepers (night owls) and their mean workday wake-up hour.
+    night_shift_share, night_shift_wake_hour_mean : float
+        Share of night-shift workers (who sleep by day) and their mean wake-up hour.
     occupation_shares : tuple of float
         Shares of office, shift, student, remote and not working users.
     commute_shares : tuple of float
@@ -81,12 +89,20 @@ class Priors:
         Habitual ringer mode shares: vibrate, normal, silent.
     ringer_concentration : float
         Dirichlet concentration of users' ringer habits around ``ringer_shares``.
+    night_quiet_share : float
+        Mean P(the ringer is put on silent or vibrate for the night), Beta across users.
     volume_sd : float
         Sd of a user's log volume multiplier (median 1) of every app's rate.
     app_rate_sd : float
         Sd of a user's log rate of one app around the app's rate.
     chattiness_mean : float
         Mean follow-up messages per messaging conversation.
+    dominant_app_share : float
+        Mean share of a user's routine notification rows (conversations counted with their
+        follow-ups) taken by the user's main app, Beta across users.
+    dominant_kind_shares : tuple of float
+        Kind of the main app: messaging, email, social, productivity (a kind the user lacks
+        falls back to messaging).
     interest_sd : float
         Sd of a user's log-interest in a subject.
     open_intercept_mean, open_intercept_sd : float
@@ -115,11 +131,18 @@ class Priors:
     seen_seconds_median : float
         Median seconds until a notification is seen, before the ringer, routine, priority and
         evening factors.
+    delayed_open_share, delayed_open_minutes : float
+        Mean share of a user's opens decided long after the notification was seen (Beta across
+        users), and the median delay of those (minutes).
     """
 
     # chronotype: wake-up hour on workdays ~ Normal, sleep length ~ Normal, weekend lie-in ~ Gamma
     wake_hour_mean: float = 7.0
-    wake_hour_sd: float = 0.9
+    wake_hour_sd: float = 1.1
+    late_sleeper_share: float = 0.06  # night owls: up late, wake late
+    late_wake_hour_mean: float = 9.2
+    night_shift_share: float = 0.02  # work evenings and nights, sleep by day
+    night_shift_wake_hour_mean: float = 14.0
     sleep_hours_mean: float = 7.6
     sleep_hours_sd: float = 0.6
     weekend_delay_mean: float = 1.2
@@ -141,31 +164,37 @@ class Priors:
     headphone_share: float = 0.5  # mean P(headphones on a commute or workout)
     ringer_shares: tuple[float, ...] = (0.18, 0.64, 0.18)  # vibrate, normal, silent habit
     ringer_concentration: float = 3.0  # Dirichlet concentration of users around the shares
+    night_quiet_share: float = 0.7  # mean P(silent or vibrate for the night)
     # app portfolio and volume: a user's daily volume multiplies every app's rate
     volume_sd: float = 0.4  # sd of the log volume multiplier (median 1)
     app_rate_sd: float = 0.5  # sd of a user's log rate for one app around the app's rate
     chattiness_mean: float = 1.6  # mean follow-up messages per messaging conversation
+    dominant_app_share: float = 0.4  # mean share of the routine rate taken by the main app
+    # kind of the main app: messaging, email, social, productivity
+    dominant_kind_shares: tuple[float, ...] = (0.7, 0.14, 0.1, 0.06)
     # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0
     # engagement traits
-    open_intercept_mean: float = -0.2
-    open_intercept_sd: float = 0.9
+    open_intercept_mean: float = -0.6
+    open_intercept_sd: float = 2.8
     app_affinity_sd: float = 0.45
     category_affinity_sd: float = 0.3
     interest_effect: float = 0.35  # open log-odds per unit of log-interest
     context_sensitivity_sd: float = 0.35
-    interaction_sd: float = 0.45  # sd of a user's content x situation effects around the population's
+    interaction_sd: float = 1.4  # sd of a user's content x situation effects around the population's
     habituation_app_mean: float = 0.1  # open log-odds lost per unit of sqrt(exposure) to the app
     habituation_subject_mean: float = 0.1  # ... to the subject
     habituation_channel_mean: float = 0.1  # ... to the channel
     fatigue_weight_mean: float = 0.35  # open log-odds lost per unit of fatigue
     fatigue_tau_minutes: float = 30.0  # fatigue decays with this time constant
-    novelty_mean: float = 0.3  # early-weeks boost of the open log-odds ...
+    novelty_mean: float = 0.0  # early-weeks boost of the open log-odds ...
     novelty_days: float = 30.0  # ... which decays with this time constant
     mood_day_sd: float = 0.9  # mean sd of a user's day-to-day availability (log-odds)
     mood_segment_sd: float = 0.85  # sd of the shift per stretch of the routine
     asleep_penalty_mean: float = -0.9  # notifications that arrive in the night
     seen_seconds_median: float = 90.0  # seconds until seen, before ringer/routine/priority factors
+    delayed_open_share: float = 0.25  # mean share of opens decided long after being seen ...
+    delayed_open_minutes: float = 35.0  # ... with this median delay
 
     def __post_init__(self) -> None:
         for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):

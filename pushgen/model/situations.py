@@ -16,8 +16,9 @@ A situation is a number in [0, 1] per row, from the context's features and the c
 
 (s is the logistic function.) ``INTERACTIONS[group][situation]`` is the population effect on
 the open log-odds of a notification of that content group in that situation;
-``PRIORITY_IN`` and ``UPDATES_IN`` add effects of the priority (high priority cuts through
-silent mode) and of long content (many updates) in some situations.
+``PRIORITY_IN`` and ``UPDATES_IN`` add effects of the priority (high priority loses less in
+silent mode) and of long content (many updates) in some situations. Sizes and the evidence
+for each: ``docs/model.md`` section 4.2.
 """
 
 from __future__ import annotations
@@ -34,31 +35,32 @@ SITUATIONS = ("morning", "work hours", "evening", "night", "weekend", "vehicle",
               "silent", "listening")
 
 INTERACTIONS: dict[str, dict[str, float]] = {
-    "chat": {"work hours": -0.1, "evening": 0.2, "vehicle": -0.2, "exercise": -0.4, "listening": 0.6},
-    "call": {"exercise": -0.3, "listening": 0.2},
-    "work": {"morning": 0.3, "work hours": 1.0, "evening": -0.6, "night": -1.2, "weekend": -0.9,
-             "vehicle": -0.5, "exercise": -1.0, "walking": -0.3, "listening": -0.2},
-    "promotion": {"morning": -0.3, "work hours": -0.5, "evening": 0.5, "night": -0.5, "weekend": 0.4,
-                  "vehicle": -0.6, "exercise": -0.8, "walking": -0.2},
-    "social": {"morning": -0.2, "work hours": -0.6, "evening": 0.9, "night": 0.2, "weekend": 0.5,
-               "vehicle": -0.4, "exercise": -0.8, "walking": 0.1, "listening": 0.2},
-    "news": {"morning": 1.1, "work hours": -0.2, "evening": -0.2, "night": -0.5, "weekend": 0.2,
-             "vehicle": -0.3, "exercise": -0.9},
-    "playback": {"work hours": -0.3, "vehicle": 0.4, "exercise": 0.6, "walking": 0.3, "listening": 1.4},
-    "entertainment": {"morning": -0.4, "work hours": -0.8, "evening": 1.1, "night": 0.3, "weekend": 0.6,
-                      "vehicle": -0.5, "exercise": -0.8, "listening": 0.3},
-    "system": {"work hours": -0.2, "night": -0.3},
-    "calendar": {"morning": 0.8, "work hours": 0.5, "evening": -0.5, "night": -0.8, "weekend": -0.5},
-    "alarm": {"morning": 0.6},
-    "navigation": {"morning": 0.2, "work hours": -0.5, "night": -0.4, "vehicle": 1.6, "exercise": 0.2,
-                   "walking": 0.8},
-    "finance": {"work hours": 0.2, "evening": 0.1, "night": -0.4, "exercise": -0.6},
-    "order": {"work hours": -0.2, "evening": 0.5, "weekend": 0.3, "vehicle": -0.3},
-    "fitness": {"morning": 0.4, "work hours": -0.4, "evening": 0.3, "vehicle": -0.5, "exercise": 1.5,
-                "walking": 0.5},
+    "chat": {"work hours": -0.4, "evening": 0.5, "night": -0.4, "vehicle": -2.2, "exercise": -2.0,
+             "walking": -0.3, "listening": 0.8},
+    "call": {"work hours": -0.6, "vehicle": -0.8, "exercise": -1.2, "listening": 0.3},
+    "work": {"morning": 0.8, "work hours": 2.4, "evening": -1.6, "night": -2.4, "weekend": -2.0,
+             "vehicle": -1.4, "exercise": -2.0, "walking": -0.6, "listening": -0.4},
+    "promotion": {"morning": -0.8, "work hours": -1.4, "evening": 1.3, "night": -1.0, "weekend": 0.2,
+                  "vehicle": -1.4, "exercise": -1.6, "walking": -0.3},
+    "social": {"morning": -0.5, "work hours": -1.4, "evening": 1.8, "night": 0.5, "weekend": 0.2,
+               "vehicle": -1.0, "exercise": -1.6, "walking": 0.3, "listening": 0.4},
+    "news": {"morning": 2.4, "work hours": -0.6, "evening": -0.6, "night": -1.2, "weekend": 0.2,
+             "vehicle": -0.8, "exercise": -1.8},
+    "playback": {"work hours": -0.8, "vehicle": 1.0, "exercise": 1.4, "walking": 0.8, "listening": 2.4},
+    "entertainment": {"morning": -1.2, "work hours": -1.8, "evening": 2.2, "night": 0.8, "weekend": 0.3,
+                      "vehicle": -1.2, "exercise": -1.6, "listening": 0.6},
+    "system": {"work hours": -0.4, "night": -0.6},
+    "calendar": {"morning": 1.6, "work hours": 1.2, "evening": -1.2, "night": -1.8, "weekend": -1.2},
+    "alarm": {"morning": 1.2},
+    "navigation": {"morning": 0.4, "work hours": -1.2, "night": -1.0, "vehicle": 2.6, "exercise": 0.4,
+                   "walking": 1.6},
+    "finance": {"work hours": 0.4, "evening": 0.3, "night": -1.0, "exercise": -1.2},
+    "order": {"work hours": -0.6, "evening": 1.2, "weekend": 0.2, "vehicle": -0.8},
+    "fitness": {"morning": 0.8, "work hours": -1.0, "evening": 0.6, "vehicle": -1.0, "exercise": 2.6,
+                "walking": 1.0},
 }
-PRIORITY_IN = {"silent": {"max": 0.7, "high": 0.5, "low": -0.4, "min": -0.6}}
-UPDATES_IN = {"vehicle": {"medium": -0.6, "high": -0.6}, "exercise": {"medium": -0.9, "high": -0.9}}
+PRIORITY_IN = {"silent": {"max": 0.5, "high": 0.3, "low": -0.5, "min": -0.8}}
+UPDATES_IN = {"vehicle": {"medium": -1.0, "high": -1.0}, "exercise": {"medium": -1.4, "high": -1.4}}
 
 
 def _table(rows: tuple, by_situation: dict[str, dict], row_of: dict) -> np.ndarray:

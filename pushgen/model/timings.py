@@ -3,9 +3,10 @@
 seenTime: asleep at posting -> the time until wake-up + LogNormal(median 40 s); awake ->
 LogNormal(median = the user's median x ringer x routine x priority x evening factors, sd 1.1),
 the evening factor a smooth dip of the clock (``evening_factor``).
-decisionTime: opened -> LogNormal(median 4 s, sd 0.8); dismissed -> swiped away
-(LogNormal(median 3 s)) with the user's P(swipe), else left until cleared
-(LogNormal(median 40 min, sd 1.0)). responseTime = seenTime + decisionTime.
+decisionTime: opened -> at once (LogNormal(median 4 s, sd 0.8)), or with the user's P(delayed
+open) later (LogNormal(median delayed_open_minutes, sd 1.3): read in a pause, an email answered
+in the evening); dismissed -> swiped away (LogNormal(median 3 s)) with the user's P(swipe), else
+left until cleared (LogNormal(median 40 min, sd 1.0)). responseTime = seenTime + decisionTime.
 """
 
 from __future__ import annotations
@@ -39,12 +40,18 @@ PRIORITY_BY_CODE = _by_code("priority", PRIORITY_FACTOR)
 class AttentionHabits:
     seen_median: float  # seconds until seen, before the ringer/routine/priority/evening factors
     swipe_share: float  # P(a dismissed notification is swiped away rather than left)
+    delayed_share: float = 0.0  # P(an opened notification is opened long after it was seen)
+    delayed_seconds: float = 2100.0  # median delay of such opens
 
 
 def attention_habits(priors: Priors, rng: np.random.Generator) -> AttentionHabits:
-    """Static node, parents: none. median ~ prior x LogNormal(0, 0.5); swipe share ~ Beta(3, 3)."""
+    """Static node, parents: none. median ~ prior x LogNormal(0, 0.5); swipe share ~ Beta(3, 3);
+    delayed-open share ~ Beta(mean delayed_open_share, strength 4)."""
+    mean = priors.delayed_open_share
+    delayed = float(rng.beta(4 * mean, 4 * (1 - mean))) if 0 < mean < 1 else mean
     return AttentionHabits(seen_median=priors.seen_seconds_median * rng.lognormal(0.0, 0.5),
-                           swipe_share=float(rng.beta(3, 3)))
+                           swipe_share=float(rng.beta(3, 3)), delayed_share=delayed,
+                           delayed_seconds=priors.delayed_open_minutes * 60.0)
 
 
 def evening_factor(hour: np.ndarray) -> np.ndarray:
@@ -85,10 +92,12 @@ def timings(
     z_seen, z_decision = rng.standard_normal(n), rng.standard_normal(n)
     seen = np.where(asleep, seconds_to_wake + 40.0 * np.exp(0.8 * z_seen),
                     median * np.exp(1.1 * z_seen))
-    swiped = rng.random(n) < habits.swipe_share
+    later = rng.random(n)
+    swiped = later < habits.swipe_share
+    delayed = later < habits.delayed_share
     decision = np.where(
         opened,
-        4.0 * np.exp(0.8 * z_decision),
+        np.where(delayed, habits.delayed_seconds * np.exp(1.3 * z_decision), 4.0 * np.exp(0.8 * z_decision)),
         np.where(swiped, 3.0 * np.exp(0.7 * z_decision), 2400.0 * np.exp(1.0 * z_decision)),
     )
     return Timings(seen=seen, decision=decision)

@@ -25,12 +25,12 @@ NOTIFICATION_EFFECTS: dict[str, dict] = {
                  "unknown": -0.1},
     "numberOfUpdates": {"none": 0.0, "low": 0.15, "medium": 0.25, "high": 0.1},
     "visibility": {"private": 0.05, "public": 0.0, "secret": -0.15},
-    "ongoing": {True: -2.4, False: 0.0},
+    "ongoing": {True: -3.0, False: 0.0},
 }
 CONTEXT_EFFECTS: dict[str, dict] = {
     "activity": {"still": 0.0, "unknown": -0.1, "tilting": 0.15, "foot walking": -0.3,
                  "vehicle": -0.7, "foot running": -1.3, "bicycle": -1.1},
-    "ringerMode": {"normal": 0.0, "vibrate": 0.1, "silent": -0.55},
+    "ringerMode": {"normal": 0.0, "vibrate": 0.1, "silent": -1.0},
     "noise": {"low": 0.0, "medium": -0.1, "high": -0.35},
     "proximity": {"far": 0.0, "med": 0.05, "near": -0.4},
     "batteryLevel": {"high": 0.0, "medium": 0.0, "low": -0.3},
@@ -39,7 +39,7 @@ CONTEXT_EFFECTS: dict[str, dict] = {
     "musicActive": {True: 0.1, False: 0.0},
     "time": {"early-morning": -0.5, "morning": 0.0, "afternoon": 0.0, "evening": 0.15,
              "night": 0.05},
-    "day": {5: -0.2, 6: -0.2},
+    "day": {5: -0.7, 6: -0.7},
     "place": {},
 }
 PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feature

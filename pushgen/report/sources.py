@@ -101,7 +101,8 @@ def _dataset_source(title: str, notifications: pd.DataFrame, users: pd.DataFrame
     stats = describe(notifications, users) if stats is None else stats
     facts = {"notifications": f"{stats['rows']:,}", "users": f"{stats['users']:,}",
              "days": f"{stats['days']:,} ({stats['first_day']} to {stats['last_day']})"}
-    return Source("dataset", title, notifications, users, with_realism(stats, notifications), facts=facts)
+    return Source("dataset", title, notifications, users, with_realism(stats, notifications, users),
+                  facts=facts)
 
 
 def _split_source(folder: Path, title: str) -> Source:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from pushgen import schemas
 from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, interruption
 from pushgen.model.feasibility import channel_of
+from pushgen.model.nodes import WEEK_BEFORE_SECONDS
 
 SCORER = "scorer"
 SCORER_TRUTH = f"{SCORER}/ground_truth"
@@ -37,8 +38,10 @@ def answer_key(part: pa.Table) -> pa.Table:
 
 
 def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
-                  fatigue_tau_seconds: float) -> pa.Table:
-    """Per user of ``users`` and key: the exposure the notifications before ``at`` leave at ``at``.
+                  fatigue_tau_seconds: float, dataset_start: np.datetime64 | None = None) -> pa.Table:
+    """Per user of ``users`` and key: the exposure the notifications before ``at`` leave at ``at``,
+    with, given the dataset's first midnight, the week before it as the generator lives it
+    (``pushgen.model.nodes.exposure_before``: the first week's notifications, a week earlier).
 
     Rows (user_id, key, index, value) with ``key`` one of fatigue, app, subject, channel and
     ``index`` the app, subject or channel code (0 for fatigue); zero exposures are left out.
@@ -51,6 +54,12 @@ def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
            - np.asarray(before.column("posted_at")).astype("datetime64[ms]").astype(np.int64)) / 1000.0
     features = list(schemas.NOTIFICATION_FEATURES)
     codes = schemas.frame_codes(schemas.apply_dtypes(before.select(features).to_pandas()), features)
+    if dataset_start is not None:
+        since_start = age[0:0] if not len(age) else (
+            (at - dataset_start).astype("timedelta64[ms]").astype(np.int64) / 1000.0 - age)
+        echo = np.flatnonzero(since_start < WEEK_BEFORE_SECONDS)
+        user, age = np.r_[user, user[echo]], np.r_[age, age[echo] + WEEK_BEFORE_SECONDS]
+        codes = {name: np.r_[values, values[echo]] for name, values in codes.items()}
     keys = {"fatigue": np.zeros(len(user), dtype=np.int64), "app": codes["postingApp"],
             "subject": codes["subject"], "channel": channel_of(codes)}
     weights = {"fatigue": interruption(codes["priority"], codes["numberOfUpdates"])
