@@ -83,6 +83,7 @@ STANDARD = (
         users=60, months=6, seed=2019,
         spec=SplitSpec(train_months=3, test_months=3, validation_weeks=2, cold_start_users=10),
         supersedes="pushgen-v1",
+        engagement_model=2,
     ),
     Standard(
         name="pushgen-mini", version="v2",
@@ -92,6 +93,30 @@ STANDARD = (
         users=4, months=2, seed=2019,
         spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
         supersedes="pushgen-mini-v1",
+        engagement_model=2,
+    ),
+    # v3 draws new people: a seed no earlier version used, and the mini split's own, so that no
+    # user of one standard split is a user of another
+    Standard(
+        name="pushgen", version="v3",
+        title="The pushgen benchmark split, engagement model 3",
+        description="As in the EvalUMAP 2019 challenge: 3 months of history and 3 test months for "
+                    "50 users (task 1), and 10 more users held out for the cold-start task 2. "
+                    "Engagement model 3: users as different as real ones, quiet nights, delayed "
+                    "opens, context x content effects that decide the best notification; test "
+                    "contexts carry their time; the answer key is in scorer/.",
+        users=60, months=6, seed=2026,
+        spec=SplitSpec(train_months=3, test_months=3, validation_weeks=2, cold_start_users=10),
+        supersedes="pushgen-v2",
+    ),
+    Standard(
+        name="pushgen-mini", version="v3",
+        title="The pushgen quick-start split, engagement model 3",
+        description="A few users and weeks for quick starts, examples and tests; shipped inside "
+                    "the pushgen package, so it needs no network. Engagement model 3.",
+        users=4, months=2, seed=2027,
+        spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
+        supersedes="pushgen-mini-v2",
     ),
 )
 

@@ -15,7 +15,7 @@ from pushgen.cli import main
 from pushgen.data.writer import write_dataset
 from pushgen.splits import SplitSpec, make_split
 
-SPLIT = "pushgen-mini-v2"
+SPLIT = "pushgen-mini-v3"
 TEXT_FILES = ("leaderboard.md", "leaderboard.csv", "per_user.csv", "curves.csv", "benchmark.json")
 SELECTION_FILES = ("selection.csv",)  # a full benchmark also runs the selection task
 

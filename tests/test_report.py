@@ -167,7 +167,7 @@ def load_split_folder():
 
 @pytest.fixture
 def mini_copy(tmp_path):
-    copy = tmp_path / "v2"
+    copy = tmp_path / "mini"
     shutil.copytree(load_split_folder(), copy)
     return copy
 
@@ -219,23 +219,33 @@ def test_a_split_report_opens_nothing_of_the_answer_key(mini_copy, opened_files)
 
 def test_test_contexts_with_posted_at_are_counted_in_their_weeks(mini_copy):
     """A split whose test parts carry ``posted_at`` shows their contexts by week, not spread."""
-    contexts = pq.read_table(mini_copy / "task1" / "test.parquet")
-    answers = mini_copy / "scorer" / "task1" / "test.parquet"  # the test itself may read the answers
-    times = pq.read_table(answers, columns=["context_id", "posted_at"])
-    dated = contexts.join(times, "context_id").sort_by("context_id")
-    pq.write_table(dated, mini_copy / "task1" / "test.parquet")
+    source = load_source(mini_copy)
+    counts, spread = weekly_rows(source.parts, source.test_span)
+    assert spread == set()
     description = json.loads((mini_copy / "split.json").read_text())
-    description["files"]["task1/test.parquet"] = {
-        "bytes": (mini_copy / "task1" / "test.parquet").stat().st_size,
-        "sha256": sha256_file(mini_copy / "task1" / "test.parquet")}
+    for part in ("task1/test", "task2/test"):
+        times = pq.read_table(mini_copy / f"{part}.parquet").column("posted_at").to_numpy()
+        days = times.astype("datetime64[D]")
+        expected = pd.Series(days - (days.astype(np.int64) + 3) % 7).value_counts()
+        assert counts[part][counts[part] > 0].to_dict() == expected.to_dict()
+        assert counts[part].sum() == description["parts"][part]["rows"]
+
+
+def test_test_contexts_without_posted_at_are_spread_over_the_test_months(mini_copy):
+    """Splits up to version 2 carry no test times: their contexts are spread evenly over the test months."""
+    for part in ("task1/test", "task2/test"):
+        path = mini_copy / f"{part}.parquet"
+        pq.write_table(pq.read_table(path).drop_columns(["posted_at"]), path)
+    description = json.loads((mini_copy / "split.json").read_text())
+    for part in ("task1/test", "task2/test"):
+        path = mini_copy / f"{part}.parquet"
+        description["files"][f"{part}.parquet"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     (mini_copy / "split.json").write_text(json.dumps(description, indent=1))
     source = load_source(mini_copy)
     counts, spread = weekly_rows(source.parts, source.test_span)
-    assert spread == {"task2/test"}  # still without dates
-    days = dated.column("posted_at").to_numpy().astype("datetime64[D]")
-    expected = pd.Series(days - (days.astype(np.int64) + 3) % 7).value_counts()
-    assert counts["task1/test"][counts["task1/test"] > 0].to_dict() == expected.to_dict()
-    assert counts["task1/test"].sum() == description["parts"]["task1/test"]["rows"]
+    assert spread == {"task1/test", "task2/test"}
+    for part in spread:
+        assert counts[part].sum() == pytest.approx(description["parts"][part]["rows"])
 
 
 @settings(max_examples=40, deadline=None)

@@ -10,7 +10,7 @@ import pytest
 
 import pushgen
 
-MAX_LINES, MAX_CHARS = 6, 600
+MAX_LINES, MAX_CHARS = 8, 700  # a header and a line for each standard split
 
 
 def html_cells(html: str) -> list[str]:
@@ -39,9 +39,9 @@ def test_a_dataset_shows_its_size_and_open_rate(dataset):
 
 
 def test_a_split_shows_its_parts():
-    split = pushgen.load_split("pushgen-mini-v2", task=1)
+    split = pushgen.load_split("pushgen-mini-v3", task=1)
     text = short(repr(split))
-    assert text.startswith("<Split pushgen-mini-v2, task 1: 4 users in users.parquet\n")
+    assert text.startswith("<Split pushgen-mini-v3, task 1: 4 users in users.parquet\n")
     for part in ("train", "validation", "test"):
         frame = getattr(split, part)
         assert f"{part} {len(frame):,} rows ({frame['user_id'].nunique()} users)" in text
@@ -55,19 +55,19 @@ def test_the_standard_splits_show_as_a_table():
     lines = short(repr(splits)).splitlines()
     assert lines[0].split() == ["split", "users", "cold", "start", "months", "size", "status"]
     assert [line.split()[0] for line in lines[1:]] == [s.label for s in splits]
-    assert "pushgen-mini-v2" in short(repr(splits[-1]))
+    assert "pushgen-mini-v3" in short(repr(splits[-1]))
     assert html_cells(splits._repr_html_()).count("current") == sum(line.endswith("current")
                                                                      for line in lines[1:])
     assert isinstance(splits, list) and splits == sorted(splits, key=lambda s: (s.name, s.version))
 
 
 def test_an_evaluation_shows_its_headline_first():
-    split = pushgen.load_split("pushgen-mini-v2", task=1)
-    logged = pd.read_parquet(Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v2"
+    split = pushgen.load_split("pushgen-mini-v3", task=1)
+    logged = pd.read_parquet(Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v3"
                              / "scorer" / "task1" / "test.parquet")
-    result = pushgen.evaluate("pushgen-mini-v2", submission=logged)
+    result = pushgen.evaluate("pushgen-mini-v3", submission=logged)
     text = short(repr(result))
-    assert text.startswith(f"<Evaluation split pushgen-mini-v2, task 1, mode expected: "
+    assert text.startswith(f"<Evaluation split pushgen-mini-v3, task 1, mode expected: "
                            f"{split.test['user_id'].nunique()} users")
     assert f"mean reward {result.score['mean_reward']:.4f}, 95% interval" in text
     cells = html_cells(result._repr_html_())

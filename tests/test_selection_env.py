@@ -13,7 +13,7 @@ from pushgen.envs import SELECTION_ID
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.replay.scoring import sequence_probabilities
 
-SPLIT = "pushgen-mini-v2"
+SPLIT = "pushgen-mini-v3"
 
 
 def make(**kwargs):

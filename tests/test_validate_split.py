@@ -17,18 +17,18 @@ from pushgen.splits.validate import validate_split
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", ["v1", "v2", "v3"])
 def test_the_standard_mini_splits_are_valid(version, capsys):
     folder = GENERATED / "pushgen-mini" / version
     assert main(["validate", str(folder)]) == 0
     out = capsys.readouterr().out
-    parts = 6 if version == "v2" else 4
+    parts = 4 if version == "v1" else 6
     assert out.startswith(f"valid: {folder} (split, {parts} parts, ")
     assert "4 users; every file's sha256 and every table's fingerprint checked)" in out
 
 
 def test_each_kind_of_damage_to_a_split_is_named(tmp_path, capsys):
-    folder = Path(shutil.copytree(GENERATED / "pushgen-mini" / "v2", tmp_path / "split"))
+    folder = Path(shutil.copytree(GENERATED / "pushgen-mini" / "v3", tmp_path / "split"))
     test = pq.read_table(folder / "task1/test.parquet")
     leaked = test.append_column("action", pa.array(["opened"] * test.num_rows))
     pq.write_table(leaked, folder / "task1/test.parquet")

@@ -10,7 +10,7 @@ from pushgen import schemas
 from pushgen.envs import GENERATION_ID
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 
-SPLIT = "pushgen-mini-v2"
+SPLIT = "pushgen-mini-v3"
 
 
 def test_rewards_equal_single_environments_step_by_step_across_autoreset():

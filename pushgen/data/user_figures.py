@@ -39,7 +39,8 @@ def spread_figures(notifications: pd.DataFrame) -> dict[str, float]:
     counts = pd.crosstab(user, hour).reindex(columns=range(24), fill_value=0)
     profile = counts.to_numpy(dtype=np.float64).copy()
     profile /= profile.sum(axis=1, keepdims=True)
-    correlation = np.corrcoef(profile)[np.triu_indices(len(profile), k=1)]
+    correlation = (np.corrcoef(profile)[np.triu_indices(len(profile), k=1)] if len(profile) > 1
+                   else np.empty(0))
     return {
         "user_open_sd": float(rates.std(ddof=1)) if len(rates) > 1 else float("nan"),
         "user_open_min": float(rates.min()) if len(rates) else float("nan"),

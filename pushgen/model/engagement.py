@@ -50,7 +50,7 @@ CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
 HABITUATION_SCALARS = tuple(f"habituation_{key}" for key in HABITUATION_KEYS)
 SCALARS = ("intercept", "attention_amplitude", "attention_peak", "asleep_penalty", "fatigue_weight",
            "novelty", *HABITUATION_SCALARS)
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 
 
 @dataclass

@@ -234,7 +234,7 @@ def entry_for_folder(folder: Path, title: str, description: str,
         environment=environment(),
         supersedes=supersedes,
         engagement_model=int(json.loads((folder / SCORER_MODEL_FILE).read_text())["model_version"]),
-        revision=f"{split['name']}-{split['version']}",
+        revision=None,  # the commit that adds the files is recorded once it is on main
     )
 
 
