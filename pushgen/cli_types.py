@@ -21,6 +21,9 @@ class WholeNumber(click.IntRange):
                       f"{self.allowed()}", param, ctx)
         return super().convert(value, param, ctx)
 
+    def _describe_range(self) -> str:
+        return super()._describe_range() if self.min is not None or self.max is not None else ""
+
     def allowed(self) -> str:
         if self.min is not None and self.max is not None:
             return f"from {self.min} to {self.max}"

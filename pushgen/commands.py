@@ -358,10 +358,12 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, selection: str | None,
                       out: Path | None, mode: str, seed: int, no_plots: bool, force: bool) -> None:
     """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
+    from pushgen.publishing.access import resolve_split
+
     if out is None:
         out = Path(f"benchmark-{Path(split).name}")
     with user_errors():
-        check_output(out, force)
+        check_output(out, force, keep=(resolve_split(split),))  # never the split it reads
     from pushgen.benchmark import run_benchmark, select_baselines, write_results
     from pushgen.benchmark.requirements import check_requirements
 
@@ -424,6 +426,7 @@ class FiniteFloat(click.ParamType):
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Output folder [default: log-SPLIT-POLICY-seedSEED].")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@quiet_option
 def log_command(split: str, policy: str, temperature: float | None, users: int | None,
                 user_ids: tuple[int, ...], k: int, candidate_seed: int, seed: int, stationary: bool,
                 out: Path | None, force: bool) -> None:

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import pushgen
+import pushgen.publishing.access
 from pushgen.baselines import BASELINES
 from pushgen.benchmark.summary import interval, leaderboard
 from pushgen.cli import main
@@ -107,6 +108,21 @@ def test_bad_baseline_names_are_one_line_errors_listing_the_valid_ones(names, tm
     assert err.strip().count("\n") == 0 and "Traceback" not in err
     assert "choose from " + ", ".join(BASELINES) in err
     assert not out.exists()
+
+
+def test_the_split_it_reads_is_never_its_out(tmp_path, capsys):
+    split = tmp_path / "split"
+    shutil.copytree(pushgen.publishing.access.resolve_split(SPLIT), split)
+    before = sorted(p.relative_to(split) for p in split.rglob("*"))
+    for out in (split, tmp_path):
+        code, _, err = cli(capsys, "benchmark", "--split", str(split), "--out", str(out), "--force",
+                           "--baselines", "random", "--no-plots")
+        assert code == 2 and err.strip().count("\n") == 0
+        assert f"holds the input {split}" in err
+    assert sorted(p.relative_to(split) for p in split.rglob("*")) == before
+    code, _, err = cli(capsys, "benchmark", "--split", str(split), "--out", str(split / "results"),
+                       "--baselines", "random", "--no-plots")
+    assert code == 2 and "is inside the pushgen split" in err
 
 
 def test_unknown_split_is_a_one_line_error(tmp_path, capsys):

@@ -123,7 +123,8 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     assert result.overall["response_p95_seconds"] >= result.overall["response_p50_seconds"] > 0
     assert np.isfinite(result.overall["learning_slope_per_1000_steps"])
     printed = result.table()
-    assert "p95 ms" in printed and "learning" in printed and "quarter gain" not in printed
+    assert "p95 ms" in printed and "learning" in printed
+    assert "quarter gain" not in printed and "slope" not in printed  # JSON only: sabotage raises them
     expected = pushgen.evaluate(split, task=2, submission=run.drop(columns="reward"))
     actions = read_part(split, "scorer/task2/test").set_index("context_id").loc[run["context_id"], "action"]
     logged_opened = (actions == "opened").to_numpy()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen.envs import SELECTION_ID
+from pushgen.envs.selection import outcome_generator
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.replay.scoring import sequence_probabilities
 
@@ -181,3 +184,20 @@ def test_any_k_and_seed_give_k_possible_distinct_candidates(k, seed):
     assert codes.shape == (k, 7) and len({tuple(c) for c in codes}) == k
     has_app = env.replay.parameters.has_app[env.replay.parameters.rows(np.array([3]))[0]]
     assert pushgen.is_possible(codes_of(codes), has_app).all()
+
+
+def test_sampled_responses_come_from_a_stream_that_np_random_does_not_predict():
+    env = gym.make(SELECTION_ID, split=SPLIT, user=0, mode="sampled").unwrapped
+    env.reset(seed=7)
+    public = copy.deepcopy(env.np_random)
+    private = outcome_generator(7)
+    opened, predicted, peeked = [], [], []
+    for _ in range(400):
+        p = env.candidate_probabilities()[0]
+        draw, peek = private.random(), public.random()
+        _, _, _, _, info = env.step(0)
+        opened.append(info["opened"])
+        predicted.append(draw < p)
+        peeked.append(peek < p)
+    assert opened == predicted  # one draw a step, after the action, from the seed's own stream
+    assert opened != peeked  # gymnasium's np_random is no window on the outcomes

@@ -17,8 +17,12 @@ the user's apps could post then, each possible by construction; the agent sends 
   an empty slot is an error;
 - reward: whether the user opens the notification sent, minus ``cost`` per notification sent:
   ``mode="expected"`` (default) P(open) - cost, ``mode="sampled"`` 1 if opened - cost, the
-  response drawn at step time from the generator seeded by ``reset(seed=...)``
-  (``self.np_random``; one draw every step, hold or not). Holding earns 0;
+  response drawn at step time, after the action, from the environment's own outcome generator
+  (``outcome_generator``: its own stream of the seed given to ``reset(seed=...)``, not
+  gymnasium's ``np_random``, so that nothing public predicts it; one draw every step, hold or
+  not). Holding earns 0. The provable bound of the selection task bounds the expected reward;
+  a policy that reads the environment's private state (the outcome generator, the simulated
+  user) reads the answer key;
 - the simulated user is the generator's engagement model with the split's ground truth; its
   fatigue and habituation follow what this episode sends, from the state the user's logged
   history left at the start of the test months (``stationary=True``: no fatigue and no
@@ -54,6 +58,13 @@ from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFIC
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 
 HOURS_CAP = 168.0
+OUTCOME_STREAM = 0x6F7574636F6D65  # the outcome generator's stream, apart from np_random's
+
+
+def outcome_generator(seed: int | None) -> np.random.Generator:
+    """The generator of the sampled responses for ``reset(seed=seed)`` (fresh entropy for
+    ``None``): a stream of its own, so that gymnasium's public ``np_random`` predicts nothing."""
+    return np.random.default_rng(None if seed is None else [seed, OUTCOME_STREAM])
 
 
 def selection_space(k: int) -> spaces.Dict:
@@ -120,7 +131,7 @@ class NotificationSelectionEnv(ReplayEnv):
         self._keys = tuple(CONTEXT_FEATURES)
         self._slates: dict[int, EpisodeSlates] = {}
         self._last: tuple[int, float, bool, float] | None = None
-        self._random = self.np_random.random
+        self._outcomes = outcome_generator(None)
         if task is None:
             task = task_of_user(split, user)
         super().__init__(split, user, task, "test", render_mode)
@@ -193,7 +204,8 @@ class NotificationSelectionEnv(ReplayEnv):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         self._begin(seed, options)
-        self._random = self.np_random.random
+        if seed is not None:
+            self._outcomes = outcome_generator(seed)
         self._start_episode()
         info: dict[str, Any] = {"user_id": self.user, "context_id": self._context_ids[0],
                                 "metrics": self._metrics()}
@@ -204,7 +216,7 @@ class NotificationSelectionEnv(ReplayEnv):
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         i = self._check_running()
         slot = self._slot(action, i)
-        draw = self._random()
+        draw = self._outcomes.random()
         if slot == self.hold:
             p, opened, reward = 0.0, False, 0.0
         else:
@@ -273,4 +285,4 @@ class NotificationSelectionEnv(ReplayEnv):
         return "\n".join(lines) + "\n"
 
 
-__all__ = ["HOURS_CAP", "NotificationSelectionEnv", "selection_space"]
+__all__ = ["HOURS_CAP", "NotificationSelectionEnv", "outcome_generator", "selection_space"]

@@ -9,8 +9,9 @@ environment (``pushgen.envs.candidates``, same ``k`` and ``candidate_seed``). On
 judges the notifications sent with one batched call of the simulated user
 (``pushgen.replay.scoring.Judge``: fatigue and habituation follow each environment's own
 notifications; ``stationary=True``: none). In sampled mode environment ``i`` draws from its own
-generator, seeded ``seed + i`` by ``reset(seed=seed)`` (gymnasium's convention), one draw a
-step, so it replays exactly a single environment reset with ``seed + i`` and the same actions.
+outcome generator (``pushgen.envs.selection.outcome_generator(seed + i)``, set by
+``reset(seed=seed)``, gymnasium's convention), one draw a step, so it replays exactly a single
+environment reset with ``seed + i`` and the same actions.
 
 Autoreset follows gymnasium's default (next step). ``infos`` holds ``p_open``, ``sent`` and
 ``opened`` with gymnasium's ``_name`` masks; ``action_masks()`` the ``(num_envs, k + 1)`` masks.
@@ -28,7 +29,7 @@ from gymnasium.vector.utils import batch_space
 from scipy.special import expit
 
 from pushgen.envs.generation import task_of_user
-from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, selection_space
+from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, outcome_generator, selection_space
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.replay.parts import load_part
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
@@ -82,7 +83,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         self._position = np.zeros(self.num_envs, dtype=np.int64)
         self._last_sent = np.zeros(self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._generators = [np.random.default_rng(i) for i in range(self.num_envs)]
+        self._generators = [outcome_generator(i) for i in range(self.num_envs)]
 
     def _rows(self) -> np.ndarray:
         return self._first + np.minimum(self._position, self._length - 1)
@@ -111,7 +112,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         super().reset(seed=seed)
         if seed is not None:
             seeds = seed if isinstance(seed, list) else [seed + i for i in range(self.num_envs)]
-            self._generators = [np.random.default_rng(s) for s in seeds]
+            self._generators = [outcome_generator(s) for s in seeds]
         self._needs_reset[:] = False
         self._restart(self._slots)
         return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}

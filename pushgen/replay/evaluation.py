@@ -55,7 +55,8 @@ COLUMNS = {  # metric -> (table heading, format, scale); headings as on the lead
     "learning_area": (HEADINGS["learning_area"], "{:+.4f}", 1),
 }
 LEARNING = ("learning_slope_per_1000_steps", "learning_quarter_gain", "learning_area")
-NOT_PRINTED = ("learning_quarter_gain",)  # in the JSON only: early failures on purpose can raise it
+# in the JSON only: failing on purpose early raises them
+NOT_PRINTED = ("learning_slope_per_1000_steps", "learning_quarter_gain")
 MEAN_OVER_USERS, POOLED = "mean over users", "pooled over rows"
 DECISION_FLOOR_SECONDS = 1e-7  # below any decision time pushgen's runner measures (pushgen.envs.recording)
 
