@@ -295,17 +295,20 @@ def _top_apps(apps: pd.Series, opened: np.ndarray) -> list[dict]:
 
 def _open_rates(frame: pd.DataFrame, rows: Rows) -> dict:
     per_user = pd.Series(rows.opened).groupby(rows.user).mean().to_numpy()
-    kind = np.asarray(_kind_of(frame["postingApp"]).astype(object))
+    kind_of = _kind_of(frame["postingApp"])
+    kinds, codes = list(kind_of.categories), np.asarray(kind_of.codes)
+    kind = {name: codes == kinds.index(name) if name in kinds else np.zeros(len(codes), dtype=bool)
+            for name in ("messaging", "system")}
     ongoing = frame["ongoing"].to_numpy(dtype=bool)
-    known = pd.notna(kind)
+    known = codes >= 0
     return {
         "overall": mean_or_none(rows.opened),
         "users_min": num_or_none(per_user.min()),
         "users_median": median_or_none(per_user),
         "users_max": num_or_none(per_user.max()),
-        "messaging": mean_or_none(rows.opened[kind == "messaging"]),
-        "other_kinds": mean_or_none(rows.opened[known & (kind != "messaging")]),
-        "system": mean_or_none(rows.opened[kind == "system"]),
+        "messaging": mean_or_none(rows.opened[kind["messaging"]]),
+        "other_kinds": mean_or_none(rows.opened[known & ~kind["messaging"]]),
+        "system": mean_or_none(rows.opened[kind["system"]]),
         "ongoing": mean_or_none(rows.opened[ongoing]),
         "not_ongoing": mean_or_none(rows.opened[~ongoing]),
         "dismissed_share": mean_or_none(~rows.opened),
