@@ -53,6 +53,21 @@ def dense_rank(values: np.ndarray) -> np.ndarray:
     return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 
+def group_medians(group: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
+    """The median of ``values`` in each of ``groups`` groups numbered 0.., NaN values left out
+    (NaN: a group without values), as a pandas groupby's ``median`` gives it."""
+    valid = ~np.isnan(values)
+    group, values = group[valid], values[valid]
+    order = np.lexsort((values, group))
+    ordered, count = values[order], np.bincount(group, minlength=groups)
+    first = np.cumsum(count) - count
+    low, high = first + (count - 1) // 2, first + count // 2
+    present = count > 0
+    median = np.full(groups, np.nan)
+    median[present] = (ordered[low[present]] + ordered[high[present]]) / 2
+    return median
+
+
 def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
     """Per row: the same user's notifications posted less than ``window_ms`` before it.
 
