@@ -105,3 +105,10 @@ def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
     from scipy.signal import lfilter
 
     return lfilter([1.0], [1.0, -persistence], shocks)
+
+
+def situation_effects(interactions: np.ndarray, rows: np.ndarray, group: np.ndarray,
+                      by_priority: np.ndarray, priority: np.ndarray,
+                      by_updates: np.ndarray, updates: np.ndarray) -> np.ndarray:
+    """What each notification adds per unit of each situation, as NumPy's broadcasting adds it."""
+    return interactions[rows, group] + by_priority[priority] + by_updates[updates]

@@ -223,6 +223,17 @@ def test_dataset_card_types_categoricals_as_class_labels_with_the_published_name
     assert features["posted_at"]["dtype"] == "timestamp[ms]" and features["seenTime"]["dtype"] == "float32"
 
 
+@pytest.mark.parametrize("kind", ["single", "parts", "split"])
+def test_cards_are_what_huggingface_hub_writes_for_their_metadata(made, split_folder, kind):
+    hub = pytest.importorskip("huggingface_hub")
+    path = (split_folder if kind == "split" else made[kind]) / "README.md"
+    text, meta = path.read_text(), front_matter(path)
+    assert list(meta)[:3] == ["annotations_creators", "language_creators", "license"]
+    assert str(hub.DatasetCard(text)) == text
+    body = text.split("\n---\n", 1)[1]
+    assert str(hub.DatasetCard(f"---\n{hub.DatasetCardData(**meta).to_yaml()}\n---\n{body}")) == text
+
+
 def test_pretty_names_differ_with_the_content_and_name_the_split_and_version(made, split_folder, tmp_path):
     other = make_dataset(make_recipe(users=3, days=10, seed=5), tmp_path / "other", card=dataset_card)
     names = {front_matter(made["single"] / "README.md")["pretty_name"],

@@ -14,7 +14,7 @@ from pushgen.data.calibration import FIGURES, calibration_summary
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path
 from pushgen.data.describe_report import format_description, sections
-from pushgen.data.describe_time import contrast, recent_load
+from pushgen.data.describe_time import contrast, dense_rank, group_medians, recent_load
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 
@@ -181,8 +181,10 @@ def test_recent_load_counts_the_preceding_hour() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 300)), min_size=1, max_size=40))
-def test_recent_load_matches_a_direct_count(events: list[tuple[int, int]]) -> None:
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 300)), min_size=1, max_size=40), st.booleans())
+def test_recent_load_matches_a_direct_count(events: list[tuple[int, int]], in_order: bool) -> None:
+    if in_order:  # a dataset's rows: by user, then by time
+        events = sorted(events)
     user = np.array([u for u, _ in events])
     ms = np.array([m for _, m in events], dtype=np.int64) * 60_000
     window = 60 * 60_000
@@ -192,6 +194,23 @@ def test_recent_load_matches_a_direct_count(events: list[tuple[int, int]]) -> No
         for i in range(len(events))
     ]
     assert recent_load(user, ms, window).tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-3, 3) | st.integers(-2**40, 2**40), max_size=40),
+       st.sampled_from([np.int8, np.int32, np.int64, np.uint16, np.float64, bool]))
+def test_dense_rank_numbers_values_as_unique_does(values: list[int], dtype) -> None:
+    array = np.array(values).astype(dtype) if values else np.array([], dtype=dtype)
+    assert dense_rank(array).tolist() == np.unique(array, return_inverse=True)[1].reshape(-1).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.none() | st.floats(-1e6, 1e6)), max_size=40))
+def test_group_medians_are_pandas_groupby_medians(rows: list[tuple[int, float | None]]) -> None:
+    group = np.array([g for g, _ in rows], dtype=np.int64)
+    values = np.array([np.nan if v is None else v for _, v in rows], dtype=np.float64)
+    expected = pd.Series(values).groupby(group).median().reindex(range(6)).to_numpy()
+    np.testing.assert_array_equal(group_medians(group, values, 6), expected)
 
 
 def test_fatigue_buckets_and_within_user_contrast() -> None:

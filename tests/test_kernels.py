@@ -24,7 +24,7 @@ from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
 KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
-           regime_kernel.markov_chain, engagement_kernel.autoregression)
+           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -130,6 +130,22 @@ def test_markov_chain_equals_the_day_by_day_loop(chain):
 def test_autoregression_equals_the_linear_filter(shocks, persistence):
     np.testing.assert_array_equal(engagement_kernel.autoregression(shocks, persistence),
                                   reference.autoregression(shocks, persistence))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), users=st.integers(1, 4), groups=st.integers(1, 5), situations=st.integers(1, 6),
+       n=st.integers(0, 50))
+def test_situation_effects_equal_the_broadcast_sum(data, users, groups, situations, n):
+    values = st.floats(-50, 50, allow_subnormal=True)
+    interactions = data.draw(hnp.arrays(np.float64, (users, groups, situations), elements=values))
+    by_priority = data.draw(hnp.arrays(np.float64, (3, situations), elements=values))
+    by_updates = data.draw(hnp.arrays(np.float64, (2, situations), elements=values))
+    rows, group, priority, updates = (
+        data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, top - 1)))
+        for top in (users, groups, 3, 2))
+    arguments = (interactions, rows, group, by_priority, priority, by_updates, updates)
+    np.testing.assert_array_equal(engagement_kernel.situation_effects(*arguments),
+                                  reference.situation_effects(*arguments))
 
 
 @pytest.mark.parametrize("persistence", [0.5, 0.9])

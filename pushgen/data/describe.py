@@ -27,6 +27,7 @@ from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
     Rows,
     fatigue_stats,
+    group_medians,
     mean_or_none,
     median_or_none,
     num_or_none,
@@ -187,7 +188,7 @@ def _volume(user: np.ndarray, population: np.ndarray, days: int) -> dict:
 def _hourly(rows: Rows) -> dict:
     counts = np.bincount(rows.hour, minlength=24)
     opened = np.bincount(rows.hour, weights=rows.opened, minlength=24)
-    delay = pd.Series(rows.response).groupby(rows.hour).median().reindex(range(24))
+    delay = group_medians(rows.hour, rows.response, 24)
     return {
         "share": [num_or_none(c / len(rows.hour)) for c in counts],
         "open_rate": [num_or_none(o / c) if c else None for o, c in zip(opened, counts, strict=True)],
@@ -269,19 +270,19 @@ def _kind_of(apps: pd.Series) -> pd.Categorical:
 
 def _groups(keys, opened: np.ndarray, seen: np.ndarray | None = None) -> dict[str, dict]:
     """Rows, share and open rate per value (in value-set order), and the median seenTime."""
-    table = pd.DataFrame({"key": keys, "opened": opened})
-    if seen is not None:
-        table["seen"] = seen
-    grouped = table.groupby("key", observed=True, sort=True)
-    summary = grouped["opened"].agg(["size", "mean"])
-    if seen is not None:
-        summary["seen"] = grouped["seen"].median()
+    codes, values = pd.factorize(keys, sort=True)  # a categorical's values in their set's order
+    known = codes >= 0
+    size = np.bincount(codes[known], minlength=len(values))
+    opens = np.bincount(codes[known], weights=np.asarray(opened)[known], minlength=len(values))
+    medians = group_medians(codes[known], seen[known], len(values)) if seen is not None else None
     out = {}
-    for key, row in summary.iterrows():
-        out[str(key)] = {"n": int(row["size"]), "share": num_or_none(row["size"] / len(table)),
-                         "open_rate": num_or_none(row["mean"])}
-        if seen is not None:
-            out[str(key)]["median_seen_s"] = num_or_none(row["seen"])
+    for code, key in enumerate(values):
+        if not size[code]:
+            continue
+        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / len(codes)),
+                         "open_rate": num_or_none(opens[code] / size[code])}
+        if medians is not None:
+            out[str(key)]["median_seen_s"] = num_or_none(medians[code])
     return out
 
 
@@ -295,17 +296,20 @@ def _top_apps(apps: pd.Series, opened: np.ndarray) -> list[dict]:
 
 def _open_rates(frame: pd.DataFrame, rows: Rows) -> dict:
     per_user = pd.Series(rows.opened).groupby(rows.user).mean().to_numpy()
-    kind = np.asarray(_kind_of(frame["postingApp"]).astype(object))
+    kind_of = _kind_of(frame["postingApp"])
+    kinds, codes = list(kind_of.categories), np.asarray(kind_of.codes)
+    kind = {name: codes == kinds.index(name) if name in kinds else np.zeros(len(codes), dtype=bool)
+            for name in ("messaging", "system")}
     ongoing = frame["ongoing"].to_numpy(dtype=bool)
-    known = pd.notna(kind)
+    known = codes >= 0
     return {
         "overall": mean_or_none(rows.opened),
         "users_min": num_or_none(per_user.min()),
         "users_median": median_or_none(per_user),
         "users_max": num_or_none(per_user.max()),
-        "messaging": mean_or_none(rows.opened[kind == "messaging"]),
-        "other_kinds": mean_or_none(rows.opened[known & (kind != "messaging")]),
-        "system": mean_or_none(rows.opened[kind == "system"]),
+        "messaging": mean_or_none(rows.opened[kind["messaging"]]),
+        "other_kinds": mean_or_none(rows.opened[known & ~kind["messaging"]]),
+        "system": mean_or_none(rows.opened[kind["system"]]),
         "ongoing": mean_or_none(rows.opened[ongoing]),
         "not_ongoing": mean_or_none(rows.opened[~ongoing]),
         "dismissed_share": mean_or_none(~rows.opened),

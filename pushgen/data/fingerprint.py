@@ -29,13 +29,15 @@ class ColumnsDigest:
         self._columns: dict[str, tuple[str, hashlib._Hash]] = {}
 
     def update(self, table: pa.Table) -> ColumnsDigest:
-        for name in table.column_names:
-            column = table.column(name).combine_chunks()
-            kind, values = _column_bytes(column)
+        return self.update_rows(TableBytes(table), 0, table.num_rows)
+
+    def update_rows(self, table: TableBytes, start: int, count: int) -> ColumnsDigest:
+        """Feed rows ``start`` to ``start + count`` of ``table``."""
+        for name, kind, values in table.rows(start, count):
             known, digest = self._columns.setdefault(name, (kind, hashlib.sha256()))
             if known != kind:
                 raise ValueError(f"column {name!r} changed type from {known} to {kind}")
-            digest.update(values.tobytes())
+            digest.update(values)
         return self
 
     def digest(self) -> bytes:
@@ -43,6 +45,44 @@ class ColumnsDigest:
         for name, (kind, digest) in self._columns.items():
             combined.update(name.encode() + b"\0" + kind.encode() + b"\0" + digest.digest())
         return combined.digest()
+
+
+class TableBytes:
+    """The bytes a table's columns are hashed as, found once for the whole table and cut per run
+    of rows: the same bytes as those of each run's own slice, so a run's digest does not depend on
+    the table it was cut from. Columns whose bytes depend on the slice (lists, and integers with
+    nulls, which NumPy turns into floats) are converted run by run."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self._whole: dict[str, tuple[str, np.ndarray, int] | None] = {}
+        for name in table.column_names:
+            column = table.column(name).combine_chunks()
+            if table.num_rows and _same_bytes_in_any_slice(column.type, column.null_count):
+                kind, values = _column_bytes(column)
+                values = np.ascontiguousarray(values).view(np.uint8)
+                self._whole[name] = (kind, values, values.nbytes // table.num_rows)
+            else:
+                self._whole[name] = None
+
+    def rows(self, start: int, count: int) -> list[tuple[str, str, np.ndarray]]:
+        """(column, kind, bytes) of rows ``start`` to ``start + count``, column by column."""
+        out = []
+        for name, whole in self._whole.items():
+            if whole is None:
+                kind, values = _column_bytes(self.table.column(name).slice(start, count).combine_chunks())
+                out.append((name, kind, np.ascontiguousarray(values)))
+            else:
+                kind, values, width = whole
+                out.append((name, kind, values[start * width:(start + count) * width]))
+        return out
+
+
+def _same_bytes_in_any_slice(data_type: pa.DataType, nulls: int) -> bool:
+    if pa.types.is_list(data_type):
+        return False
+    return (nulls == 0 or pa.types.is_dictionary(data_type) or pa.types.is_string(data_type)
+            or pa.types.is_large_string(data_type) or pa.types.is_floating(data_type))
 
 
 def _column_bytes(column: pa.Array) -> tuple[str, np.ndarray]:
@@ -91,7 +131,8 @@ def _runs(table: pa.Table) -> list[tuple[int, int, int]]:
 
 def user_digests(table: pa.Table) -> list[tuple[int, bytes]]:
     """(user, digest of the user's rows) for each run of users, in row order."""
-    return [(user, ColumnsDigest().update(table.slice(start, count)).digest())
+    columns = TableBytes(table)
+    return [(user, ColumnsDigest().update_rows(columns, start, count).digest())
             for user, start, count in _runs(table)]
 
 
@@ -103,11 +144,12 @@ class Fingerprint:
         self._open: tuple[int, ColumnsDigest] | None = None
 
     def update(self, table: pa.Table) -> Fingerprint:
+        columns = TableBytes(table)
         for user, start, count in _runs(table):
             if self._open is None or self._open[0] != user:
                 self._close()
                 self._open = (user, ColumnsDigest())
-            self._open[1].update(table.slice(start, count))
+            self._open[1].update_rows(columns, start, count)
         return self
 
     def add_digests(self, digests: list[tuple[int, bytes]]) -> Fingerprint:

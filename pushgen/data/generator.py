@@ -12,7 +12,6 @@ from functools import cached_property
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from faker import Faker
 from tqdm.auto import tqdm
 
 from pushgen import schemas
@@ -173,6 +172,8 @@ def simulate(recipe: Recipe, user_ids: Iterable[int] | None = None) -> Iterator[
 
 
 def pseudonyms(seed: int, user_ids: Iterable[int]) -> list[str]:
+    from faker import Faker  # imported here: reading and scoring datasets never needs it
+
     fake = Faker(FAKER_LOCALE)
     names = []
     for user_id in user_ids:

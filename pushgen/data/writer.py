@@ -82,8 +82,7 @@ class Bucket:
         notifications = tables.notifications
         opened, posted = 0, []
         if notifications.num_rows:
-            action = notifications.column("action").combine_chunks()
-            opened = pc.sum(pc.equal(action.cast(pa.string()), "opened")).as_py() or 0
+            opened = _count(notifications.column("action").combine_chunks(), "opened")
             posted = [pc.min(notifications.column("posted_at")).as_py(),
                       pc.max(notifications.column("posted_at")).as_py()]
         named = {"notifications": notifications, "users": tables.users,
@@ -103,6 +102,14 @@ class Bucket:
             encoded={name: parquet_bytes(table) for name, table in tables.big().items()}
             if encode else None,
         )
+
+
+def _count(column: pa.Array, value: str) -> int:
+    """Rows of ``column`` equal to ``value``; a dictionary column by its codes, not its strings."""
+    if pa.types.is_dictionary(column.type):
+        codes = pc.index(column.dictionary, value).as_py()
+        return 0 if codes < 0 else pc.sum(pc.equal(column.indices, codes)).as_py() or 0
+    return pc.sum(pc.equal(column.cast(pa.string()), value)).as_py() or 0
 
 
 def parquet_bytes(table: pa.Table) -> bytes:

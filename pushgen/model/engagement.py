@@ -38,7 +38,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
-from pushgen.model.engagement_kernel import autoregression
+from pushgen.model.engagement_kernel import autoregression, situation_effects
 from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, Exposure
 from pushgen.model.feasibility import channel_of
 from pushgen.model.logistic import expit
@@ -159,9 +159,12 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
         base += table.ravel().take(rows * table.shape[1] + np.asarray(codes[f], dtype=np.int64))
     channel = channel_of(codes)
     group = app_catalog().channels.group[np.maximum(channel, 0)]
-    per_situation = (params.interactions[rows, group]
-                     + priority_effects()[np.asarray(codes["priority"], dtype=np.int64)]
-                     + updates_effects()[np.asarray(codes["numberOfUpdates"], dtype=np.int64)])
+    indices = np.broadcast_arrays(*(np.asarray(i, dtype=np.int64) for i in (
+        rows, group, codes["priority"], codes["numberOfUpdates"])))
+    per_situation = situation_effects(
+        np.ascontiguousarray(params.interactions, dtype=np.float64), indices[0].ravel(), indices[1].ravel(),
+        priority_effects(), indices[2].ravel(), updates_effects(), indices[3].ravel(),
+    ).reshape(*indices[0].shape, -1)
     app = np.asarray(codes["postingApp"], dtype=np.int64)
     possible = (channel >= 0) & params.has_app[rows, app]
     return NotificationTerms(base=base, per_situation=per_situation, channel=channel, possible=possible)
