@@ -150,7 +150,7 @@ def test_a_stopped_run_leaves_no_half_written_dataset(tmp_path, stop, jobs):
     deadline = time.monotonic() + 600  # a safety limit only: the wait is for the event
     while not list(tmp_path.glob(".big.partial-*/notifications/part-*")) and child.poll() is None:
         assert time.monotonic() < deadline, "no part written"
-        time.sleep(0.1)  # until the first part is written: workers are running, the folder half-full
+        time.sleep(0.1)  # ok-timing: polls until the first part is written
     assert child.poll() is None, "the run ended before its first part was written"
     child.send_signal(stop)
     _, err = child.communicate(timeout=600)

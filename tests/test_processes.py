@@ -35,7 +35,7 @@ def wait_for(condition, timeout: float = SAFETY) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)  # a polling interval: it decides nothing
+        time.sleep(0.05)  # ok-timing: a polling interval, it decides nothing
 
 
 def workers(parent: psutil.Process) -> list[psutil.Process]:
