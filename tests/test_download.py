@@ -239,7 +239,8 @@ def test_regenerating_a_split_of_another_engagement_model_is_refused_in_one_line
     assert main(["download", "pushgen-mini-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
     assert "pushgen-mini-v1 was simulated with engagement model 1" in error
-    assert "use pushgen-mini-v2, which supersedes it, or install pushgen==0.1.0, which built it" in error
+    assert ("use pushgen-mini-v2, which supersedes it, or install pushgen 0.1.0, which built it (the "
+            "repository at d2d059378dac)") in error
     assert files_in(tmp_path) == []
 
 

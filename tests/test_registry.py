@@ -46,7 +46,8 @@ def test_each_version_supersedes_the_last_which_this_pushgen_refuses_to_regenera
         assert registry.superseded_by(old.label) == new
         with pytest.raises(DatasetError, match=f"{old.label} was simulated with engagement model "
                                                f"{old.engagement_model}; .*use {new.label}, which supersedes "
-                                               f"it, or install pushgen=={built_by}, which built it"):
+                                               f"it, or install pushgen {built_by}, which built it "
+                                               rf"\(the repository at {old.revision[:12]}\)"):
             old.make_recipe()
     assert lookup("pushgen-v1").supersedes is None
 
@@ -59,7 +60,8 @@ def test_loading_a_v1_split_for_scoring_names_its_successor():
         load_part("pushgen-mini-v1", 2)
     with pytest.raises(DatasetError, match=re.escape(
             "pushgen-mini-v2 was simulated with engagement model 2 and this pushgen scores model 3: use "
-            "pushgen-mini-v3, which supersedes it, or install pushgen==0.2.0, which built it")):
+            "pushgen-mini-v3, which supersedes it, or install pushgen 0.2.0, which built it (the repository "
+            "at 18a5f4cf9ccd)")):
         load_part("pushgen-mini-v2", 1)
 
 

@@ -186,10 +186,11 @@ def other_model_advice(label: str) -> str:
     """What to do with a split of another engagement model: its successor, and the pushgen
     release that built it (which regenerates and scores it)."""
     newer = superseded_by(label)
-    built = next((s.pushgen_version for s in list_splits() if s.label == label and s.pushgen_version), None)
+    entry = next((s for s in list_splits() if s.label == label), None)
     advice = [f"use {newer.label}, which supersedes it" if newer else "make a new split with this pushgen"]
-    if built:
-        advice.append(f"or install pushgen=={built}, which built it")
+    if entry is not None and entry.pushgen_version:
+        source = f" (the repository at {entry.revision[:12]})" if entry.revision else ""
+        advice.append(f"or install pushgen {entry.pushgen_version}, which built it{source}")
     return ", ".join(advice)
 
 
