@@ -36,7 +36,6 @@ from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit
 
 from pushgen.baselines.candidates import notification_matrix, opened
 from pushgen.baselines.design import Design
@@ -44,6 +43,7 @@ from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS
 from pushgen.model.feasibility import channel_of
+from pushgen.model.logistic import expit
 
 N_FEATURES = len(NOTIFICATION_FEATURES)
 APP = NOTIFICATION_FEATURES.index("postingApp")

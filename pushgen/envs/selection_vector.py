@@ -26,11 +26,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
-from scipy.special import expit
 
 from pushgen.envs.generation import task_of_user
 from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, outcome_generator, selection_space
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.model.logistic import expit
 from pushgen.replay.parts import load_part
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.replay.scoring import Judge
