@@ -20,13 +20,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import t as student_t
 
+from pushgen.ope.estimators import LEVEL
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
 from pushgen.ope.policies import SelectionPolicy
-
-LEVEL = 0.95
+from pushgen.replay.metrics import interval
 
 
 @dataclass(frozen=True)
@@ -67,14 +66,12 @@ def policy_value(policy: SelectionPolicy, split: str | Path, users: int | list[i
             break
     mean = float(np.mean(values))
     if exact:
-        half = 0.0
+        low = high = mean
     elif len(values) > 1:
-        half = float(student_t.ppf(0.5 + LEVEL / 2, len(values) - 1) * np.std(values, ddof=1)
-                     / np.sqrt(len(values)))
+        low, high = interval(np.asarray(values), LEVEL)
     else:
-        half = float("inf")
-    return PolicyValue(policy.name, mean, mean - half, mean + half, len(values), rounds,
-                       float(np.mean(sends)))
+        low, high = -float("inf"), float("inf")
+    return PolicyValue(policy.name, mean, low, high, len(values), rounds, float(np.mean(sends)))
 
 
 def frozen_value(policy: SelectionPolicy, log: BanditLog) -> float:
