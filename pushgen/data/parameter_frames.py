@@ -9,35 +9,38 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from pushgen import schemas
 from pushgen.model.engagement import FEATURES, SCALARS, EngagementParameters
 
 
-def user_frame(params: EngagementParameters) -> pd.DataFrame:
+def user_table(params: EngagementParameters) -> pa.Table:
     apps = np.asarray(schemas.values("postingApp"), dtype=object)
     n_users = len(params.user_ids)
-    return pd.DataFrame({
-        "user_id": params.user_ids.astype(np.int32),
-        **params.scalars,
-        "apps": [list(apps[row]) for row in params.has_app],
-        "interactions": list(params.interactions.reshape(n_users, -1)),
+    return pa.table({
+        "user_id": pa.array(params.user_ids.astype(np.int32)),
+        **{name: pa.array(values, type=pa.float64()) for name, values in params.scalars.items()},
+        "apps": pa.array([list(apps[row]) for row in params.has_app], type=pa.list_(pa.string())),
+        "interactions": pa.array(list(params.interactions.reshape(n_users, -1)),
+                                 type=pa.list_(pa.float64())),
     })
 
 
-def weight_frame(params: EngagementParameters) -> pd.DataFrame:
+def weight_table(params: EngagementParameters) -> pa.Table:
     """Long table, user by user: one row per (user, feature, value) with its weight."""
-    names = [f for f in FEATURES for _ in schemas.values(f)]
+    feature_codes = np.concatenate([np.full(len(schemas.values(f)), i, dtype=np.int8)
+                                    for i, f in enumerate(FEATURES)])
     codes = np.concatenate([np.arange(len(schemas.values(f)), dtype=np.int16) for f in FEATURES])
     values = np.array([str(v) for f in FEATURES for v in schemas.values(f)], dtype=object)
     matrix = np.concatenate([params.weights[f] for f in FEATURES], axis=1)
     n_users, width = matrix.shape
-    return pd.DataFrame({
-        "user_id": np.repeat(params.user_ids.astype(np.int32), width),
-        "feature": pd.Categorical(np.tile(names, n_users), categories=list(FEATURES)),
-        "code": np.tile(codes, n_users),
-        "value": np.tile(values, n_users),
-        "weight": matrix.ravel(),
+    return pa.table({
+        "user_id": pa.array(np.repeat(params.user_ids.astype(np.int32), width)),
+        "feature": pa.DictionaryArray.from_arrays(np.tile(feature_codes, n_users), list(FEATURES)),
+        "code": pa.array(np.tile(codes, n_users)),
+        "value": pa.array(np.tile(values, n_users), type=pa.string()),
+        "weight": pa.array(matrix.ravel()),
     })
 
 

@@ -32,7 +32,7 @@ from pushgen.data.outputs import (
     DatasetError,
     sha256_file,
 )
-from pushgen.data.parameter_frames import user_frame, weight_frame
+from pushgen.data.parameter_frames import user_table, weight_table
 from pushgen.model.engagement import EngagementParameters
 
 FINGERPRINTED = ("notifications", "users", "engagement_rows")
@@ -54,7 +54,7 @@ class Tables:
     parameters: EngagementParameters
 
     def big(self) -> dict[str, pa.Table]:
-        weights = pa.Table.from_pandas(weight_frame(self.parameters), preserve_index=False)
+        weights = weight_table(self.parameters)
         return {"notifications": self.notifications, "engagement_rows": self.truth_rows,
                 "engagement_weights": weights}
 
@@ -91,8 +91,7 @@ class Bucket:
             index=index,
             user_ids=user_ids,
             users=tables.users,
-            engagement_users=pa.Table.from_pandas(user_frame(tables.parameters),
-                                                  preserve_index=False),
+            engagement_users=user_table(tables.parameters),
             constants=tables.parameters.constants(),
             digests={name: user_digests(named[name]) for name in FINGERPRINTED},
             rows={name: named[name].num_rows for name in FINGERPRINTED},
