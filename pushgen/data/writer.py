@@ -53,6 +53,10 @@ class Tables:
     truth_rows: pa.Table
     parameters: EngagementParameters
 
+    def fingerprinted(self) -> dict[str, pa.Table]:
+        return {"notifications": self.notifications, "users": self.users,
+                "engagement_rows": self.truth_rows}
+
     def big(self) -> dict[str, pa.Table]:
         weights = weight_table(self.parameters)
         return {"notifications": self.notifications, "engagement_rows": self.truth_rows,
@@ -62,14 +66,18 @@ class Tables:
 @dataclass
 class Bucket:
     """What the writer needs of a run of consecutive users: small tables, digests, counts,
-    and the big tables either as Arrow or already encoded as Parquet parts."""
+    and the big tables either as Arrow or already encoded as Parquet parts.
+
+    A bucket whose tables travel with it leaves its users' digests to the writer, which
+    computes them in its writing thread; an encoded bucket brings them.
+    """
 
     index: int
     user_ids: list[int]
     users: pa.Table
     engagement_users: pa.Table
     constants: dict
-    digests: dict[str, list[tuple[int, bytes]]]
+    digests: dict[str, list[tuple[int, bytes]]] | None
     rows: dict[str, int]
     opened: int
     posted: list
@@ -85,15 +93,14 @@ class Bucket:
             opened = _count(notifications.column("action").combine_chunks(), "opened")
             posted = [pc.min(notifications.column("posted_at")).as_py(),
                       pc.max(notifications.column("posted_at")).as_py()]
-        named = {"notifications": notifications, "users": tables.users,
-                 "engagement_rows": tables.truth_rows}
+        named = tables.fingerprinted()
         return cls(
             index=index,
             user_ids=user_ids,
             users=tables.users,
             engagement_users=user_table(tables.parameters),
             constants=tables.parameters.constants(),
-            digests={name: user_digests(named[name]) for name in FINGERPRINTED},
+            digests=named_digests(named) if encode else None,
             rows={name: named[name].num_rows for name in FINGERPRINTED},
             opened=opened,
             posted=posted,
@@ -101,6 +108,11 @@ class Bucket:
             encoded={name: parquet_bytes(table) for name, table in tables.big().items()}
             if encode else None,
         )
+
+
+def named_digests(named: dict[str, pa.Table]) -> dict[str, list[tuple[int, bytes]]]:
+    """Each fingerprinted table's users' digests."""
+    return {name: user_digests(named[name]) for name in FINGERPRINTED}
 
 
 def _count(column: pa.Array, value: str) -> int:
@@ -146,6 +158,7 @@ class DatasetWriter:
         # one thread writes, in order, while the caller simulates the next bucket
         self._writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-writer")
         self._pending: list[Future] = []
+        self._digests: list[Future | dict[str, list[tuple[int, bytes]]]] = []  # per bucket, in order
         (self.folder / TRUTH).mkdir(parents=True, exist_ok=True)
 
     def add(self, bucket: Bucket) -> None:
@@ -162,8 +175,11 @@ class DatasetWriter:
                 self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")
         self._stream("users", bucket.users, self.fmt)
         self._stream(f"{TRUTH}/engagement_users", bucket.engagement_users, "parquet")
+        if bucket.digests is None:
+            self._digests.append(self._writing.submit(named_digests, bucket.tables.fingerprinted()))
+        else:
+            self._digests.append(bucket.digests)
         for name in FINGERPRINTED:
-            self.fingerprints[name].add_digests(bucket.digests[name])
             self.rows[name] += bucket.rows[name]
         self.opened += bucket.opened
         self.posted += bucket.posted
@@ -200,6 +216,10 @@ class DatasetWriter:
     def close(self, recipe: Recipe, pushgen_version: str = __version__) -> dict:
         """Finish the files and write the manifest; returns the manifest."""
         self._drain()
+        for digests in self._digests:
+            digests = digests.result() if isinstance(digests, Future) else digests
+            for name in FINGERPRINTED:
+                self.fingerprints[name].add_digests(digests[name])
         self._writing.shutdown(wait=True)
         for stream in self._streams.values():
             stream.close()
