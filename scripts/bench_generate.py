@@ -8,6 +8,8 @@
     (f) against the aims, as ratios within this run: generate no slower than writing its own three
         tables with pushgen's Parquet options (<= 1x); end to end within 2.5x of (that write +
         start-up); rows/s against >= 1,000,000
+    (g) content: the made folder's fingerprints against those pushgen 0.3.0 made for the same
+        recipe (``bench_generate_reference.json``): faster code must make the same data
 
 Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3]
 """
@@ -15,6 +17,7 @@ Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3]
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import subprocess
@@ -35,6 +38,7 @@ from pushgen.data.dataset import PARQUET_OPTIONS
 AIM_RATIO = 2.5
 AIM_GENERATE_RATIO = 1.0
 AIM_ROWS_PER_SECOND = 1_000_000
+REFERENCE = Path(__file__).with_name("bench_generate_reference.json")
 
 
 def best_of(repeat: int, run: Callable[[], object]) -> tuple[float, object]:
@@ -104,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         make_seconds, _, make_cpu = min(runs)
         peak_rss = max(r for _, r, _ in runs)
         made_bytes = sum(p.stat().st_size for p in (work / "made").rglob("*") if p.is_file())
+        made_fingerprints = json.loads((work / "made" / "manifest.json").read_text())["fingerprints"]
 
         # (d) the floor: plain Parquet writes of the same tables
         tables = {
@@ -184,7 +189,18 @@ def main(argv: list[str] | None = None) -> int:
     print(line("  CPU: end to end / (that write + start-up)", f"{cpu_ratio:.2f}x"))
     print(line("rows per second (in-process)", f"{rows_per_second:,.0f}",
                f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
-    return 0
+    print()
+    print("(g) content against pushgen's earlier output for the same recipe")
+    reference = json.loads(REFERENCE.read_text())
+    if reference["recipe"] != {"users": args.users, "months": args.months, "seed": 0}:
+        print(f"  no reference for {args.users} users x {args.months} months (it holds "
+              f"{reference['recipe']['users']} x {reference['recipe']['months']})")
+        return 0
+    for name, expected in reference["fingerprints"].items():
+        same = made_fingerprints.get(name) == expected
+        print(line(f"{name} fingerprint", made_fingerprints.get(name, "missing")[:12],
+                   f"{'the same as' if same else 'DIFFERS from'} pushgen {reference['pushgen_version']}'s"))
+    return 0 if made_fingerprints == reference["fingerprints"] else 1
 
 
 if __name__ == "__main__":
