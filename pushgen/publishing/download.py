@@ -20,11 +20,10 @@ import sys
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import platformdirs
-import pooch
-import requests
 from tqdm.auto import tqdm
 
 from pushgen.data.dataset import CARD, DatasetError, atomic_folder
@@ -32,8 +31,11 @@ from pushgen.data.outputs import files_problem, listed_files, read_json, sha256_
 from pushgen.progress import shown
 from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
 from pushgen.publishing.standard import build_split, write_metadata
-from pushgen.publishing.transfer import STALL_SECONDS, LimitedDownloader
 from pushgen.splits import SPLIT_FILE
+
+if TYPE_CHECKING:  # the network layer is imported only when something is downloaded
+    import pooch
+    import requests
 
 # {revision}: a split's own tag or commit (``StandardSplit.published_at``), never a branch that moves
 DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/{revision}/generated"
@@ -188,6 +190,8 @@ def fetch_split(
 
 def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:
     """Download every file of ``entry`` and check it; ``target`` appears only if all pass."""
+    import pooch
+
     with atomic_folder(target, force=True, option="--cache") as work, quiet_pooch():
         fetcher = pooch.create(path=work, base_url=f"{base_url}/{entry.name}/{entry.version}/",
                                registry=dict.fromkeys(entry.files), retry_if_failed=0)
@@ -200,6 +204,10 @@ def download_split(entry: StandardSplit, target: Path, base_url: str, progress: 
 def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, expected: dict,
                progress: bool) -> None:
     """One file of the split, checked against its sha256 (once, after the download)."""
+    import requests
+
+    from pushgen.publishing.transfer import LimitedDownloader
+
     # a bar with its total: pooch tests the bar's truth, which tqdm refuses without a total
     bar = tqdm(desc=f"{entry.label} {relative}", total=expected["bytes"], unit="B", unit_scale=True,
                leave=False, disable=not progress)
@@ -225,6 +233,10 @@ def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, expect
 
 def reason(error: requests.RequestException) -> str:
     """A one-line reason for a failed request."""
+    import requests
+
+    from pushgen.publishing.transfer import STALL_SECONDS
+
     if isinstance(error, requests.HTTPError) and error.response is not None:
         return f"HTTP {error.response.status_code} {error.response.reason}"
     if isinstance(error, requests.exceptions.ChunkedEncodingError):
@@ -239,6 +251,8 @@ def reason(error: requests.RequestException) -> str:
 @contextlib.contextmanager
 def quiet_pooch() -> Iterator[None]:
     """Keep pooch's own log lines (about temporary paths) out of the output."""
+    import pooch
+
     logger = pooch.get_logger()
     level = logger.level
     logger.setLevel(logging.WARNING)

@@ -51,17 +51,24 @@ HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the le
 }
 
 
+def standard_error(values: np.ndarray) -> float:
+    """The standard error of the mean (sample standard deviation / sqrt(n)); n >= 2."""
+    return float(np.std(values, ddof=1) / np.sqrt(len(values)))
+
+
 def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Student-t interval of the mean of ``values`` (NaN with fewer than 2 values)."""
-    from scipy import stats
+    from scipy.special import stdtrit  # the t quantile, without importing scipy.stats
 
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return float("nan"), float("nan")
-    sem = stats.sem(values)
+    mean, sem = float(values.mean()), standard_error(values)
     if sem == 0:
-        return float(values.mean()), float(values.mean())
-    low, high = stats.t.interval(confidence, len(values) - 1, loc=values.mean(), scale=sem)
+        return mean, mean
+    degrees = len(values) - 1
+    low = stdtrit(degrees, (1.0 - confidence) / 2) * sem + mean
+    high = stdtrit(degrees, (1.0 + confidence) / 2) * sem + mean
     return float(low), float(high)
 
 
@@ -69,17 +76,17 @@ def paired(values: np.ndarray, reference: np.ndarray, confidence: float = CONFID
     """The paired comparison of two policies on the same users: the mean of the per-user
     differences ``values - reference``, its t-interval, and the two-sided p-value of the
     paired t-test (NaN with fewer than 2 users)."""
-    from scipy import stats
+    from scipy.special import stdtr
 
     difference = np.asarray(values, dtype=np.float64) - np.asarray(reference, dtype=np.float64)
     low, high = interval(difference, confidence)
     mean = float(difference.mean()) if len(difference) else float("nan")
     if len(difference) < 2:
         p = float("nan")
-    elif stats.sem(difference) == 0:
+    elif (sem := standard_error(difference)) == 0:
         p = 1.0 if mean == 0 else 0.0
     else:
-        p = float(stats.ttest_1samp(difference, 0.0).pvalue)
+        p = float(2 * stdtr(len(difference) - 1, -abs(mean / sem)))
     return {"difference": mean, "low": low, "high": high, "p": p}
 
 
