@@ -1,0 +1,83 @@
+"""The leaderboard's rows: every baseline policy, probe and bound, by name, in order (see
+``pushgen.baselines``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen.baselines.bandit import ThompsonPolicy
+from pushgen.baselines.base import Policy, Setting, Truth
+from pushgen.baselines.fixed import (
+    AppsAwareReferencePolicy,
+    BestFixedFromHistoryPolicy,
+    BestFixedOverallPolicy,
+)
+from pushgen.baselines.frequency import ContextFrequencyPolicy
+from pushgen.baselines.learned import LearnedPolicy
+from pushgen.baselines.oracle import (
+    BestFixedPerUserPolicy,
+    OraclePolicy,
+    context_blind_oracle,
+    myopic_oracle,
+    upper_bound,
+)
+from pushgen.baselines.rotation import RotationPolicy
+from pushgen.baselines.uniform import RandomPolicy
+
+Factory = Callable[[Setting], Policy]
+Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A leaderboard row: a policy (``make``) or a bound computed from the true model (``bound``)."""
+
+    name: str
+    label: str
+    make: Factory | None = None
+    bound: Bound | None = None
+    tasks: tuple[int, ...] = (1, 2)
+    reads_truth: bool = False  # told the simulated user: a yardstick, not a model
+    upper_bound: bool = False  # proven: no policy scores above it
+
+    def __post_init__(self) -> None:
+        if (self.make is None) == (self.bound is None):
+            raise ValueError(f"baseline {self.name!r} needs exactly one of make and bound")
+        if self.bound is not None and not self.reads_truth:
+            raise ValueError(f"baseline {self.name!r}: a bound reads the true model")
+
+
+def _diverse(setting: Setting) -> Policy:
+    return LearnedPolicy(setting, temperature=0.5)
+
+
+BASELINES: dict[str, Baseline] = {b.name: b for b in (
+    Baseline("random", "random (uniform over every published value)", RandomPolicy),
+    Baseline("best-fixed-overall", "best fixed notification overall (public history; never learns)",
+             BestFixedOverallPolicy),
+    Baseline("best-fixed-history", "best fixed notification per user from its history",
+             BestFixedFromHistoryPolicy, tasks=(1,)),
+    Baseline("rotation", "probe: the user's 45 most opened history notifications in turn (no model, "
+             "no context)", RotationPolicy, tasks=(1,)),
+    Baseline("context-frequency", "most opened notification in similar contexts", ContextFrequencyPolicy),
+    Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)", _diverse),
+    Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",
+             LearnedPolicy),
+    Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),
+    Baseline("apps-aware-reference", "reference without feedback: the best public notification the "
+             "user's apps post (knows its apps, not its tastes)", AppsAwareReferencePolicy, tasks=(2,),
+             reads_truth=True),
+    Baseline("best-fixed-user", "best fixed notification per user (true model, exhaustive search)",
+             BestFixedPerUserPolicy, reads_truth=True),
+    Baseline("myopic-oracle", "greedy on the true P(open), blind to the state it leaves", myopic_oracle,
+             reads_truth=True),
+    Baseline("context-blind-oracle", "oracle blind to the context (true model, each context replaced by "
+             "the user's average)", context_blind_oracle, reads_truth=True),
+    Baseline("oracle", "oracle (true model; plans for the fatigue and habituation it causes)",
+             OraclePolicy, reads_truth=True),
+    Baseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
+             bound=upper_bound, reads_truth=True, upper_bound=True),
+)}
