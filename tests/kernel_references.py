@@ -112,3 +112,68 @@ def situation_effects(interactions: np.ndarray, rows: np.ndarray, group: np.ndar
                       by_updates: np.ndarray, updates: np.ndarray) -> np.ndarray:
     """What each notification adds per unit of each situation, as NumPy's broadcasting adds it."""
     return interactions[rows, group] + by_priority[priority] + by_updates[updates]
+
+
+def _stored(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float32).astype(np.float64)
+
+
+def row_states(seconds: np.ndarray, slot: np.ndarray, slots_per_day: int, day_level: np.ndarray,
+               day_attention: np.ndarray, shift: np.ndarray, segment: np.ndarray, state: np.ndarray,
+               sleep: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The row state as whole-array expressions, the floats rounded to float32."""
+    day = slot // slots_per_day
+    return (_stored((seconds % 86400) / 3600.0), _stored(seconds / 86400.0), state[slot] == sleep,
+            _stored(day_level[day] + day_attention[day] + shift[segment[slot]]))
+
+
+def feature_sums(start: np.ndarray, tables: tuple, rows: np.ndarray, codes: tuple) -> np.ndarray:
+    """One whole-array gather and addition per feature."""
+    total = start.copy()
+    for table, code in zip(tables, codes, strict=True):
+        total += table[rows, code]
+    return total
+
+
+def open_logits(row_weights: np.ndarray, notification_weights: np.ndarray, rows: np.ndarray,
+                state_weights: tuple, state: tuple, asleep: np.ndarray, situations: np.ndarray,
+                interactions: np.ndarray, group_of_channel: np.ndarray, channel: np.ndarray,
+                by_priority: np.ndarray, priority: np.ndarray, by_updates: np.ndarray, updates: np.ndarray,
+                has_app: np.ndarray, app: np.ndarray, penalty_weights: tuple, exposures: tuple) -> np.ndarray:
+    """The row terms, the notification terms and the exposure penalty as whole arrays, combined as
+    ``engagement.combine`` does (the situation interaction through NumPy's einsum)."""
+    amplitude, asleep_penalty, novelty = state_weights
+    attention, freshness, mood = state
+    base = row_weights.copy()
+    base += amplitude[rows] * attention
+    base += asleep_penalty[rows] * asleep
+    base += novelty[rows] * freshness
+    base += mood
+    group = group_of_channel[np.maximum(channel, 0)]
+    per_situation = interactions[rows, group] + by_priority[priority] + by_updates[updates]
+    penalty = penalty_weights[0][rows] * exposures[0]
+    for weight, exposure in zip(penalty_weights[1:], exposures[1:], strict=True):
+        penalty = penalty + weight[rows] * np.sqrt(exposure)
+    interaction = np.einsum("...k,...k->...", situations, per_situation)
+    logit = base + notification_weights + interaction - penalty
+    return np.where((channel >= 0) & has_app[rows, app], logit, -np.inf)
+
+
+def clock_exponents(hour: np.ndarray, morning_peak: float, morning_width: float, edge_hours: np.ndarray,
+                    edge_widths: np.ndarray, rising: np.ndarray) -> np.ndarray:
+    """The clock curves' exponents as whole-array expressions."""
+    edges = [-((hour - at) / width) if up else -((at - hour) / width)
+             for at, width, up in zip(edge_hours, edge_widths, rising, strict=True)]
+    return np.stack([-0.5 * ((hour - morning_peak) / morning_width) ** 2, *edges])
+
+
+def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, by_activity: np.ndarray,
+                      activity: np.ndarray, silent: np.ndarray, ringer: np.ndarray, listening: np.ndarray,
+                      headphones: np.ndarray, music: np.ndarray) -> np.ndarray:
+    """The situations as whole columns, each logistic edge 1 / (1 + exp(-x)) from exp(-x)."""
+    work_starts, work_ends, evening_starts, day_ends, night_ends = 1.0 / (1.0 + curves[1:6])
+    return np.column_stack([
+        curves[0], by_day[day, 0] * work_starts * work_ends, evening_starts * day_ends,
+        1.0 - night_ends * day_ends, by_day[day, 1], by_activity[activity], silent[ringer],
+        listening[headphones, music],
+    ])

@@ -19,12 +19,15 @@ from pushgen.model import (
     regime_kernel,
     sampling,
     sampling_kernel,
+    situations_kernel,
 )
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
 KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
-           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects)
+           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
+           engagement_kernel.feature_sums, engagement_kernel.open_logits, engagement_kernel.row_states,
+           situations_kernel.clock_exponents, situations_kernel.situation_columns)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -146,6 +149,100 @@ def test_situation_effects_equal_the_broadcast_sum(data, users, groups, situatio
     arguments = (interactions, rows, group, by_priority, priority, by_updates, updates)
     np.testing.assert_array_equal(engagement_kernel.situation_effects(*arguments),
                                   reference.situation_effects(*arguments))
+
+
+def assert_same_bits(got: np.ndarray, expected: np.ndarray) -> None:
+    """Equal to the bit: signed zeros and infinities included."""
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+FLOATS = st.floats(-1e6, 1e6, allow_subnormal=True) | st.sampled_from([0.0, -0.0, 1e-310, 0.5, 1.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), users=st.integers(1, 3), n=st.integers(0, 40),
+       widths=st.lists(st.integers(1, 7), max_size=4))
+def test_feature_sums_add_each_feature_in_turn_as_whole_arrays_do(data, users, n, widths):
+    tables = tuple(data.draw(hnp.arrays(np.float64, (users, w), elements=FLOATS)) for w in widths)
+    rows = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, users - 1)))
+    codes = tuple(data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, w - 1))) for w in widths)
+    start = data.draw(hnp.arrays(np.float64, n, elements=FLOATS))
+    if not widths:  # no features: the start itself (typed tuples need one element to be typed)
+        tables, codes = (np.zeros((users, 1)),), (np.zeros(n, dtype=np.int16),)
+    assert_same_bits(engagement_kernel.feature_sums(start, tables, rows, codes),
+                     reference.feature_sums(start, tables, rows, codes))
+
+
+@st.composite
+def logit_inputs(draw: st.DrawFn) -> tuple:
+    users, groups, channels = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    width, n = draw(st.sampled_from([1, 2, 3, 7, 8, 9, 10, 16, 17])), draw(st.integers(0, 30))
+
+    def floats(shape, elements=FLOATS):
+        return draw(hnp.arrays(np.float64, shape, elements=elements))
+
+    def codes(top, dtype=np.int64, low=0):
+        return draw(hnp.arrays(dtype, n, elements=st.integers(low, top - 1)))
+
+    per_user, per_row = tuple(floats(users) for _ in range(3)), tuple(floats(n) for _ in range(3))
+    situations = floats((n, width), st.floats(0, 1) | st.sampled_from([0.0, 1.0]))
+    group_of_channel = draw(hnp.arrays(np.int64, channels, elements=st.integers(0, groups - 1)))
+    exposures = tuple(floats(n, st.floats(0, 50) | st.sampled_from([0.0, 1e-300])) for _ in range(4))
+    return (floats(n), floats(n), codes(users), per_user, per_row, draw(hnp.arrays(np.bool_, n)), situations,
+            floats((users, groups, width)), group_of_channel, codes(channels, low=-1), floats((6, width)),
+            codes(6, np.int16), floats((4, width)), codes(4, np.int16),
+            draw(hnp.arrays(np.bool_, (users, 5))), codes(5, np.int16),
+            tuple(floats(users) for _ in range(4)), exposures)
+
+
+@settings(max_examples=100, deadline=None)
+@given(arguments=logit_inputs())
+def test_open_logits_add_in_the_order_of_the_whole_array_terms_and_einsum(arguments):
+    assert_same_bits(engagement_kernel.open_logits(*arguments), reference.open_logits(*arguments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60))
+def test_row_states_equal_the_whole_array_expressions(data, n):
+    days, slot_seconds = 30, 900.0
+    on_slots = st.integers(0, days * 96 - 1).map(lambda s: s * slot_seconds)
+    instants = st.floats(0, days * 86400 - 1e-3) | on_slots
+    seconds = np.sort(data.draw(hnp.arrays(np.float64, n, elements=instants)))
+    slot = (seconds // slot_seconds).astype(np.int64)
+    segments = data.draw(st.integers(1, 20))
+    arguments = (seconds, slot, 96, data.draw(hnp.arrays(np.float64, days, elements=FLOATS)),
+                 data.draw(hnp.arrays(np.float64, days, elements=FLOATS)),
+                 data.draw(hnp.arrays(np.float64, segments, elements=FLOATS)),
+                 data.draw(hnp.arrays(np.int64, days * 96, elements=st.integers(0, segments - 1))),
+                 data.draw(hnp.arrays(np.int8, days * 96, elements=st.integers(0, 3))), 0)
+    got, expected = engagement_kernel.row_states(*arguments), reference.row_states(*arguments)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b) if a.dtype == bool else assert_same_bits(a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hour=hnp.arrays(np.float64, st.integers(0, 50), elements=st.floats(0, 24, exclude_max=True)),
+       data=st.data())
+def test_clock_exponents_equal_the_whole_array_expressions(hour, data):
+    edges = data.draw(st.integers(0, 5))
+    centre = data.draw(hnp.arrays(np.float64, edges, elements=st.floats(0, 24)))
+    width = data.draw(hnp.arrays(np.float64, edges, elements=st.floats(0.1, 3)))
+    rising = data.draw(hnp.arrays(np.bool_, edges))
+    arguments = (hour, data.draw(st.floats(0, 24)), data.draw(st.floats(0.1, 3)), centre, width, rising)
+    assert_same_bits(situations_kernel.clock_exponents(*arguments), reference.clock_exponents(*arguments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 50))
+def test_situation_columns_equal_the_whole_columns(data, n):
+    curves = data.draw(hnp.arrays(np.float64, (6, n), elements=st.floats(0, 1e30) | st.just(np.inf)))
+    tables = [np.asarray(data.draw(hnp.arrays(np.bool_, shape)), dtype=np.float64)
+              for shape in ((7, 2), (7, 3), (3,), (2, 2))]
+    codes = [data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, top - 1))) for top in (7, 7, 3, 2, 2)]
+    arguments = (curves, tables[0], codes[0], tables[1], codes[1], tables[2], codes[2], tables[3], codes[3],
+                 codes[4])
+    assert_same_bits(situations_kernel.situation_columns(*arguments), reference.situation_columns(*arguments))
 
 
 @pytest.mark.parametrize("persistence", [0.5, 0.9])
