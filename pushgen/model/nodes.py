@@ -76,8 +76,10 @@ def mood(grid: TimeGrid, state: np.ndarray, priors: Priors, rng: np.random.Gener
 def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, daily: DayRegime
               ) -> engagement.RowState:
     """Deterministic: each post's hidden row state: clock hour, days since the start, asleep, and
-    the mood (the day's level and the regime's attention that day, plus the stretch's shift); the
-    floats as stored in ground_truth/ (float32), so that stored inputs give the same P(open)."""
+    the mood (the day's level and the regime's attention that day, plus the stretch's shift).
+
+    The floats are as stored in ground_truth/ (float32), so that stored inputs give the same P(open).
+    """
     day_level, shift, segment = mood
     hour, days, asleep, level = row_states(posts.seconds, post_slots(posts), 86400 // SLOT_SECONDS, day_level,
                                            daily.attention, shift, segment, state, int(routine.State.SLEEP))
