@@ -21,9 +21,14 @@ def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, widt
 
 
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
-                       weights: np.ndarray) -> np.ndarray:
+                       weights: np.ndarray, lead: int = 0, shift: float = 0.0) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,
-    ``KEY_GAP`` time constants apart, referenced to chunks of ``CHUNK`` time constants."""
+    ``KEY_GAP`` time constants apart, referenced to chunks of ``CHUNK`` time constants; the
+    history of ``lead`` rows laid before the rows as whole arrays."""
+    if lead or shift:
+        history = np.concatenate([seconds[:lead], seconds + shift])
+        return keyed_decayed_sums(history, np.concatenate([keys[:lead], keys]), n_keys, tau_seconds,
+                                  np.concatenate([weights[:lead], weights]))[lead:]
     n = len(seconds)
     if n == 0:
         return np.zeros(0)

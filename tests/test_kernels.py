@@ -74,9 +74,28 @@ def test_keyed_decayed_sums_match_the_chunked_cumulative_sums(gaps, data, tau):
     seconds = np.cumsum(gaps) + 1e6
     keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(0, 6)))
     weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
-    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights)
-    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights)
+    shift = data.draw(st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
+    before = int(np.searchsorted(seconds, seconds[0] + shift)) if len(seconds) and shift else 0
+    lead = data.draw(st.integers(0, before))  # the history comes before the rows
+    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
+    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(gaps=hnp.arrays(np.float64, st.integers(0, 120), elements=st.floats(0, 40000)),
+       data=st.data(), tau=st.floats(30, 2e5), shift=st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
+def test_a_lead_in_history_gives_the_sums_of_the_rows_laid_after_it(gaps, data, tau, shift):
+    seconds = np.cumsum(gaps)
+    keys = data.draw(hnp.arrays(np.int16, len(seconds), elements=st.integers(0, 6)))
+    weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
+    before = int(np.searchsorted(seconds, seconds[0] + shift)) if len(seconds) and shift else 0
+    lead = data.draw(st.integers(0, before))
+    history = np.concatenate([seconds[:lead], seconds + shift if shift else seconds])
+    laid_out = exposure_kernel.keyed_decayed_sums(history, np.concatenate([keys[:lead], keys]), 7, tau,
+                                                  np.concatenate([weights[:lead], weights]), 0, 0.0)
+    assert_same_bits(exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift),
+                     laid_out[lead:])
 
 
 @settings(max_examples=40, deadline=None)

@@ -97,15 +97,11 @@ def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], params: engag
     brought the first week's notifications, a week earlier, so the first days start from a
     lived-in state rather than from none (habituation fades within days, so nothing of it is
     left by the test months)."""
-    channel = feasibility.channel_of(codes)
-    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
+    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": feasibility.channel_of(codes)}
     interrupts = exposure.interruption(codes["priority"], codes["numberOfUpdates"])
-    before = np.flatnonzero(posts.seconds < WEEK_BEFORE_SECONDS)
-    seconds = np.concatenate([posts.seconds[before], posts.seconds + WEEK_BEFORE_SECONDS])
-    lived = exposure.logged_exposure(
-        seconds, {key: np.concatenate([value[before], value]) for key, value in keys.items()},
-        np.concatenate([interrupts[before], interrupts]), params.fatigue_tau_seconds)
-    return lived.take(slice(len(before), None))
+    first_week = int(np.searchsorted(posts.seconds, WEEK_BEFORE_SECONDS))  # seconds are sorted
+    return exposure.logged_exposure(posts.seconds, keys, interrupts, params.fatigue_tau_seconds,
+                                    lead=first_week, shift_seconds=WEEK_BEFORE_SECONDS)
 
 
 def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray],
