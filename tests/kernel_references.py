@@ -140,27 +140,39 @@ def feature_sums(start: np.ndarray, tables: tuple, rows: np.ndarray, codes: tupl
     return total
 
 
-def open_logits(row_weights: np.ndarray, notification_weights: np.ndarray, rows: np.ndarray,
-                state_weights: tuple, state: tuple, asleep: np.ndarray, situations: np.ndarray,
+def state_exponents(hour: np.ndarray, days: np.ndarray, attention_peak: np.ndarray, rows: np.ndarray,
+                    novelty_days: float) -> np.ndarray:
+    """The cycle's cosine argument and the novelty's exponent as whole-array expressions."""
+    return np.stack([2 * np.pi * (hour - attention_peak[rows]) / 24, -days / novelty_days])
+
+
+def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, context_codes: tuple,
+                notification_tables: tuple, notification_codes: tuple, cycle: np.ndarray, asleep: np.ndarray,
+                mood: np.ndarray, curves: np.ndarray, indicators: tuple, situation_codes: tuple,
                 interactions: np.ndarray, group_of_channel: np.ndarray, channel: np.ndarray,
-                by_priority: np.ndarray, priority: np.ndarray, by_updates: np.ndarray, updates: np.ndarray,
-                has_app: np.ndarray, app: np.ndarray, penalty_weights: tuple, exposures: tuple) -> np.ndarray:
+                by_priority: np.ndarray, by_updates: np.ndarray, effect_codes: tuple, has_app: np.ndarray,
+                exposures: tuple) -> np.ndarray:
     """The row terms, the notification terms and the exposure penalty as whole arrays, combined as
     ``engagement.combine`` does (the situation interaction through NumPy's einsum)."""
-    amplitude, asleep_penalty, novelty = state_weights
-    attention, freshness, mood = state
-    base = row_weights.copy()
-    base += amplitude[rows] * attention
+    intercept, amplitude, asleep_penalty, novelty, fatigue_weight, *habituation = user_terms
+    base = feature_sums(intercept[rows], context_tables, rows, context_codes)
+    base += amplitude[rows] * cycle[0]
     base += asleep_penalty[rows] * asleep
-    base += novelty[rows] * freshness
+    base += novelty[rows] * cycle[1]
     base += mood
+    notification = feature_sums(np.zeros(len(rows)), notification_tables, rows, notification_codes)
+    by_day, by_activity, silent, listening = indicators
+    day, activity, ringer, headphones, music = situation_codes
+    situations = situation_columns(curves, by_day, day, by_activity, activity, silent, ringer, listening,
+                                   headphones, music)
+    priority, updates, app = effect_codes
     group = group_of_channel[np.maximum(channel, 0)]
     per_situation = interactions[rows, group] + by_priority[priority] + by_updates[updates]
-    penalty = penalty_weights[0][rows] * exposures[0]
-    for weight, exposure in zip(penalty_weights[1:], exposures[1:], strict=True):
+    penalty = fatigue_weight[rows] * exposures[0]
+    for weight, exposure in zip(habituation, exposures[1:], strict=True):
         penalty = penalty + weight[rows] * np.sqrt(exposure)
     interaction = np.einsum("...k,...k->...", situations, per_situation)
-    logit = base + notification_weights + interaction - penalty
+    logit = base + notification + interaction - penalty
     return np.where((channel >= 0) & has_app[rows, app], logit, -np.inf)
 
 

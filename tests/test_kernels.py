@@ -27,6 +27,7 @@ from pushgen.model.exposure import keyed_exposure
 KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
            regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
            engagement_kernel.feature_sums, engagement_kernel.open_logits, engagement_kernel.row_states,
+           engagement_kernel.state_exponents,
            situations_kernel.clock_exponents, situations_kernel.situation_columns)
 
 
@@ -196,29 +197,50 @@ def test_feature_sums_add_each_feature_in_turn_as_whole_arrays_do(data, users, n
 @st.composite
 def logit_inputs(draw: st.DrawFn) -> tuple:
     users, groups, channels = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 5))
-    width, n = draw(st.sampled_from([1, 2, 3, 7, 8, 9, 10, 16, 17])), draw(st.integers(0, 30))
+    n = draw(st.integers(0, 30))
 
     def floats(shape, elements=FLOATS):
         return draw(hnp.arrays(np.float64, shape, elements=elements))
 
-    def codes(top, dtype=np.int64, low=0):
+    def codes(top, dtype=np.int16, low=0):
         return draw(hnp.arrays(dtype, n, elements=st.integers(low, top - 1)))
 
-    per_user, per_row = tuple(floats(users) for _ in range(3)), tuple(floats(n) for _ in range(3))
-    situations = floats((n, width), st.floats(0, 1) | st.sampled_from([0.0, 1.0]))
-    group_of_channel = draw(hnp.arrays(np.int64, channels, elements=st.integers(0, groups - 1)))
-    exposures = tuple(floats(n, st.floats(0, 50) | st.sampled_from([0.0, 1e-300])) for _ in range(4))
-    return (floats(n), floats(n), codes(users), per_user, per_row, draw(hnp.arrays(np.bool_, n)), situations,
-            floats((users, groups, width)), group_of_channel, codes(channels, low=-1), floats((6, width)),
-            codes(6, np.int16), floats((4, width)), codes(4, np.int16),
-            draw(hnp.arrays(np.bool_, (users, 5))), codes(5, np.int16),
-            tuple(floats(users) for _ in range(4)), exposures)
+    def features():
+        widths = draw(st.lists(st.integers(1, 6), min_size=1, max_size=3))
+        return tuple(floats((users, w)) for w in widths), tuple(codes(w) for w in widths)
+
+    def indicator(shape):
+        return np.asarray(draw(hnp.arrays(np.bool_, shape)), dtype=np.float64)
+
+    rows = codes(users, np.int64)
+    context, notification = features(), features()
+    indicators = (indicator((7, 2)), indicator((7, 3)), indicator(3), indicator((2, 2)))
+    situation_codes = (codes(7), codes(7), codes(3), codes(2), codes(2))
+    positive = st.floats(0, 50) | st.sampled_from([0.0, 1e-300])
+    return (rows, tuple(floats(users) for _ in range(8)), *context, *notification, floats((2, n)),
+            draw(hnp.arrays(np.bool_, n)), floats(n), floats((6, n), positive | st.just(np.inf)), indicators,
+            situation_codes, floats((users, groups, 10)),
+            draw(hnp.arrays(np.int64, channels, elements=st.integers(0, groups - 1))),
+            codes(channels, np.int64, low=-1), floats((6, 10)), floats((4, 10)),
+            (codes(6), codes(4), codes(5)), draw(hnp.arrays(np.bool_, (users, 5))),
+            tuple(floats(n, positive) for _ in range(4)))
 
 
 @settings(max_examples=100, deadline=None)
 @given(arguments=logit_inputs())
 def test_open_logits_add_in_the_order_of_the_whole_array_terms_and_einsum(arguments):
     assert_same_bits(engagement_kernel.open_logits(*arguments), reference.open_logits(*arguments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), users=st.integers(1, 3))
+def test_state_exponents_equal_the_whole_array_expressions(data, n, users):
+    arguments = (data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),
+                 data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1000))),
+                 data.draw(hnp.arrays(np.float64, users, elements=st.floats(0, 24))),
+                 data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, users - 1))),
+                 data.draw(st.floats(1, 90)))
+    assert_same_bits(engagement_kernel.state_exponents(*arguments), reference.state_exponents(*arguments))
 
 
 @settings(max_examples=60, deadline=None)

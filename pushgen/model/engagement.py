@@ -38,7 +38,13 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
-from pushgen.model.engagement_kernel import autoregression, feature_sums, open_logits, situation_effects
+from pushgen.model.engagement_kernel import (
+    autoregression,
+    feature_sums,
+    open_logits,
+    situation_effects,
+    state_exponents,
+)
 from pushgen.model.exposure import (
     EXPOSURE_FIELDS,
     HABITUATION_KEYS,
@@ -48,7 +54,14 @@ from pushgen.model.exposure import (
 )
 from pushgen.model.feasibility import channel_of
 from pushgen.model.logistic import expit
-from pushgen.model.situations import SITUATIONS, priority_effects, situations, updates_effects
+from pushgen.model.situations import (
+    SITUATIONS,
+    clock_curves,
+    indicator_tables,
+    priority_effects,
+    situations,
+    updates_effects,
+)
 
 FEATURES = schemas.FEATURES
 NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
@@ -155,11 +168,14 @@ def _feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict
     return dict(zip(features, columns, strict=True))
 
 
+def _weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(params.weights[f], dtype=np.float64) for f in features)
+
+
 def _weights(params: EngagementParameters, start: np.ndarray, rows: np.ndarray, codes: dict[str, np.ndarray],
              features: tuple[str, ...]) -> np.ndarray:
     """``start`` plus each feature's weight of each row's user and value, added in ``features`` order."""
-    tables = tuple(np.ascontiguousarray(params.weights[f], dtype=np.float64) for f in features)
-    return feature_sums(start, tables, rows, tuple(codes[f] for f in features))
+    return feature_sums(start, _weight_tables(params, features), rows, tuple(codes[f] for f in features))
 
 
 def _attention(params: EngagementParameters, rows: np.ndarray, hour: np.ndarray) -> np.ndarray:
@@ -234,19 +250,25 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
         np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
         *(np.asarray(getattr(exposure, f)) for f in EXPOSURE_FIELDS),
         *(np.asarray(codes[f]) for f in FEATURES))
+    hour, days, mood = (np.asarray(x, dtype=np.float64) for x in (hour, days, mood))
     exposures = tuple(np.asarray(x, dtype=np.float64) for x in flat[:len(EXPOSURE_FIELDS)])
     code = _feature_codes(FEATURES, flat[len(EXPOSURE_FIELDS):])
-    per_user = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
-        "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight", *HABITUATION_SCALARS))
-    by_row = tuple(np.ascontiguousarray(x, dtype=np.float64) for x in (
-        _attention(params, rows, hour), _freshness(params, days), mood))
+    user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
+        "intercept", "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight",
+        *HABITUATION_SCALARS))
+    cycle = state_exponents(hour, days, s["attention_peak"], rows, float(params.novelty_days))
+    np.cos(cycle[0], out=cycle[0])
+    np.exp(cycle[1], out=cycle[1])
+    tables = indicator_tables()
     logit = open_logits(
-        _weights(params, s["intercept"][rows], rows, code, CONTEXT_FEATURES),
-        _weights(params, np.zeros(len(rows)), rows, code, NOTIFICATION_FEATURES),
-        rows, per_user[:3], by_row, asleep, situations(code, hour),
+        rows, user_terms, _weight_tables(params, CONTEXT_FEATURES), tuple(code[f] for f in CONTEXT_FEATURES),
+        _weight_tables(params, NOTIFICATION_FEATURES), tuple(code[f] for f in NOTIFICATION_FEATURES),
+        cycle, asleep, mood, clock_curves(hour), (tables["day"], tables["activity"], tables["ringerMode"],
+                                                  tables["listening"]),
+        tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive")),
         np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group,
-        channel_of(code), priority_effects(), code["priority"], updates_effects(), code["numberOfUpdates"],
-        params.has_app, code["postingApp"], per_user[3:], exposures)
+        channel_of(code), priority_effects(), updates_effects(),
+        (code["priority"], code["numberOfUpdates"], code["postingApp"]), params.has_app, exposures)
     return logit.reshape(shape)
 
 

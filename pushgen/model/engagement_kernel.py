@@ -50,31 +50,53 @@ def feature_sums(start: np.ndarray, tables: tuple, rows: np.ndarray, codes: tupl
 
 
 @kernel
-def open_logits(row_weights: np.ndarray, notification_weights: np.ndarray, rows: np.ndarray,
-                state_weights: tuple, state: tuple, asleep: np.ndarray, situations: np.ndarray,
-                interactions: np.ndarray, group_of_channel: np.ndarray, channel: np.ndarray,
-                by_priority: np.ndarray, priority: np.ndarray, by_updates: np.ndarray, updates: np.ndarray,
-                has_app: np.ndarray, app: np.ndarray, penalty_weights: tuple, exposures: tuple) -> np.ndarray:
-    """The open log-odds of each row, -inf where its notification is not possible (no channel, or
-    an app the user does not have), adding exactly as ``engagement.combine`` of the row terms, the
-    notification terms and the exposure penalty does:
+def state_exponents(hour: np.ndarray, days: np.ndarray, attention_peak: np.ndarray, rows: np.ndarray,
+                    novelty_days: float) -> np.ndarray:
+    """(2, rows): the attention cycle's cosine argument 2 pi (hour - attention_peak[rows]) / 24 and
+    the novelty's exponent -days / novelty_days."""
+    out = np.empty((2, len(hour)))
+    for i in range(len(hour)):
+        out[0, i] = 2 * np.pi * (hour[i] - attention_peak[rows[i]]) / 24
+        out[1, i] = -days[i] / novelty_days
+    return out
 
-    row base = row_weights + amplitude[r] * attention + asleep_penalty[r] * asleep
-               + novelty[r] * freshness + mood,
-    ``state_weights`` = (amplitude, asleep_penalty, novelty) per user and
-    ``state`` = (attention, freshness, mood) per row;
-    interaction = sum over k of situations[i, k] * effect_k, effect_k = interactions[r, group, k]
-    + by_priority[priority, k] + by_updates[updates, k], in the order NumPy's einsum adds a
-    contiguous product in two lanes: even and odd k apart, eight k at a time (each block's last
-    pair first), then the two lanes' sums added;
-    penalty = fatigue_weight[r] * fatigue + sum over the habituation keys of
-    habituation[r] * sqrt(exposure), ``penalty_weights`` = (fatigue_weight, habituation per key)
-    and ``exposures`` = (fatigue, exposure per key);
-    logit = row base + notification_weights + interaction - penalty.
+
+@kernel
+def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, context_codes: tuple,
+                notification_tables: tuple, notification_codes: tuple, cycle: np.ndarray, asleep: np.ndarray,
+                mood: np.ndarray, curves: np.ndarray, indicators: tuple, situation_codes: tuple,
+                interactions: np.ndarray, group_of_channel: np.ndarray, channel: np.ndarray,
+                by_priority: np.ndarray, by_updates: np.ndarray, effect_codes: tuple, has_app: np.ndarray,
+                exposures: tuple) -> np.ndarray:
+    """The open log-odds of each row, -inf where its notification is not possible (no channel, or
+    an app the user does not have), each float added exactly as ``engagement.combine`` adds the
+    row terms, the notification terms and the exposure penalty:
+
+    row base = intercept + the context features' weights, in order, + amplitude * cos(cycle[0])
+               + asleep_penalty * asleep + novelty * exp(cycle[1]) + mood
+    notification base = the notification features' weights, in order
+    situations: ``situations_kernel.situation_columns`` of ``curves`` (the exponentials of
+               ``situations_kernel.clock_exponents``) and ``indicators`` (per-code tables of day,
+               activity, ringer mode and listening) at ``situation_codes`` (day, activity,
+               ringerMode, headphonesIn, musicActive)
+    interaction = sum over k of situation_k * (interactions[r, group, k] + by_priority[priority, k]
+               + by_updates[updates, k]), ``effect_codes`` = (priority, numberOfUpdates, postingApp),
+               added as NumPy's einsum adds a contiguous product: in two lanes (even and odd k),
+               eight k at a time, each block's last pair first, then the two lanes' sums
+    penalty = fatigue_weight * fatigue + sum over the habituation keys of habituation * sqrt(exposure)
+    logit = row base + notification base + interaction - penalty
+
+    ``user_terms`` = (intercept, attention_amplitude, asleep_penalty, novelty, fatigue_weight,
+    habituation per key) per user, ``cycle`` = (cos, exp) of ``state_exponents``, ``exposures`` =
+    (fatigue, exposure per key) per row.
     """
-    amplitude, asleep_penalty, novelty = state_weights
-    attention, freshness, mood = state
-    n, width = situations.shape
+    intercept, amplitude, asleep_penalty, novelty, fatigue_weight = user_terms[:5]
+    by_day, by_activity, silent, listening = indicators
+    day, activity, ringer, headphones, music = situation_codes
+    priority, updates, app = effect_codes
+    n = len(rows)
+    width = interactions.shape[2]
+    situation = np.zeros(max(width, 10))
     out = np.empty(n)
     for i in range(n):
         r = rows[i]
@@ -82,11 +104,27 @@ def open_logits(row_weights: np.ndarray, notification_weights: np.ndarray, rows:
         if c < 0 or not has_app[r, app[i]]:
             out[i] = -np.inf
             continue
-        base = row_weights[i] + amplitude[r] * attention[i]
+        base = intercept[r]
+        for f in range(len(context_tables)):
+            base += context_tables[f][r, context_codes[f][i]]
+        base += amplitude[r] * cycle[0, i]
         base += asleep_penalty[r] * np.float64(asleep[i])
-        base += novelty[r] * freshness[i]
+        base += novelty[r] * cycle[1, i]
         base += mood[i]
-        s = situations[i]
+        notification = 0.0
+        for f in range(len(notification_tables)):
+            notification += notification_tables[f][r, notification_codes[f][i]]
+        day_ends = 1.0 / (1.0 + curves[4, i])
+        situation[0] = curves[0, i]
+        situation[1] = by_day[day[i], 0] * (1.0 / (1.0 + curves[1, i])) * (1.0 / (1.0 + curves[2, i]))
+        situation[2] = (1.0 / (1.0 + curves[3, i])) * day_ends
+        situation[3] = 1.0 - (1.0 / (1.0 + curves[5, i])) * day_ends
+        situation[4] = by_day[day[i], 1]
+        situation[5] = by_activity[activity[i], 0]
+        situation[6] = by_activity[activity[i], 1]
+        situation[7] = by_activity[activity[i], 2]
+        situation[8] = silent[ringer[i]]
+        situation[9] = listening[headphones[i], music[i]]
         a = interactions[r, group_of_channel[c]]
         b = by_priority[priority[i]]
         u = by_updates[updates[i]]
@@ -95,18 +133,18 @@ def open_logits(row_weights: np.ndarray, notification_weights: np.ndarray, rows:
         k = 0
         while k + 8 <= width:
             for j in (6, 4, 2, 0):
-                even = s[k + j] * (a[k + j] + b[k + j] + u[k + j]) + even
-                odd = s[k + j + 1] * (a[k + j + 1] + b[k + j + 1] + u[k + j + 1]) + odd
+                even = situation[k + j] * (a[k + j] + b[k + j] + u[k + j]) + even
+                odd = situation[k + j + 1] * (a[k + j + 1] + b[k + j + 1] + u[k + j + 1]) + odd
             k += 8
         while k < width:
-            even = s[k] * (a[k] + b[k] + u[k]) + even
-            odd = (s[k + 1] * (a[k + 1] + b[k + 1] + u[k + 1]) if k + 1 < width else 0.0) + odd
+            even = situation[k] * (a[k] + b[k] + u[k]) + even
+            odd = (situation[k + 1] * (a[k + 1] + b[k + 1] + u[k + 1]) if k + 1 < width else 0.0) + odd
             k += 2
         interaction = 0.0 + (even + odd)
-        penalty = penalty_weights[0][r] * exposures[0][i]
+        penalty = fatigue_weight[r] * exposures[0][i]
         for key in range(1, len(exposures)):
-            penalty = penalty + penalty_weights[key][r] * np.sqrt(exposures[key][i])
-        out[i] = base + notification_weights[i] + interaction - penalty
+            penalty = penalty + user_terms[4 + key][r] * np.sqrt(exposures[key][i])
+        out[i] = base + notification + interaction - penalty
     return out
 
 

@@ -125,6 +125,12 @@ def _edges() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(hours), np.array(widths), np.array(rising)
 
 
+def clock_curves(hour: np.ndarray) -> np.ndarray:
+    """(1 + edges, rows): the morning bell and exp(-x) of each logistic edge s(x) at each hour (float64)."""
+    curves = clock_exponents(hour, MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS, *_edges())
+    return np.exp(curves, out=curves)
+
+
 def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
     """(rows, situations): each row's situations from its context codes and clock hour."""
     h, day, activity, ringer, headphones, music = (
@@ -132,8 +138,7 @@ def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
             np.asarray(hour, dtype=np.float64),
             *(np.asarray(codes[f])
               for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive"))))
-    curves = clock_exponents(h, MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS, *_edges())
-    np.exp(curves, out=curves)
+    curves = clock_curves(h)
     tables = indicator_tables()
     return situation_columns(curves, tables["day"], day, tables["activity"], activity, tables["ringerMode"],
                              ringer, tables["listening"], headphones, music)
