@@ -187,8 +187,8 @@ def clock_exponents(hour: np.ndarray, morning_peak: float, morning_width: float,
 def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, by_activity: np.ndarray,
                       activity: np.ndarray, silent: np.ndarray, ringer: np.ndarray, listening: np.ndarray,
                       headphones: np.ndarray, music: np.ndarray) -> np.ndarray:
-    """The situations as whole columns, each logistic edge 1 / (1 + exp(-x)) from exp(-x)."""
-    work_starts, work_ends, evening_starts, day_ends, night_ends = 1.0 / (1.0 + curves[1:6])
+    """The situations as whole columns."""
+    work_starts, work_ends, evening_starts, day_ends, night_ends = curves[1:6]
     return np.column_stack([
         curves[0], by_day[day, 0] * work_starts * work_ends, evening_starts * day_ends,
         1.0 - night_ends * day_ends, by_day[day, 1], by_activity[activity], silent[ringer],

@@ -75,8 +75,8 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
     row base = intercept + the context features' weights, in order, + amplitude * cos(cycle[0])
                + asleep_penalty * asleep + novelty * exp(cycle[1]) + mood
     notification base = the notification features' weights, in order
-    situations: ``situations_kernel.situation_columns`` of ``curves`` (the exponentials of
-               ``situations_kernel.clock_exponents``) and ``indicators`` (per-code tables of day,
+    situations: ``situations_kernel.situation_columns`` of ``curves`` (``situations.clock_curves``)
+               and ``indicators`` (per-code tables of day,
                activity, ringer mode and listening) at ``situation_codes`` (day, activity,
                ringerMode, headphonesIn, musicActive)
     interaction = sum over k of situation_k * (interactions[r, group, k] + by_priority[priority, k]
@@ -114,11 +114,10 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
         notification = 0.0
         for f in range(len(notification_tables)):
             notification += notification_tables[f][r, notification_codes[f][i]]
-        day_ends = 1.0 / (1.0 + curves[4, i])
         situation[0] = curves[0, i]
-        situation[1] = by_day[day[i], 0] * (1.0 / (1.0 + curves[1, i])) * (1.0 / (1.0 + curves[2, i]))
-        situation[2] = (1.0 / (1.0 + curves[3, i])) * day_ends
-        situation[3] = 1.0 - (1.0 / (1.0 + curves[5, i])) * day_ends
+        situation[1] = by_day[day[i], 0] * curves[1, i] * curves[2, i]
+        situation[2] = curves[3, i] * curves[4, i]
+        situation[3] = 1.0 - curves[5, i] * curves[4, i]
         situation[4] = by_day[day[i], 1]
         situation[5] = by_activity[activity[i], 0]
         situation[6] = by_activity[activity[i], 1]

@@ -126,9 +126,14 @@ def _edges() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def clock_curves(hour: np.ndarray) -> np.ndarray:
-    """(1 + edges, rows): the morning bell and exp(-x) of each logistic edge s(x) at each hour (float64)."""
+    """(1 + edges, rows): the morning bell, then each logistic edge s(x) = 1 / (1 + exp(-x)), at each
+    hour (float64)."""
     curves = clock_exponents(hour, MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS, *_edges())
-    return np.exp(curves, out=curves)
+    np.exp(curves, out=curves)
+    edges = curves[1:]
+    edges += 1.0
+    np.divide(1.0, edges, out=edges)
+    return curves
 
 
 def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:

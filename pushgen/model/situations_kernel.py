@@ -37,8 +37,8 @@ def clock_exponents(hour: np.ndarray, morning_peak: float, morning_width: float,
 def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, by_activity: np.ndarray,
                       activity: np.ndarray, silent: np.ndarray, ringer: np.ndarray, listening: np.ndarray,
                       headphones: np.ndarray, music: np.ndarray) -> np.ndarray:
-    """(rows, 10) situations from ``exp`` of ``clock_exponents`` (the bell, then the edges work starts,
-    work ends, evening starts, day ends, night ends) and per-code indicator tables:
+    """(rows, 10) situations from the clock curves (the morning bell, then the logistic edges work
+    starts, work ends, evening starts, day ends, night ends) and per-code indicator tables:
 
     morning = bell, work hours = workday * s(work starts) * s(work ends),
     evening = s(evening starts) * s(day ends), night = 1 - s(night ends) * s(day ends),
@@ -48,17 +48,12 @@ def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, b
     n = curves.shape[1]
     out = np.empty((n, 10))
     for i in range(n):
-        work_starts = 1.0 / (1.0 + curves[1, i])
-        work_ends = 1.0 / (1.0 + curves[2, i])
-        evening_starts = 1.0 / (1.0 + curves[3, i])
-        day_ends = 1.0 / (1.0 + curves[4, i])
-        night_ends = 1.0 / (1.0 + curves[5, i])
         d = day[i]
         a = activity[i]
         out[i, 0] = curves[0, i]
-        out[i, 1] = by_day[d, 0] * work_starts * work_ends
-        out[i, 2] = evening_starts * day_ends
-        out[i, 3] = 1.0 - night_ends * day_ends
+        out[i, 1] = by_day[d, 0] * curves[1, i] * curves[2, i]
+        out[i, 2] = curves[3, i] * curves[4, i]
+        out[i, 3] = 1.0 - curves[5, i] * curves[4, i]
         out[i, 4] = by_day[d, 1]
         out[i, 5] = by_activity[a, 0]
         out[i, 6] = by_activity[a, 1]
