@@ -44,11 +44,9 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
     "row state (row_states)": (engagement_kernel.row_states, reference.row_states),
-    "features' weights (feature_sums)": (engagement_kernel.feature_sums, reference.feature_sums),
     "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
-    "attention and novelty (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
+    "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
     "clock situations (clock_exponents)": (situations_kernel.clock_exponents, reference.clock_exponents),
-    "situations (situation_columns)": (situations_kernel.situation_columns, reference.situation_columns),
 }
 COLD_RUN = "import pushgen; pushgen.generate(users=1, months=1, seed=1)"
 
