@@ -1,6 +1,7 @@
-"""Kernels of the engagement nodes: the hidden availability's daily AR(1) level, what each
-notification adds per unit of each situation, the features' weights, and the open log-odds of rows
-in one pass."""
+"""Kernels of the engagement nodes: the hidden availability's daily AR(1) level, each post's row
+state, the arguments of the attention cycle and the novelty, and the open log-odds of rows in one
+pass; for the judge's terms, the features' weights and what each notification adds per unit of
+each situation."""
 
 from __future__ import annotations
 
