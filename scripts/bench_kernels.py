@@ -33,6 +33,7 @@ from pushgen.model import (
     exposure_kernel,
     regime_kernel,
     sampling_kernel,
+    situations_kernel,
 )
 from pushgen.model.compiled import Kernel
 
@@ -42,6 +43,10 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
+    "row state (row_states)": (engagement_kernel.row_states, reference.row_states),
+    "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
+    "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
+    "clock situations (clock_exponents)": (situations_kernel.clock_exponents, reference.clock_exponents),
 }
 COLD_RUN = "import pushgen; pushgen.generate(users=1, months=1, seed=1)"
 

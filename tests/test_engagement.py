@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -11,7 +14,16 @@ import pushgen
 from pushgen import schemas
 from pushgen.data.dataset import read_parameters
 from pushgen.data.writer import write_dataset
-from pushgen.model.engagement import ROW_FIELDS, RowState, open_logit
+from pushgen.model.catalog import app_catalog
+from pushgen.model.engagement import (
+    ROW_FIELDS,
+    RowState,
+    combine,
+    exposure_penalty,
+    notification_terms,
+    open_logit,
+    row_terms,
+)
 from pushgen.model.exposure import (
     EXPOSURE_FIELDS,
     HABITUATION_TAU_DAYS,
@@ -19,7 +31,11 @@ from pushgen.model.exposure import (
     ExposureState,
     keyed_exposure,
 )
+from pushgen.model.graph import run
+from pushgen.model.logistic import expit as model_expit
+from pushgen.model.priors import Priors
 from pushgen.model.situations import SITUATIONS, situations
+from pushgen.model.timegrid import TimeGrid
 
 
 def brute_exposure(seconds, keys, tau, weights):
@@ -115,9 +131,89 @@ def test_clock_situations_are_smooth_in_the_hour(hour, step):
 @given(x=hnp.arrays(np.float64, st.integers(1, 50),
                     elements=st.floats(-1e4, 1e4) | st.sampled_from([-np.inf, np.inf, 0.0, -745.0, 745.0])))
 def test_the_model_logistic_function_is_scipys_within_rounding(x):
-    from pushgen.model.logistic import expit as model_expit
-
     got = model_expit(x)
     np.testing.assert_allclose(got, expit(x), rtol=4e-16, atol=1e-300)
     assert np.all((got >= 0) & (got <= 1))
     assert model_expit(np.array([-np.inf, np.inf])).tolist() == [0.0, 1.0]
+
+
+def situations_as_written(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
+    """The situations of ``pushgen.model.situations``' docstring, column by column."""
+    h = np.asarray(hour, dtype=np.float64)
+    day = np.asarray(schemas.values("day"), dtype=np.int64)[codes["day"]]
+    activity, act = codes["activity"], schemas.field("activity")
+    listening = ((codes["headphonesIn"] == schemas.field("headphonesIn").code(True))
+                 & (codes["musicActive"] == schemas.field("musicActive").code(True)))
+    columns = {
+        "morning": np.exp(-0.5 * ((h - 7.5) / 1.5) ** 2),
+        "work hours": (day < 5) * model_expit((h - 8.5) / 0.5) * model_expit((17.5 - h) / 0.5),
+        "evening": model_expit((h - 18.5) / 0.8) * model_expit((23.5 - h) / 1.0),
+        "night": 1.0 - model_expit((h - 6.5) / 0.6) * model_expit((23.5 - h) / 1.0),
+        "weekend": day >= 5,
+        "vehicle": activity == act.code("vehicle"),
+        "exercise": (activity == act.code("foot running")) | (activity == act.code("bicycle")),
+        "walking": activity == act.code("foot walking"),
+        "silent": codes["ringerMode"] == schemas.field("ringerMode").code("silent"),
+        "listening": listening,
+    }
+    return np.column_stack([np.asarray(columns[s], dtype=np.float64) for s in SITUATIONS])
+
+
+def random_codes(data: st.DataObject, features: tuple[str, ...], n: int) -> dict[str, np.ndarray]:
+    return {f: data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, len(schemas.values(f)) - 1)))
+            for f in features}
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40))
+def test_situations_are_the_docstrings_formulas_to_the_bit(data, n):
+    hour = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True)
+                                | st.sampled_from([0.0, 6.5, 7.5, 8.5, 17.5, 18.5, 23.5])))
+    codes = random_codes(data, ("day", "activity", "headphonesIn", "musicActive", "ringerMode"), n)
+    got, expected = situations(codes, hour), situations_as_written(codes, hour)
+    assert got.shape == (n, len(SITUATIONS))
+    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+@pytest.fixture(scope="module")
+def lived_user() -> dict:
+    """One simulated user's node values."""
+    inputs = {"user_id": 4, "seed": 3, "grid": TimeGrid(dt.date(2026, 3, 2), 21), "priors": Priors(),
+              "catalog": app_catalog()}
+    return {node.name: value for node, value in run(inputs)}
+
+
+def judged_logit(params, rows, codes, state, exposure) -> np.ndarray:
+    """The logit as the judge combines it from the row terms, the notification terms and the penalty."""
+    return combine(row_terms(params, rows, codes, state), notification_terms(params, rows, codes),
+                   exposure_penalty(params, rows, exposure))
+
+
+def test_the_generators_p_open_is_the_judges_to_the_bit(lived_user):
+    params, codes = lived_user["params"], lived_user["codes"]
+    state, exposure = lived_user["row_state"], lived_user["exposure"]
+    rows = np.zeros(len(state.hour), dtype=np.int64)
+    expected = model_expit(judged_logit(params, rows, codes, state, exposure))
+    assert len(expected) > 1000 and np.isfinite(expected).all()
+    np.testing.assert_array_equal(lived_user["p_open"].view(np.uint64), expected.view(np.uint64))
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60))
+def test_open_logit_is_the_judges_combination_whatever_the_inputs(lived_user, data, n):
+    params = lived_user["params"]
+    codes = random_codes(data, schemas.FEATURES, n)  # many impossible notifications among them
+    rows_posted = len(lived_user["row_state"].hour)
+    posted = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, rows_posted - 1)))
+    for f, values in lived_user["codes"].items():  # and possible ones, as posted
+        codes[f] = np.where(data.draw(hnp.arrays(np.bool_, n)), values[posted], codes[f]).astype(np.int16)
+    floats = st.floats(0, 50) | st.sampled_from([0.0, 1e-300])
+    state = RowState(hour=data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),
+                     days=data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 400))),
+                     asleep=data.draw(hnp.arrays(np.bool_, n)),
+                     mood=data.draw(hnp.arrays(np.float64, n, elements=st.floats(-5, 5))))
+    exposure = Exposure(*(data.draw(hnp.arrays(np.float64, n, elements=floats)) for _ in EXPOSURE_FIELDS))
+    rows = np.zeros(n, dtype=np.int64)
+    got = open_logit(params, rows, codes, state, exposure)
+    expected = judged_logit(params, rows, codes, state, exposure)
+    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))

@@ -19,12 +19,16 @@ from pushgen.model import (
     regime_kernel,
     sampling,
     sampling_kernel,
+    situations_kernel,
 )
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
 KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
-           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects)
+           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
+           engagement_kernel.feature_sums, engagement_kernel.open_logits, engagement_kernel.row_states,
+           engagement_kernel.state_exponents,
+           situations_kernel.clock_exponents, situations_kernel.situation_columns)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -71,9 +75,28 @@ def test_keyed_decayed_sums_match_the_chunked_cumulative_sums(gaps, data, tau):
     seconds = np.cumsum(gaps) + 1e6
     keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(0, 6)))
     weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
-    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights)
-    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights)
+    shift = data.draw(st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
+    before = int(np.searchsorted(seconds, seconds[0] + shift)) if len(seconds) and shift else 0
+    lead = data.draw(st.integers(0, before))  # the history comes before the rows
+    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
+    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(gaps=hnp.arrays(np.float64, st.integers(0, 120), elements=st.floats(0, 40000)),
+       data=st.data(), tau=st.floats(30, 2e5), shift=st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
+def test_a_lead_in_history_gives_the_sums_of_the_rows_laid_after_it(gaps, data, tau, shift):
+    seconds = np.cumsum(gaps)
+    keys = data.draw(hnp.arrays(np.int16, len(seconds), elements=st.integers(0, 6)))
+    weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
+    before = int(np.searchsorted(seconds, seconds[0] + shift)) if len(seconds) and shift else 0
+    lead = data.draw(st.integers(0, before))
+    history = np.concatenate([seconds[:lead], seconds + shift if shift else seconds])
+    laid_out = exposure_kernel.keyed_decayed_sums(history, np.concatenate([keys[:lead], keys]), 7, tau,
+                                                  np.concatenate([weights[:lead], weights]), 0, 0.0)
+    assert_same_bits(exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift),
+                     laid_out[lead:])
 
 
 @settings(max_examples=40, deadline=None)
@@ -146,6 +169,121 @@ def test_situation_effects_equal_the_broadcast_sum(data, users, groups, situatio
     arguments = (interactions, rows, group, by_priority, priority, by_updates, updates)
     np.testing.assert_array_equal(engagement_kernel.situation_effects(*arguments),
                                   reference.situation_effects(*arguments))
+
+
+def assert_same_bits(got: np.ndarray, expected: np.ndarray) -> None:
+    """Equal to the bit: signed zeros and infinities included."""
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+FLOATS = st.floats(-1e6, 1e6, allow_subnormal=True) | st.sampled_from([0.0, -0.0, 1e-310, 0.5, 1.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), users=st.integers(1, 3), n=st.integers(0, 40),
+       widths=st.lists(st.integers(1, 7), max_size=4))
+def test_feature_sums_add_each_feature_in_turn_as_whole_arrays_do(data, users, n, widths):
+    tables = tuple(data.draw(hnp.arrays(np.float64, (users, w), elements=FLOATS)) for w in widths)
+    rows = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, users - 1)))
+    codes = tuple(data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, w - 1))) for w in widths)
+    start = data.draw(hnp.arrays(np.float64, n, elements=FLOATS))
+    if not widths:  # no features: the start itself (typed tuples need one element to be typed)
+        tables, codes = (np.zeros((users, 1)),), (np.zeros(n, dtype=np.int16),)
+    assert_same_bits(engagement_kernel.feature_sums(start, tables, rows, codes),
+                     reference.feature_sums(start, tables, rows, codes))
+
+
+@st.composite
+def logit_inputs(draw: st.DrawFn) -> tuple:
+    users, groups, channels = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 5))
+    n = draw(st.integers(0, 30))
+
+    def floats(shape, elements=FLOATS):
+        return draw(hnp.arrays(np.float64, shape, elements=elements))
+
+    def codes(top, dtype=np.int16, low=0):
+        return draw(hnp.arrays(dtype, n, elements=st.integers(low, top - 1)))
+
+    def features():
+        widths = draw(st.lists(st.integers(1, 6), min_size=1, max_size=3))
+        return tuple(floats((users, w)) for w in widths), tuple(codes(w) for w in widths)
+
+    def indicator(shape):
+        return np.asarray(draw(hnp.arrays(np.bool_, shape)), dtype=np.float64)
+
+    rows = codes(users, np.int64)
+    context, notification = features(), features()
+    indicators = (indicator((7, 2)), indicator((7, 3)), indicator(3), indicator((2, 2)))
+    situation_codes = (codes(7), codes(7), codes(3), codes(2), codes(2))
+    positive = st.floats(0, 50) | st.sampled_from([0.0, 1e-300])
+    return (rows, tuple(floats(users) for _ in range(8)), *context, *notification, floats((2, n)),
+            draw(hnp.arrays(np.bool_, n)), floats(n), floats((6, n), st.floats(0, 1)), indicators,
+            situation_codes, floats((users, groups, 10)),
+            draw(hnp.arrays(np.int64, channels, elements=st.integers(0, groups - 1))),
+            codes(channels, np.int64, low=-1), floats((6, 10)), floats((4, 10)),
+            (codes(6), codes(4), codes(5)), draw(hnp.arrays(np.bool_, (users, 5))),
+            tuple(floats(n, positive) for _ in range(4)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(arguments=logit_inputs())
+def test_open_logits_add_in_the_order_of_the_whole_array_terms_and_einsum(arguments):
+    assert_same_bits(engagement_kernel.open_logits(*arguments), reference.open_logits(*arguments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), users=st.integers(1, 3))
+def test_state_exponents_equal_the_whole_array_expressions(data, n, users):
+    arguments = (data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),
+                 data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1000))),
+                 data.draw(hnp.arrays(np.float64, users, elements=st.floats(0, 24))),
+                 data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, users - 1))),
+                 data.draw(st.floats(1, 90)))
+    assert_same_bits(engagement_kernel.state_exponents(*arguments), reference.state_exponents(*arguments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60))
+def test_row_states_equal_the_whole_array_expressions(data, n):
+    days, slot_seconds = 30, 900.0
+    on_slots = st.integers(0, days * 96 - 1).map(lambda s: s * slot_seconds)
+    instants = st.floats(0, days * 86400 - 1e-3) | on_slots
+    seconds = np.sort(data.draw(hnp.arrays(np.float64, n, elements=instants)))
+    slot = (seconds // slot_seconds).astype(np.int64)
+    segments = data.draw(st.integers(1, 20))
+    arguments = (seconds, slot, 96, data.draw(hnp.arrays(np.float64, days, elements=FLOATS)),
+                 data.draw(hnp.arrays(np.float64, days, elements=FLOATS)),
+                 data.draw(hnp.arrays(np.float64, segments, elements=FLOATS)),
+                 data.draw(hnp.arrays(np.int64, days * 96, elements=st.integers(0, segments - 1))),
+                 data.draw(hnp.arrays(np.int8, days * 96, elements=st.integers(0, 3))), 0)
+    got, expected = engagement_kernel.row_states(*arguments), reference.row_states(*arguments)
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b) if a.dtype == bool else assert_same_bits(a, b)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hour=hnp.arrays(np.float64, st.integers(0, 50), elements=st.floats(0, 24, exclude_max=True)),
+       data=st.data())
+def test_clock_exponents_equal_the_whole_array_expressions(hour, data):
+    edges = data.draw(st.integers(0, 5))
+    centre = data.draw(hnp.arrays(np.float64, edges, elements=st.floats(0, 24)))
+    width = data.draw(hnp.arrays(np.float64, edges, elements=st.floats(0.1, 3)))
+    rising = data.draw(hnp.arrays(np.bool_, edges))
+    arguments = (hour, data.draw(st.floats(0, 24)), data.draw(st.floats(0.1, 3)), centre, width, rising)
+    assert_same_bits(situations_kernel.clock_exponents(*arguments), reference.clock_exponents(*arguments))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 50))
+def test_situation_columns_equal_the_whole_columns(data, n):
+    curves = data.draw(hnp.arrays(np.float64, (6, n), elements=st.floats(0, 1)))
+    tables = [np.asarray(data.draw(hnp.arrays(np.bool_, shape)), dtype=np.float64)
+              for shape in ((7, 2), (7, 3), (3,), (2, 2))]
+    codes = [data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, top - 1))) for top in (7, 7, 3, 2, 2)]
+    arguments = (curves, tables[0], codes[0], tables[1], codes[1], tables[2], codes[2], tables[3], codes[3],
+                 codes[4])
+    assert_same_bits(situations_kernel.situation_columns(*arguments), reference.situation_columns(*arguments))
 
 
 @pytest.mark.parametrize("persistence", [0.5, 0.9])

@@ -38,11 +38,30 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
-from pushgen.model.engagement_kernel import autoregression, situation_effects
-from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, Exposure
+from pushgen.model.engagement_kernel import (
+    autoregression,
+    feature_sums,
+    open_logits,
+    situation_effects,
+    state_exponents,
+)
+from pushgen.model.exposure import (
+    EXPOSURE_FIELDS,
+    HABITUATION_KEYS,
+    HABITUATION_TAU_DAYS,
+    INTERRUPTION_BY_PRIORITY,
+    Exposure,
+)
 from pushgen.model.feasibility import channel_of
 from pushgen.model.logistic import expit
-from pushgen.model.situations import SITUATIONS, priority_effects, situations, updates_effects
+from pushgen.model.situations import (
+    SITUATIONS,
+    clock_curves,
+    indicator_tables,
+    priority_effects,
+    situations,
+    updates_effects,
+)
 
 FEATURES = schemas.FEATURES
 NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
@@ -135,39 +154,72 @@ class NotificationTerms:
     possible: np.ndarray  # (n,) bool
 
 
+def _flat(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
+    """The arrays' broadcast shape, and each array broadcast to it, flat and contiguous (copied only
+    where broadcasting or layout needs it)."""
+    broadcast = np.broadcast_arrays(*arrays)
+    return broadcast[0].shape, [np.ascontiguousarray(a).ravel() for a in broadcast]
+
+
+def _feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """Flat code arrays by feature, of one integer type (as the kernels take them)."""
+    if any(c.dtype != columns[0].dtype for c in columns):
+        columns = [c.astype(np.int64) for c in columns]
+    return dict(zip(features, columns, strict=True))
+
+
+def _weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    return tuple(np.ascontiguousarray(params.weights[f], dtype=np.float64) for f in features)
+
+
+def _weights(params: EngagementParameters, start: np.ndarray, rows: np.ndarray, codes: dict[str, np.ndarray],
+             features: tuple[str, ...]) -> np.ndarray:
+    """``start`` plus each feature's weight of each row's user and value, added in ``features`` order."""
+    return feature_sums(start, _weight_tables(params, features), rows, tuple(codes[f] for f in features))
+
+
+def _attention(params: EngagementParameters, rows: np.ndarray, hour: np.ndarray) -> np.ndarray:
+    """The daily attention cycle, cos(2 pi (hour - attention_peak) / 24)."""
+    return np.cos(2 * np.pi * (hour - params.scalars["attention_peak"][rows]) / 24)
+
+
+def _freshness(params: EngagementParameters, days: np.ndarray) -> np.ndarray:
+    """What is left of the novelty: exp(-days / novelty_days)."""
+    return np.exp(-days / params.novelty_days)
+
+
 def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str, np.ndarray],
               state: RowState) -> RowTerms:
     """Row part of the logit for users at parameter rows ``rows`` in contexts ``context``."""
     s = params.scalars
-    base = s["intercept"][rows].copy()
-    for f in CONTEXT_FEATURES:
-        table = params.weights[f]
-        base += table.ravel().take(rows * table.shape[1] + np.asarray(context[f], dtype=np.int64))
-    base += s["attention_amplitude"][rows] * np.cos(2 * np.pi * (state.hour - s["attention_peak"][rows]) / 24)
-    base += s["asleep_penalty"][rows] * state.asleep
-    base += s["novelty"][rows] * np.exp(-state.days / params.novelty_days)
-    base += state.mood
-    return RowTerms(base=base, situations=situations(context, state.hour))
+    shape, (rows, hour, days, asleep, mood, *columns) = _flat(
+        np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
+        *(np.asarray(context[f]) for f in CONTEXT_FEATURES))
+    base = _weights(params, s["intercept"][rows], rows, _feature_codes(CONTEXT_FEATURES, columns),
+                    CONTEXT_FEATURES)
+    base += s["attention_amplitude"][rows] * _attention(params, rows, hour)
+    base += s["asleep_penalty"][rows] * asleep
+    base += s["novelty"][rows] * _freshness(params, days)
+    base += mood
+    return RowTerms(base=base.reshape(shape), situations=situations(context, state.hour))
 
 
 def notification_terms(params: EngagementParameters, rows: np.ndarray,
                        codes: dict[str, np.ndarray]) -> NotificationTerms:
     """Notification part of the logit for users at parameter rows ``rows``."""
-    base = np.zeros(len(rows))
-    for f in NOTIFICATION_FEATURES:
-        table = params.weights[f]
-        base += table.ravel().take(rows * table.shape[1] + np.asarray(codes[f], dtype=np.int64))
-    channel = channel_of(codes)
+    shape, (rows, *columns) = _flat(np.asarray(rows, dtype=np.int64),
+                                     *(np.asarray(codes[f]) for f in NOTIFICATION_FEATURES))
+    feature = _feature_codes(NOTIFICATION_FEATURES, columns)
+    base = _weights(params, np.zeros(len(rows)), rows, feature, NOTIFICATION_FEATURES)
+    channel = channel_of(feature)
     group = app_catalog().channels.group[np.maximum(channel, 0)]
-    indices = np.broadcast_arrays(*(np.asarray(i, dtype=np.int64) for i in (
-        rows, group, codes["priority"], codes["numberOfUpdates"])))
     per_situation = situation_effects(
-        np.ascontiguousarray(params.interactions, dtype=np.float64), indices[0].ravel(), indices[1].ravel(),
-        priority_effects(), indices[2].ravel(), updates_effects(), indices[3].ravel(),
-    ).reshape(*indices[0].shape, -1)
-    app = np.asarray(codes["postingApp"], dtype=np.int64)
-    possible = (channel >= 0) & params.has_app[rows, app]
-    return NotificationTerms(base=base, per_situation=per_situation, channel=channel, possible=possible)
+        np.ascontiguousarray(params.interactions, dtype=np.float64), rows, group,
+        priority_effects(), feature["priority"], updates_effects(), feature["numberOfUpdates"])
+    possible = (channel >= 0) & params.has_app[rows, feature["postingApp"]]
+    per_situation = per_situation.reshape(*shape, len(SITUATIONS))
+    return NotificationTerms(base=base.reshape(shape), per_situation=per_situation,
+                             channel=channel.reshape(shape), possible=possible.reshape(shape))
 
 
 def exposure_penalty(params: EngagementParameters, rows: np.ndarray, exposure: Exposure) -> np.ndarray:
@@ -188,9 +240,36 @@ def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray)
 
 def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
                state: RowState, exposure: Exposure) -> np.ndarray:
-    """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes."""
-    return combine(row_terms(params, rows, codes, state), notification_terms(params, rows, codes),
-                   exposure_penalty(params, rows, exposure))
+    """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes.
+
+    ``combine`` of the row terms, the notification terms and the exposure penalty, in one pass
+    (``engagement_kernel.open_logits``) that adds in the same order.
+    """
+    s = params.scalars
+    shape, (rows, hour, days, asleep, mood, *flat) = _flat(
+        np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
+        *(np.asarray(getattr(exposure, f)) for f in EXPOSURE_FIELDS),
+        *(np.asarray(codes[f]) for f in FEATURES))
+    hour, days, mood = (np.asarray(x, dtype=np.float64) for x in (hour, days, mood))
+    exposures = tuple(np.asarray(x, dtype=np.float64) for x in flat[:len(EXPOSURE_FIELDS)])
+    code = _feature_codes(FEATURES, flat[len(EXPOSURE_FIELDS):])
+    user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
+        "intercept", "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight",
+        *HABITUATION_SCALARS))
+    cycle = state_exponents(hour, days, s["attention_peak"], rows, float(params.novelty_days))
+    np.cos(cycle[0], out=cycle[0])
+    np.exp(cycle[1], out=cycle[1])
+    tables = indicator_tables()
+    logit = open_logits(
+        rows, user_terms, _weight_tables(params, CONTEXT_FEATURES), tuple(code[f] for f in CONTEXT_FEATURES),
+        _weight_tables(params, NOTIFICATION_FEATURES), tuple(code[f] for f in NOTIFICATION_FEATURES),
+        cycle, asleep, mood, clock_curves(hour), (tables["day"], tables["activity"], tables["ringerMode"],
+                                                  tables["listening"]),
+        tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive")),
+        np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group,
+        channel_of(code), priority_effects(), updates_effects(),
+        (code["priority"], code["numberOfUpdates"], code["postingApp"]), params.has_app, exposures)
+    return logit.reshape(shape)
 
 
 def open_probability(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],

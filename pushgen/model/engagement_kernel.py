@@ -1,5 +1,7 @@
-"""Kernels of the engagement nodes: the hidden availability's daily AR(1) level, and what each
-notification adds per unit of each situation."""
+"""Kernels of the engagement nodes: the hidden availability's daily AR(1) level, each post's row
+state, the arguments of the attention cycle and the novelty, and the open log-odds of rows in one
+pass; for the judge's terms, the features' weights and what each notification adds per unit of
+each situation."""
 
 from __future__ import annotations
 
@@ -32,3 +34,142 @@ def situation_effects(interactions: np.ndarray, rows: np.ndarray, group: np.ndar
             effects[i, s] = (interactions[rows[i], group[i], s] + by_priority[priority[i], s]
                              + by_updates[updates[i], s])
     return effects
+
+
+@kernel
+def feature_sums(start: np.ndarray, tables: tuple, rows: np.ndarray, codes: tuple) -> np.ndarray:
+    """start[i] + tables[0][rows[i], codes[0][i]] + tables[1][rows[i], codes[1][i]] + ..., added in
+    that order: each feature's weight of each row's user and value."""
+    total = np.empty(len(start))
+    for i in range(len(start)):
+        r = rows[i]
+        value = start[i]
+        for f in range(len(tables)):
+            value += tables[f][r, codes[f][i]]
+        total[i] = value
+    return total
+
+
+@kernel
+def state_exponents(hour: np.ndarray, days: np.ndarray, attention_peak: np.ndarray, rows: np.ndarray,
+                    novelty_days: float) -> np.ndarray:
+    """(2, rows): the attention cycle's cosine argument 2 pi (hour - attention_peak[rows]) / 24 and
+    the novelty's exponent -days / novelty_days."""
+    out = np.empty((2, len(hour)))
+    for i in range(len(hour)):
+        out[0, i] = 2 * np.pi * (hour[i] - attention_peak[rows[i]]) / 24
+        out[1, i] = -days[i] / novelty_days
+    return out
+
+
+@kernel
+def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, context_codes: tuple,
+                notification_tables: tuple, notification_codes: tuple, cycle: np.ndarray, asleep: np.ndarray,
+                mood: np.ndarray, curves: np.ndarray, indicators: tuple, situation_codes: tuple,
+                interactions: np.ndarray, group_of_channel: np.ndarray, channel: np.ndarray,
+                by_priority: np.ndarray, by_updates: np.ndarray, effect_codes: tuple, has_app: np.ndarray,
+                exposures: tuple) -> np.ndarray:
+    """The open log-odds of each row, -inf where its notification is not possible (no channel, or
+    an app the user does not have), each float added exactly as ``engagement.combine`` adds the
+    row terms, the notification terms and the exposure penalty:
+
+    row base = intercept + the context features' weights, in order, + amplitude * cos(cycle[0])
+               + asleep_penalty * asleep + novelty * exp(cycle[1]) + mood
+    notification base = the notification features' weights, in order
+    situations: ``situations_kernel.situation_columns`` of ``curves`` (``situations.clock_curves``)
+               and ``indicators`` (per-code tables of day,
+               activity, ringer mode and listening) at ``situation_codes`` (day, activity,
+               ringerMode, headphonesIn, musicActive)
+    interaction = sum over k of situation_k * (interactions[r, group, k] + by_priority[priority, k]
+               + by_updates[updates, k]), ``effect_codes`` = (priority, numberOfUpdates, postingApp),
+               added as NumPy's einsum adds a contiguous product: in two lanes (even and odd k),
+               eight k at a time, each block's last pair first, then the two lanes' sums
+    penalty = fatigue_weight * fatigue + sum over the habituation keys of habituation * sqrt(exposure)
+    logit = row base + notification base + interaction - penalty
+
+    ``user_terms`` = (intercept, attention_amplitude, asleep_penalty, novelty, fatigue_weight,
+    habituation per key) per user, ``cycle`` = (cos, exp) of ``state_exponents``, ``exposures`` =
+    (fatigue, exposure per key) per row.
+    """
+    intercept, amplitude, asleep_penalty, novelty, fatigue_weight = user_terms[:5]
+    by_day, by_activity, silent, listening = indicators
+    day, activity, ringer, headphones, music = situation_codes
+    priority, updates, app = effect_codes
+    n = len(rows)
+    width = interactions.shape[2]
+    situation = np.zeros(max(width, 10))
+    out = np.empty(n)
+    for i in range(n):
+        r = rows[i]
+        c = channel[i]
+        if c < 0 or not has_app[r, app[i]]:
+            out[i] = -np.inf
+            continue
+        base = intercept[r]
+        for f in range(len(context_tables)):
+            base += context_tables[f][r, context_codes[f][i]]
+        base += amplitude[r] * cycle[0, i]
+        base += asleep_penalty[r] * np.float64(asleep[i])
+        base += novelty[r] * cycle[1, i]
+        base += mood[i]
+        notification = 0.0
+        for f in range(len(notification_tables)):
+            notification += notification_tables[f][r, notification_codes[f][i]]
+        situation[0] = curves[0, i]
+        situation[1] = by_day[day[i], 0] * curves[1, i] * curves[2, i]
+        situation[2] = curves[3, i] * curves[4, i]
+        situation[3] = 1.0 - curves[5, i] * curves[4, i]
+        situation[4] = by_day[day[i], 1]
+        situation[5] = by_activity[activity[i], 0]
+        situation[6] = by_activity[activity[i], 1]
+        situation[7] = by_activity[activity[i], 2]
+        situation[8] = silent[ringer[i]]
+        situation[9] = listening[headphones[i], music[i]]
+        a = interactions[r, group_of_channel[c]]
+        b = by_priority[priority[i]]
+        u = by_updates[updates[i]]
+        even = 0.0
+        odd = 0.0
+        k = 0
+        while k + 8 <= width:
+            for j in (6, 4, 2, 0):
+                even = situation[k + j] * (a[k + j] + b[k + j] + u[k + j]) + even
+                odd = situation[k + j + 1] * (a[k + j + 1] + b[k + j + 1] + u[k + j + 1]) + odd
+            k += 8
+        while k < width:
+            even = situation[k] * (a[k] + b[k] + u[k]) + even
+            odd = (situation[k + 1] * (a[k + 1] + b[k + 1] + u[k + 1]) if k + 1 < width else 0.0) + odd
+            k += 2
+        interaction = 0.0 + (even + odd)
+        penalty = fatigue_weight[r] * exposures[0][i]
+        for key in range(1, len(exposures)):
+            penalty = penalty + user_terms[4 + key][r] * np.sqrt(exposures[key][i])
+        out[i] = base + notification + interaction - penalty
+    return out
+
+
+@kernel
+def row_states(seconds: np.ndarray, slot: np.ndarray, slots_per_day: int, day_level: np.ndarray,
+               day_attention: np.ndarray, shift: np.ndarray, segment: np.ndarray, state: np.ndarray,
+               sleep: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's (hour, days, asleep, mood) at ``seconds`` (``slot`` = seconds // slot length, so
+    that day = slot // slots_per_day = seconds // 86400), the floats rounded to float32 as stored:
+    hour = (seconds % 86400) / 3600, days = seconds / 86400, asleep = state[slot] == sleep,
+    mood = day_level[day] + day_attention[day] + shift[segment[slot]].
+
+    seconds % 86400 is taken as seconds - 86400 day, the same float (the difference is exact).
+    """
+    n = len(seconds)
+    hour = np.empty(n)
+    days = np.empty(n)
+    asleep = np.empty(n, dtype=np.bool_)
+    mood = np.empty(n)
+    for i in range(n):
+        t = seconds[i]
+        s = slot[i]
+        day = s // slots_per_day
+        hour[i] = np.float64(np.float32((t - day * 86400.0) / 3600.0))
+        days[i] = np.float64(np.float32(t / 86400.0))
+        asleep[i] = state[s] == sleep
+        mood[i] = np.float64(np.float32(day_level[day] + day_attention[day] + shift[segment[s]]))
+    return hour, days, asleep, mood

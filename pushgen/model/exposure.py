@@ -38,19 +38,23 @@ def interruption(priority: np.ndarray, updates: np.ndarray) -> np.ndarray:
 
 
 def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
-                   weights: np.ndarray | None = None) -> np.ndarray:
+                   weights: np.ndarray | None = None, lead: int = 0,
+                   shift_seconds: float = 0.0) -> np.ndarray:
     """For each row, the sum over earlier rows with the same key of weight * exp(-(t - t_j) / tau).
 
-    ``seconds`` sorted ascending; compiled in ``exposure_kernel.keyed_decayed_sums``.
+    ``seconds`` sorted ascending; the rows come at seconds + shift_seconds, after their first
+    ``lead`` rows came at their seconds. Compiled in ``exposure_kernel.keyed_decayed_sums``.
     """
     n = len(seconds)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
-    keys = np.asarray(keys, dtype=np.int64)
+    keys = np.asarray(keys)
     low, high = (int(keys.min()), int(keys.max())) if n else (0, 0)
-    if high - low > 4 * n + 1024:  # sparse keys: one sum per key used
+    if high - min(low, 0) > 4 * n + 1024:  # sparse keys: one sum per key used
         keys, low, high = np.unique(keys, return_inverse=True)[1].astype(np.int64), 0, n
-    return keyed_decayed_sums(np.asarray(seconds, dtype=np.float64), keys - low, high - low + 1,
-                              float(tau_seconds), w)
+    elif low < 0 or not np.issubdtype(keys.dtype, np.integer):
+        keys, high = keys.astype(np.int64) - low, high - low
+    return keyed_decayed_sums(np.asarray(seconds, dtype=np.float64), keys, high + 1, float(tau_seconds), w,
+                              int(lead), float(shift_seconds))
 
 
 @dataclass(frozen=True)
@@ -75,13 +79,15 @@ def key_sizes(n_channels: int) -> dict[str, int]:
 
 
 def logged_exposure(seconds: np.ndarray, keys: dict[str, np.ndarray], interrupts: np.ndarray,
-                    fatigue_tau_seconds: float) -> Exposure:
-    """The exposure of each of a user's time-ordered notifications to the ones before it."""
+                    fatigue_tau_seconds: float, lead: int = 0, shift_seconds: float = 0.0) -> Exposure:
+    """The exposure of each of a user's time-ordered notifications to the ones before it, the
+    notifications at seconds + shift_seconds after the first ``lead`` came at their seconds."""
+    once = np.ones(len(seconds))
+    alone = np.zeros(len(seconds), dtype=np.int8)
     return Exposure(
-        fatigue=keyed_exposure(seconds, np.zeros(len(seconds), dtype=np.int64), fatigue_tau_seconds,
-                               interrupts),
-        **{key: keyed_exposure(seconds, keys[key], HABITUATION_TAU_DAYS[key] * 86400.0)
-           for key in HABITUATION_KEYS},
+        fatigue=keyed_exposure(seconds, alone, fatigue_tau_seconds, interrupts, lead, shift_seconds),
+        **{key: keyed_exposure(seconds, keys[key], HABITUATION_TAU_DAYS[key] * 86400.0, once, lead,
+                               shift_seconds) for key in HABITUATION_KEYS},
     )
 
 

@@ -10,4 +10,8 @@ import numpy as np
 def expit(x: np.ndarray | float) -> np.ndarray:
     """1 / (1 + exp(-x)), elementwise: 0 at x = -inf, 1 at x = +inf."""
     with np.errstate(over="ignore"):  # exp(-x) = inf for very negative x gives exactly 0
-        return 1.0 / (1.0 + np.exp(-np.asarray(x)))
+        e = np.exp(-np.asarray(x))
+        if not isinstance(e, np.ndarray):
+            return 1.0 / (1.0 + e)
+        e += 1.0
+        return np.divide(1.0, e, out=e)

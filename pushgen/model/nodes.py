@@ -13,6 +13,7 @@ from pushgen.model import engagement, exposure, feasibility, routine, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.device import Audio, Battery, battery_level
+from pushgen.model.engagement_kernel import row_states
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
@@ -72,24 +73,17 @@ def mood(grid: TimeGrid, state: np.ndarray, priors: Priors, rng: np.random.Gener
     return day, shift, segment
 
 
-def _stored(values: np.ndarray) -> np.ndarray:
-    """Values as stored in ground_truth/ (float32), so that stored inputs give the same P(open)."""
-    return values.astype(np.float32).astype(np.float64)
-
-
 def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, daily: DayRegime
               ) -> engagement.RowState:
     """Deterministic: each post's hidden row state: clock hour, days since the start, asleep, and
-    the mood (the day's level and the regime's attention that day, plus the stretch's shift)."""
-    slot = post_slots(posts)
+    the mood (the day's level and the regime's attention that day, plus the stretch's shift).
+
+    The floats are as stored in ground_truth/ (float32), so that stored inputs give the same P(open).
+    """
     day_level, shift, segment = mood
-    day = slot // (86400 // SLOT_SECONDS)
-    return engagement.RowState(
-        mood=_stored(day_level[day] + daily.attention[day] + shift[segment[slot]]),
-        hour=_stored((posts.seconds % 86400) / 3600.0),
-        days=_stored(posts.seconds / 86400.0),
-        asleep=state[slot] == routine.State.SLEEP,
-    )
+    hour, days, asleep, level = row_states(posts.seconds, post_slots(posts), 86400 // SLOT_SECONDS, day_level,
+                                           daily.attention, shift, segment, state, int(routine.State.SLEEP))
+    return engagement.RowState(hour=hour, days=days, asleep=asleep, mood=level)
 
 
 WEEK_BEFORE_SECONDS = 7 * 86400.0
@@ -103,15 +97,11 @@ def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], params: engag
     brought the first week's notifications, a week earlier, so the first days start from a
     lived-in state rather than from none (habituation fades within days, so nothing of it is
     left by the test months)."""
-    channel = feasibility.channel_of(codes)
-    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
+    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": feasibility.channel_of(codes)}
     interrupts = exposure.interruption(codes["priority"], codes["numberOfUpdates"])
-    before = np.flatnonzero(posts.seconds < WEEK_BEFORE_SECONDS)
-    seconds = np.concatenate([posts.seconds[before], posts.seconds + WEEK_BEFORE_SECONDS])
-    lived = exposure.logged_exposure(
-        seconds, {key: np.concatenate([value[before], value]) for key, value in keys.items()},
-        np.concatenate([interrupts[before], interrupts]), params.fatigue_tau_seconds)
-    return lived.take(slice(len(before), None))
+    first_week = int(np.searchsorted(posts.seconds, WEEK_BEFORE_SECONDS))  # seconds are sorted
+    return exposure.logged_exposure(posts.seconds, keys, interrupts, params.fatigue_tau_seconds,
+                                    lead=first_week, shift_seconds=WEEK_BEFORE_SECONDS)
 
 
 def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray],

@@ -29,7 +29,7 @@ import numpy as np
 
 from pushgen import schemas
 from pushgen.model.channels import GROUPS
-from pushgen.model.logistic import expit
+from pushgen.model.situations_kernel import clock_exponents, situation_columns
 
 SITUATIONS = ("morning", "work hours", "evening", "night", "weekend", "vehicle", "exercise", "walking",
               "silent", "listening")
@@ -91,24 +91,59 @@ def updates_effects() -> np.ndarray:
     return _table(f.values, UPDATES_IN, {v: f.code(v) for v in f.values})
 
 
+MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS = 7.5, 1.5
+# the clock's logistic edges: (hour, width in hours, rising); s((h - hour) / width) if rising,
+# else s((hour - h) / width)
+EDGES = {"work starts": (8.5, 0.5, True), "work ends": (17.5, 0.5, False),
+         "evening starts": (18.5, 0.8, True), "day ends": (23.5, 1.0, False), "night ends": (6.5, 0.6, True)}
+
+
+@cache
+def indicator_tables() -> dict[str, np.ndarray]:
+    """Per code of a context feature, the indicator situations it sets (1.0 or 0.0)."""
+    weekday = np.asarray(schemas.values("day"), dtype=np.int64)
+    act = schemas.field("activity")
+    activity = np.arange(len(act.values))
+    ringer = np.arange(len(schemas.values("ringerMode")))
+    headphones = np.arange(len(schemas.values("headphonesIn"))) == schemas.field("headphonesIn").code(True)
+    music = np.arange(len(schemas.values("musicActive"))) == schemas.field("musicActive").code(True)
+    tables = {
+        "day": np.column_stack([weekday < 5, weekday >= 5]),  # workday, weekend
+        "activity": np.column_stack([  # vehicle, exercise, walking
+            activity == act.code("vehicle"),
+            (activity == act.code("foot running")) | (activity == act.code("bicycle")),
+            activity == act.code("foot walking")]),
+        "ringerMode": ringer == schemas.field("ringerMode").code("silent"),
+        "listening": headphones[:, None] & music[None, :],
+    }
+    return {name: np.ascontiguousarray(table, dtype=np.float64) for name, table in tables.items()}
+
+
+@cache
+def _edges() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    hours, widths, rising = zip(*EDGES.values(), strict=True)
+    return np.array(hours), np.array(widths), np.array(rising)
+
+
+def clock_curves(hour: np.ndarray) -> np.ndarray:
+    """(1 + edges, rows): the morning bell, then each logistic edge s(x) = 1 / (1 + exp(-x)), at each
+    hour (float64)."""
+    curves = clock_exponents(hour, MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS, *_edges())
+    np.exp(curves, out=curves)
+    edges = curves[1:]
+    edges += 1.0
+    np.divide(1.0, edges, out=edges)
+    return curves
+
+
 def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
     """(rows, situations): each row's situations from its context codes and clock hour."""
-    h = np.asarray(hour, dtype=np.float64)
-    day = np.asarray(schemas.values("day"), dtype=np.int64)[np.asarray(codes["day"], dtype=np.int64)]
-    activity = np.asarray(codes["activity"])
-    act = schemas.field("activity")
-    listening = ((np.asarray(codes["headphonesIn"]) == schemas.field("headphonesIn").code(True))
-                 & (np.asarray(codes["musicActive"]) == schemas.field("musicActive").code(True)))
-    columns = {
-        "morning": np.exp(-0.5 * ((h - 7.5) / 1.5) ** 2),
-        "work hours": (day < 5) * expit((h - 8.5) / 0.5) * expit((17.5 - h) / 0.5),
-        "evening": expit((h - 18.5) / 0.8) * expit((23.5 - h) / 1.0),
-        "night": 1.0 - expit((h - 6.5) / 0.6) * expit((23.5 - h) / 1.0),
-        "weekend": day >= 5,
-        "vehicle": activity == act.code("vehicle"),
-        "exercise": (activity == act.code("foot running")) | (activity == act.code("bicycle")),
-        "walking": activity == act.code("foot walking"),
-        "silent": np.asarray(codes["ringerMode"]) == schemas.field("ringerMode").code("silent"),
-        "listening": listening,
-    }
-    return np.column_stack([np.asarray(columns[s], dtype=np.float64) for s in SITUATIONS])
+    h, day, activity, ringer, headphones, music = (
+        np.ascontiguousarray(a).ravel() for a in np.broadcast_arrays(
+            np.asarray(hour, dtype=np.float64),
+            *(np.asarray(codes[f])
+              for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive"))))
+    curves = clock_curves(h)
+    tables = indicator_tables()
+    return situation_columns(curves, tables["day"], day, tables["activity"], activity, tables["ringerMode"],
+                             ringer, tables["listening"], headphones, music)
