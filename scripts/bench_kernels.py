@@ -37,7 +37,7 @@ from pushgen.model import (
 from pushgen.model.compiled import Kernel
 
 REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
-    "categorical draws (stacked_search)": (sampling_kernel.stacked_search, reference.stacked_search),
+    "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),

@@ -11,13 +11,12 @@ CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is fi
 KEY_GAP = 60.0  # time constants between two keys' timelines
 
 
-def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
-    """One sorted search over the whole stacked array (whatever the keys' rows), keys sorted
-    first for the cache."""
-    order = np.argsort(keys)
-    flat = np.empty(len(keys), dtype=np.int64)
-    flat[order] = np.searchsorted(stacked, keys[order], side="right")
-    return flat
+def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """One sorted search over the normalised rows stacked end to end (whatever the keys' rows)."""
+    width = cdf.shape[1]
+    stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
+    flat = np.searchsorted(stacked, uniforms + rows, side="right")
+    return np.minimum(flat - rows * width, width - 1).astype(np.int16)
 
 
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
