@@ -28,6 +28,7 @@ import kernel_references as reference
 
 import pushgen
 from pushgen.model import (
+    arrivals_kernel,
     device_kernel,
     engagement_kernel,
     exposure_kernel,
@@ -38,6 +39,7 @@ from pushgen.model.compiled import Kernel
 
 REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
+    "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),

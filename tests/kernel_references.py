@@ -19,6 +19,20 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
     return np.minimum(flat - rows * width, width - 1).astype(np.int16)
 
 
+def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot_seconds: float,
+               slots_per_day: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kept posts through a mask and one stable sort, their threads through an index map."""
+    keep = (seconds >= 0) & (seconds < len(volume) * slots_per_day * slot_seconds)
+    keep[keep] = volume[(seconds[keep] // 86400).astype(np.int64)] > 0
+    kept = np.flatnonzero(keep)[np.argsort(seconds[keep], kind="stable")]
+    new_index = np.full(len(seconds), -1)
+    new_index[kept] = np.arange(len(kept))
+    kept_thread = thread[kept]
+    kept_thread = np.where(kept_thread >= 0, new_index[np.maximum(kept_thread, 0)], -1)
+    return (kept, (seconds[kept] // slot_seconds).astype(np.int64), (seconds[kept] % 86400) / 3600.0,
+            kept_thread)
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pushgen.model import (
+    arrivals_kernel,
     device,
     device_kernel,
     engagement_kernel,
@@ -23,8 +24,9 @@ from pushgen.model import (
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
-KERNELS = (sampling_kernel.categorical_codes, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
-           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects)
+KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.time_order, exposure_kernel.keyed_decayed_sums,
+           device_kernel.charge_runs, regime_kernel.markov_chain, engagement_kernel.autoregression,
+           engagement_kernel.situation_effects)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -59,6 +61,25 @@ def test_categorical_rows_draws_each_row_with_its_probabilities():
     for r in (0, 1):
         share = np.bincount(codes[rows == r], minlength=3) / 200_000
         np.testing.assert_allclose(share, p[r], atol=0.004)
+
+
+@st.composite
+def posts_to_order(draw: st.DrawFn) -> tuple:
+    days = draw(st.integers(1, 4))
+    volume = draw(hnp.arrays(np.float64, days, elements=st.sampled_from([0.0, 0.6, 1.7])))
+    n = draw(st.integers(0, 120))
+    times = st.one_of(st.floats(-2000, days * 86400 + 2000), st.sampled_from([0.0, 900.0, 86399.5, 86400.0]))
+    seconds = draw(hnp.arrays(np.float64, n, elements=times))
+    thread = draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0)))) if n else np.zeros(0, int)
+    return seconds, thread, volume, 900.0, 96
+
+
+@settings(max_examples=80, deadline=None)
+@given(posts=posts_to_order())
+def test_time_order_equals_a_mask_and_a_stable_sort(posts):
+    for got, expected in zip(arrivals_kernel.time_order(*posts), reference.time_order(*posts), strict=True):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype
 
 
 @settings(max_examples=60, deadline=None)

@@ -19,10 +19,10 @@ Exponential gaps. The clock posts an alarm at wake-up on days the user sets one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
+from pushgen.model.arrivals_kernel import time_order
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
@@ -41,11 +41,8 @@ class Arrivals:
     thread_position: np.ndarray  # int16, 0 for the first message of a conversation
     thread: np.ndarray  # int64, the row's conversation (its first row's index); -1 for none
     alarm: np.ndarray  # bool
-
-    @cached_property
-    def slot(self) -> np.ndarray:
-        """Each arrival's slot of the time grid (computed once, read by every later node)."""
-        return (self.seconds // SLOT_SECONDS).astype(np.int64)
+    slot: np.ndarray  # int64, the arrival's slot of the time grid
+    hour: np.ndarray  # float64, hours since the arrival's midnight
 
 
 def rhythm(folio: Portfolio) -> np.ndarray:
@@ -163,18 +160,14 @@ def arrivals(
                              np.full(len(alarm_days), -1)])
     is_alarm = np.r_[np.zeros(len(seconds) + len(parent), dtype=bool),
                      np.ones(len(alarm_days), dtype=bool)]
-    keep = (all_seconds >= 0) & (all_seconds < grid.slots * SLOT_SECONDS)
-    keep[keep] = volume[(all_seconds[keep] // 86400).astype(np.int64)] > 0
-    order = np.argsort(all_seconds[keep], kind="stable")
-    kept = np.flatnonzero(keep)[order]
-    new_index = np.full(len(all_seconds), -1)
-    new_index[kept] = np.arange(len(kept))
-    thread = thread[kept]
-    thread = np.where(thread >= 0, new_index[np.maximum(thread, 0)], -1)
+    kept, slot, hour, thread = time_order(all_seconds, thread, volume, float(SLOT_SECONDS),
+                                          grid.slots // grid.days)
     return Arrivals(
         seconds=all_seconds[kept],
         app=all_app[kept],
         thread_position=all_position[kept].astype(np.int16),
         thread=thread,
         alarm=is_alarm[kept],
+        slot=slot,
+        hour=hour,
     )

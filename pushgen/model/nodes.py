@@ -47,7 +47,6 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
              power: Battery, sound: Audio) -> dict[str, np.ndarray]:
     """Deterministic: the 18 published features of each post, its context read at its slot."""
     slot = post_slots(posts)
-    hour = (posts.seconds % 86400) / 3600.0
     per_slot = {
         "place": place, "activity": activity, "noise": noise, "proximity": proximity, "ringerMode": ringer,
         "batteryLevel": battery_level(power.percent),
@@ -58,7 +57,7 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
     codes = dict(notification)
     codes.update({name: values[slot].astype(np.int16) for name, values in per_slot.items()})
     codes["day"] = grid.weekday_of_day[slot // (86400 // SLOT_SECONDS)].astype(np.int16)
-    codes["time"] = schemas.hour_to_time_block()[hour.astype(np.int64)]
+    codes["time"] = schemas.hour_to_time_block()[posts.hour.astype(np.int64)]
     return codes
 
 
@@ -137,7 +136,7 @@ def response_times(grid: TimeGrid, posts: Arrivals, opened: np.ndarray, codes: d
     """seenTime and decisionTime (``timings.timings``), with the time until the next wake-up."""
     slot = post_slots(posts)
     day = slot // (86400 // SLOT_SECONDS)
-    hour = (posts.seconds % 86400) / 3600.0
+    hour = posts.hour
     after_wake = day + (hour >= plan.wake[day])
     wake_seconds = (after_wake * 24.0 + plan.wake[np.minimum(after_wake, grid.days - 1)]) * 3600
     return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
