@@ -21,14 +21,21 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
     The posts are counted into their slots (a stable bucket sort: a slot holds earlier times
     than the next) and sorted by time within each slot, ties in their first order.
     """
+
+    def whole(x: float, d: float) -> float:  # x // d exactly as Python gives it, for x >= 0
+        q = np.floor(x / d)
+        if q * d > x:
+            return q - 1.0
+        return q + 1.0 if (q + 1.0) * d <= x else q
+
     n, n_slots = len(seconds), len(volume) * slots_per_day
     end = n_slots * slot_seconds
     slot_of = np.full(n, -1, dtype=np.int64)
     start = np.zeros(n_slots + 1, dtype=np.int64)
     for i in range(n):
         s = seconds[i]
-        if s >= 0 and s < end and volume[int(s // DAY_SECONDS)] > 0:
-            slot_of[i] = int(s // slot_seconds)
+        if s >= 0 and s < end and volume[int(whole(s, DAY_SECONDS))] > 0:
+            slot_of[i] = int(whole(s, slot_seconds))
             start[slot_of[i] + 1] += 1
     for k in range(n_slots):
         start[k + 1] += start[k]
@@ -52,7 +59,8 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
     for p in range(m):
         new_index[kept[p]] = p
         slot[p] = slot_of[kept[p]]
-        hour[p] = (seconds[kept[p]] % DAY_SECONDS) / HOUR_SECONDS
+        s = seconds[kept[p]]
+        hour[p] = (s - whole(s, DAY_SECONDS) * DAY_SECONDS) / HOUR_SECONDS  # exact: s % DAY_SECONDS
     kept_thread = np.empty(m, dtype=np.int64)
     for p in range(m):
         parent = thread[kept[p]]
