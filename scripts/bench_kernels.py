@@ -33,6 +33,7 @@ from pushgen.model import (
     engagement_kernel,
     exposure_kernel,
     regime_kernel,
+    routine_kernel,
     sampling_kernel,
 )
 from pushgen.model.compiled import Kernel
@@ -40,6 +41,8 @@ from pushgen.model.compiled import Kernel
 REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
     "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
+    "routine state (slot_states)": (routine_kernel.slot_states, reference.slot_states),
+    "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),

@@ -33,6 +33,40 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
             kept_thread)
 
 
+def slot_states(slots_per_day: int, slot_hours: float, commute_hours: float, wake: np.ndarray,
+                bedtime: np.ndarray, workday: np.ndarray, leave: np.ndarray, work_end: np.ndarray,
+                home_again: np.ndarray, errand_start: np.ndarray, outing_start: np.ndarray,
+                outing_end: np.ndarray, exercise_start: np.ndarray, trip_start: np.ndarray) -> np.ndarray:
+    """Every plan item as a mask over the slots, the first that covers a slot chosen by np.select."""
+    d = np.repeat(np.arange(len(wake)), slots_per_day)
+    h = np.tile(np.arange(slots_per_day) * slot_hours, len(wake))
+    previous_bedtime = np.concatenate(([bedtime[0] - 24], bedtime[:-1]))[d] - 24
+    previous_outing_end = np.concatenate(([np.nan], outing_end[:-1]))[d] - 24
+    asleep = (h >= bedtime[d]) | ((h < wake[d]) & (h >= previous_bedtime))
+    commuting = workday[d] & (((h >= leave[d]) & (h < leave[d] + commute_hours))
+                              | ((h >= work_end[d]) & (h < home_again[d])))
+    working = workday[d] & (h >= leave[d] + commute_hours) & (h < work_end[d])
+    errand = (h >= errand_start[d]) & (h < errand_start[d] + 0.5)
+    outing = ((h >= outing_start[d]) & (h < outing_end[d])) | (h < previous_outing_end)
+    exercise = (h >= exercise_start[d]) & (h < exercise_start[d] + 0.75)
+    travel = (h >= trip_start[d]) & (h < trip_start[d] + 3.0)
+    return np.select([asleep, travel, commuting, working & ~errand, exercise, outing, errand],
+                     [0, 7, 2, 3, 6, 5, 4], default=1).astype(np.int8)
+
+
+def slot_places(state: np.ndarray, slots_per_day: int, slot_hours: float, outing_end: np.ndarray,
+                errand_place: np.ndarray, outing_place: np.ndarray, home: int, work: int,
+                airport: int) -> np.ndarray:
+    """The place of each state through np.select, the outing's day through a mask."""
+    d = np.arange(len(state)) // slots_per_day
+    h = (np.arange(len(state)) % slots_per_day) * slot_hours
+    previous_outing_end = np.concatenate(([np.nan], outing_end[:-1]))[d] - 24
+    outing_day = np.where(h < previous_outing_end, np.maximum(d - 1, 0), d)
+    chosen = np.select([state == 3, state == 4, state == 5, state == 7],
+                       [work, errand_place[d], outing_place[outing_day], airport], default=home)
+    return chosen.astype(np.int16)
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

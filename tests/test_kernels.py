@@ -18,15 +18,17 @@ from pushgen.model import (
     engagement_kernel,
     exposure_kernel,
     regime_kernel,
+    routine,
+    routine_kernel,
     sampling,
     sampling_kernel,
 )
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
-KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.time_order, exposure_kernel.keyed_decayed_sums,
-           device_kernel.charge_runs, regime_kernel.markov_chain, engagement_kernel.autoregression,
-           engagement_kernel.situation_effects)
+KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.time_order, routine_kernel.slot_states,
+           routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
+           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -80,6 +82,37 @@ def test_time_order_equals_a_mask_and_a_stable_sort(posts):
     for got, expected in zip(arrivals_kernel.time_order(*posts), reference.time_order(*posts), strict=True):
         np.testing.assert_array_equal(got, expected)
         assert got.dtype == expected.dtype
+
+
+def test_the_routine_kernels_name_the_routine_states_by_their_codes():
+    assert [getattr(routine_kernel, state.name) for state in routine.State] == list(routine.State)
+
+
+@st.composite
+def day_plans(draw: st.DrawFn) -> tuple:
+    days = draw(st.integers(1, 5))
+    hours = st.one_of(st.floats(-3, 30), st.sampled_from([0.0, 6.25, 24.0]))
+    maybe_hours = st.one_of(hours, st.just(np.nan))
+
+    def per_day(elements: st.SearchStrategy) -> np.ndarray:
+        return draw(hnp.arrays(np.float64, days, elements=elements))
+
+    workday = draw(hnp.arrays(np.bool_, days))
+    return (8, 3.0, draw(st.sampled_from([0.0, 0.4, 1.25])), per_day(hours), per_day(hours), workday,
+            per_day(hours), per_day(hours), per_day(hours), per_day(maybe_hours), per_day(maybe_hours),
+            per_day(maybe_hours), per_day(maybe_hours), per_day(maybe_hours))
+
+
+@settings(max_examples=80, deadline=None)
+@given(plan=day_plans(), data=st.data())
+def test_slot_states_and_places_equal_the_masks_and_selects(plan, data):
+    state = routine_kernel.slot_states(*plan)
+    np.testing.assert_array_equal(state, reference.slot_states(*plan))
+    days, outing_end = len(plan[3]), plan[10]
+    codes = st.integers(0, 200)
+    places = (state, 8, 3.0, outing_end, data.draw(hnp.arrays(np.int16, days, elements=codes)),
+              data.draw(hnp.arrays(np.int16, days, elements=codes)), 11, 12, 13)
+    np.testing.assert_array_equal(routine_kernel.slot_places(*places), reference.slot_places(*places))
 
 
 @settings(max_examples=60, deadline=None)
