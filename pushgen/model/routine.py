@@ -116,7 +116,10 @@ def day_plan(
 
 def routine_state(grid: TimeGrid, plan: DayPlan, sched: Schedule) -> np.ndarray:
     """Parents: the day plan and the schedule's commute length. Deterministic: the
-    highest-priority plan item covering each slot (``routine_kernel.slot_states``)."""
+    highest-priority plan item covering each slot.
+
+    Each slot is read against its day's plan in ``routine_kernel.slot_states``.
+    """
     return slot_states(grid.slots // grid.days, SLOT_HOURS, float(sched.commute_hours), plan.wake,
                        plan.bedtime, plan.workday, plan.leave, plan.work_end, plan.home_again,
                        plan.errand_start, plan.outing_start, plan.outing_end, plan.exercise_start,
@@ -124,8 +127,10 @@ def routine_state(grid: TimeGrid, plan: DayPlan, sched: Schedule) -> np.ndarray:
 
 
 def place(grid: TimeGrid, state: np.ndarray, plan: DayPlan, places: Places) -> np.ndarray:
-    """Parents: routine state, the day's errand and outing places. Deterministic given those
-    (``routine_kernel.slot_places``)."""
+    """Parents: routine state, the day's errand and outing places. Deterministic given those.
+
+    Each slot is read in ``routine_kernel.slot_places``.
+    """
     return slot_places(state, grid.slots // grid.days, SLOT_HOURS, plan.outing_end, plan.errand_place,
                        plan.outing_place, int(places.home), int(places.work),
                        schemas.field("place").code("TYPE_AIRPORT"))
