@@ -35,6 +35,7 @@ from pushgen.model import (
     regime_kernel,
     routine_kernel,
     sampling_kernel,
+    timings_kernel,
 )
 from pushgen.model.compiled import Kernel
 
@@ -43,6 +44,8 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
     "routine state (slot_states)": (routine_kernel.slot_states, reference.slot_states),
     "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
+    "timing branches (branch_exponents)": (timings_kernel.branch_exponents, reference.branch_exponents),
+    "seen time (seen_seconds)": (timings_kernel.seen_seconds, reference.seen_seconds),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),

@@ -67,6 +67,27 @@ def slot_places(state: np.ndarray, slots_per_day: int, slot_hours: float, outing
     return chosen.astype(np.int16)
 
 
+def branch_exponents(asleep: np.ndarray, opened: np.ndarray, later: np.ndarray, z_seen: np.ndarray,
+                     z_decision: np.ndarray, swipe_share: float, delayed_share: float, delayed_seconds: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every branch computed for every row, one picked by np.where."""
+    decision = [np.where(later < delayed_share, 1.3 * z_decision, 0.8 * z_decision),
+                np.where(later < swipe_share, 0.7 * z_decision, 1.0 * z_decision)]
+    median = [np.where(later < delayed_share, delayed_seconds, 4.0),
+              np.where(later < swipe_share, 3.0, 2400.0)]
+    return (np.where(asleep, 0.8 * z_seen, 1.1 * z_seen), np.where(opened, *decision),
+            np.where(opened, *median))
+
+
+def seen_seconds(asleep: np.ndarray, seconds_to_wake: np.ndarray, seen_median: float,
+                 ringer_factor: np.ndarray, ringer: np.ndarray, priority_factor: np.ndarray,
+                 priority: np.ndarray, state_factor: np.ndarray, state: np.ndarray, evening: np.ndarray,
+                 spread: np.ndarray) -> np.ndarray:
+    """Both branches for every row, one picked by np.where."""
+    median = seen_median * ringer_factor[ringer] * priority_factor[priority] * state_factor[state] * evening
+    return np.where(asleep, seconds_to_wake + 40.0 * spread, median * spread)
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

@@ -22,13 +22,16 @@ from pushgen.model import (
     routine_kernel,
     sampling,
     sampling_kernel,
+    timings,
+    timings_kernel,
 )
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
 KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.time_order, routine_kernel.slot_states,
            routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
-           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects)
+           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
+           timings_kernel.branch_exponents, timings_kernel.seen_seconds)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -113,6 +116,29 @@ def test_slot_states_and_places_equal_the_masks_and_selects(plan, data):
     places = (state, 8, 3.0, outing_end, data.draw(hnp.arrays(np.int16, days, elements=codes)),
               data.draw(hnp.arrays(np.int16, days, elements=codes)), 11, 12, 13)
     np.testing.assert_array_equal(routine_kernel.slot_places(*places), reference.slot_places(*places))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60), shares=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       delay=st.floats(1, 1e4), median=st.floats(1, 500))
+def test_timing_kernels_equal_both_branches_picked_by_where(data, n, shares, delay, median):
+    def rows(dtype: type, elements: st.SearchStrategy) -> np.ndarray:
+        return data.draw(hnp.arrays(dtype, n, elements=elements))
+
+    normal = st.floats(-6, 6)
+    asleep, opened = rows(np.bool_, st.booleans()), rows(np.bool_, st.booleans())
+    branches = (asleep, opened, rows(np.float64, st.floats(0, 1, exclude_max=True)), rows(np.float64, normal),
+                rows(np.float64, normal), *shares, delay)
+    expected = reference.branch_exponents(*branches)
+    for got, wanted in zip(timings_kernel.branch_exponents(*branches), expected, strict=True):
+        np.testing.assert_array_equal(got, wanted)
+    ringer, priority = rows(np.int16, st.integers(0, 2)), rows(np.int16, st.integers(0, 5))
+    state = rows(np.int8, st.integers(0, 7))
+    seen = (asleep, rows(np.float64, st.floats(0, 9e4)), median, timings.RINGER_BY_CODE, ringer,
+            timings.PRIORITY_BY_CODE, priority, timings.STATE_FACTOR, state,
+            timings.evening_factor(rows(np.float64, st.floats(0, 24, exclude_max=True))),
+            np.exp(rows(np.float64, normal)))
+    np.testing.assert_array_equal(timings_kernel.seen_seconds(*seen), reference.seen_seconds(*seen))
 
 
 @settings(max_examples=60, deadline=None)
