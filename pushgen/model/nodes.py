@@ -11,13 +11,13 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model import engagement, exposure, feasibility, routine, timings
 from pushgen.model.arrivals import Arrivals
-from pushgen.model.catalog import AppCatalog
+from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import Audio, Battery, battery_level
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
 from pushgen.model.sampling import segment_states
-from pushgen.model.timegrid import SLOT_SECONDS, TimeGrid
+from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, TimeGrid
 
 
 def post_slots(posts: Arrivals) -> np.ndarray:
@@ -29,12 +29,11 @@ def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: n
     lasts at its slot (``catalog.TRIGGERS``)."""
     slot = post_slots(posts)
     trigger = catalog.trigger[posts.app]
-    active = np.column_stack([
-        music[slot],
-        (state[slot] == routine.State.COMMUTE) | (state[slot] == routine.State.TRAVEL),
-        state[slot] == routine.State.EXERCISE,
-    ])
-    return (trigger >= 0) & active[np.arange(len(trigger)), np.maximum(trigger, 0)]
+    at_slot = state[slot]
+    travelling = (at_slot == routine.State.COMMUTE) | (at_slot == routine.State.TRAVEL)
+    return np.where(trigger == TRIGGERS.index("music"), music[slot],
+                    np.where(trigger == TRIGGERS.index("commute"), travelling,
+                             (trigger == TRIGGERS.index("exercise")) & (at_slot == routine.State.EXERCISE)))
 
 
 def _bool_codes(name: str, flags: np.ndarray) -> np.ndarray:
@@ -47,16 +46,15 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
              power: Battery, sound: Audio) -> dict[str, np.ndarray]:
     """Deterministic: the 18 published features of each post, its context read at its slot."""
     slot = post_slots(posts)
-    per_slot = {
-        "place": place, "activity": activity, "noise": noise, "proximity": proximity, "ringerMode": ringer,
-        "batteryLevel": battery_level(power.percent),
-        "charging": _bool_codes("charging", power.charging),
-        "headphonesIn": _bool_codes("headphonesIn", sound.headphones),
-        "musicActive": _bool_codes("musicActive", sound.music),
-    }
     codes = dict(notification)
-    codes.update({name: values[slot].astype(np.int16) for name, values in per_slot.items()})
-    codes["day"] = grid.weekday_of_day[slot // (86400 // SLOT_SECONDS)].astype(np.int16)
+    codes.update({name: values[slot].astype(np.int16, copy=False) for name, values in {
+        "place": place, "activity": activity, "noise": noise, "proximity": proximity, "ringerMode": ringer,
+    }.items()})
+    codes["batteryLevel"] = battery_level(power.percent[slot])
+    codes.update({name: _bool_codes(name, flags[slot]) for name, flags in {
+        "charging": power.charging, "headphonesIn": sound.headphones, "musicActive": sound.music,
+    }.items()})
+    codes["day"] = grid.weekday_of_day[slot // SLOTS_PER_DAY].astype(np.int16)
     codes["time"] = schemas.hour_to_time_block()[posts.hour.astype(np.int64)]
     return codes
 
