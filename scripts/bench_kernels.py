@@ -48,6 +48,9 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "seen time (seen_seconds)": (timings_kernel.seen_seconds, reference.seen_seconds),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
+    "battery drain (spending)": (device_kernel.spending, reference.spending),
+    "battery per slot (slot_levels)": (device_kernel.slot_levels, reference.slot_levels),
+    "ringer per slot (slot_ringer)": (device_kernel.slot_ringer, reference.slot_ringer),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
 }

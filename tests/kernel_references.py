@@ -157,6 +157,44 @@ def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.nda
     return np.array(starts, dtype=np.int64), np.array(levels, dtype=np.float64), np.array(plugged, dtype=bool)
 
 
+def next_true(mask: np.ndarray) -> np.ndarray:
+    """Index of the first True at or after each position (len(mask) when none)."""
+    positions = np.where(mask, np.arange(len(mask)), len(mask))
+    return np.minimum.accumulate(positions[::-1])[::-1]
+
+
+def spending(state: np.ndarray, music: np.ndarray, drain_by_state: np.ndarray, music_drain: float,
+             drain_per_slot: float, charger_by_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A cumulative sum of the slots' drain, and a reversed running minimum of the charger slots."""
+    drain = drain_per_slot * (drain_by_state[state] + music_drain * music)
+    return np.concatenate(([0.0], np.cumsum(drain))), next_true(charger_by_state[state])
+
+
+def slot_levels(spent: np.ndarray, starts: np.ndarray, levels: np.ndarray, plugged: np.ndarray,
+                per_slot_charge: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's run through np.repeat, both levels computed for every slot."""
+    n = len(spent) - 1
+    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+    since = np.arange(n) - starts[run]
+    charging = plugged[run]
+    percent = np.where(charging, np.minimum(100.0, levels[run] + per_slot_charge * since),
+                       np.maximum(1.0, levels[run] - (spent[:n] - spent[starts[run]])))
+    return percent, charging
+
+
+def slot_ringer(state: np.ndarray, segment: np.ndarray, segment_mode: np.ndarray, quiet_night: np.ndarray,
+                night_mode: np.ndarray, do_not_disturb: np.ndarray, slots_per_day: int, slot_hours: float,
+                quiet_until_hour: float, sleep: int, home: int, silent: int) -> np.ndarray:
+    """The slots' days, hours and nights (noon to noon) as arrays, the modes chosen by np.where."""
+    day = np.repeat(np.arange(len(state) // slots_per_day), slots_per_day)
+    hour = np.tile(np.arange(slots_per_day) * slot_hours, len(state) // slots_per_day)
+    night = ((day * 24 + hour + 12) // 24).astype(np.int64)
+    small_hours = (hour < quiet_until_hour) & (state == home)
+    quieted = quiet_night[night] & ((state == sleep) | small_hours)
+    mode = np.where(quieted, night_mode[night], segment_mode[segment])
+    return np.where(do_not_disturb[day], silent, mode).astype(np.int16)
+
+
 def markov_chain(first: np.ndarray, cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
     """The chain walked in Python, one scalar search per day."""
     last = cumulative.shape[1] - 1

@@ -31,7 +31,8 @@ from pushgen.model.exposure import keyed_exposure
 KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.time_order, routine_kernel.slot_states,
            routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
            regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
-           timings_kernel.branch_exponents, timings_kernel.seen_seconds)
+           timings_kernel.branch_exponents, timings_kernel.seen_seconds, device_kernel.spending,
+           device_kernel.slot_levels, device_kernel.slot_ringer)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -174,7 +175,7 @@ def charge_inputs(draw: st.DrawFn) -> tuple:
     topups = draw(hnp.arrays(np.int64, st.integers(1, 8), elements=st.integers(1, 10)))
     level = draw(st.floats(1, 100))
     threshold = draw(st.floats(0, 60))
-    return spent, device._next_true(can_charge), starts, ends, topups, level, threshold, 13.75
+    return spent, reference.next_true(can_charge), starts, ends, topups, level, threshold, 13.75
 
 
 @settings(max_examples=80, deadline=None)
@@ -182,6 +183,37 @@ def charge_inputs(draw: st.DrawFn) -> tuple:
 def test_charge_runs_equal_the_event_loop_in_python(inputs):
     for got, expected in zip(device_kernel.charge_runs(*inputs), reference.charge_runs(*inputs), strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), inputs=charge_inputs(), drain=st.floats(0, 5))
+def test_battery_spending_and_levels_equal_the_cumulative_sums_and_repeats(data, inputs, drain):
+    n = len(inputs[0]) - 1
+    state = data.draw(hnp.arrays(np.int8, n, elements=st.integers(0, 7)))
+    music = data.draw(hnp.arrays(np.bool_, n))
+    spending = (state, music, device.DRAIN_BY_STATE, device.MUSIC_DRAIN, drain, device.CHARGER_AT_HAND)
+    for got, expected in zip(device_kernel.spending(*spending), reference.spending(*spending), strict=True):
+        np.testing.assert_array_equal(got, expected)
+    spent, next_charger = device_kernel.spending(*spending)
+    runs = device_kernel.charge_runs(spent, next_charger, *inputs[2:])
+    levels = (spent, *runs, inputs[-1])
+    for got, expected in zip(device_kernel.slot_levels(*levels), reference.slot_levels(*levels), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 4), segments=st.integers(1, 5))
+def test_slot_ringer_equals_the_masks_and_wheres(data, days, segments):
+    n = days * 8
+    state = data.draw(hnp.arrays(np.int8, n, elements=st.integers(0, 7)))
+    segment = np.sort(data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, segments - 1))))
+    modes = st.integers(0, 2)
+    segment_mode = data.draw(hnp.arrays(np.int64, segments, elements=modes))
+    quiet_night = data.draw(hnp.arrays(np.bool_, days + 1))
+    night_mode = data.draw(hnp.arrays(np.int64, days + 1, elements=modes))
+    do_not_disturb = data.draw(hnp.arrays(np.bool_, days))
+    inputs = (state, segment, segment_mode, quiet_night, night_mode, do_not_disturb, 8, 3.0, 6.0, 0, 1, 2)
+    np.testing.assert_array_equal(device_kernel.slot_ringer(*inputs), reference.slot_ringer(*inputs))
 
 
 @st.composite
