@@ -41,6 +41,7 @@ from pushgen.model.compiled import Kernel
 
 REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
+    "conversations and alarms (all_posts)": (arrivals_kernel.all_posts, reference.all_posts),
     "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
     "routine state (slot_states)": (routine_kernel.slot_states, reference.slot_states),
     "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),

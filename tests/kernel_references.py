@@ -19,6 +19,25 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
     return np.minimum(flat - rows * width, width - 1).astype(np.int16)
 
 
+def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follow_ups: np.ndarray,
+              gaps: np.ndarray, alarm_seconds: np.ndarray, clock_app: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The follow-ups through np.repeat and cumulative sums, the three parts concatenated."""
+    count, n_alarms = len(seconds), len(alarm_seconds)
+    parent = np.repeat(np.flatnonzero(messaging), follow_ups)
+    counts = follow_ups[follow_ups > 0]
+    first = np.cumsum(counts) - counts
+    position = np.arange(len(parent)) - np.repeat(first, counts) + 1
+    offset = np.cumsum(gaps)
+    offset -= np.repeat(offset[first] - gaps[first], counts) if len(parent) else 0.0
+    return (np.concatenate([seconds, seconds[parent] + offset, alarm_seconds]),
+            np.concatenate([app, app[parent], np.full(n_alarms, clock_app)]),
+            np.concatenate([np.zeros(count, dtype=np.int64), position, np.zeros(n_alarms, dtype=np.int64)]
+                           ).astype(np.int16),
+            np.concatenate([np.where(messaging, np.arange(count), -1), parent, np.full(n_alarms, -1)]),
+            np.r_[np.zeros(count + len(parent), dtype=bool), np.ones(n_alarms, dtype=bool)])
+
+
 def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot_seconds: float,
                slots_per_day: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The kept posts through a mask and one stable sort, their threads through an index map."""

@@ -28,11 +28,12 @@ from pushgen.model import (
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
-KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.time_order, routine_kernel.slot_states,
-           routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
+KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.all_posts, arrivals_kernel.time_order,
+           routine_kernel.slot_states, routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums,
+           device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
+           device_kernel.slot_ringer,
            regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
-           timings_kernel.branch_exponents, timings_kernel.seen_seconds, device_kernel.spending,
-           device_kernel.slot_levels, device_kernel.slot_ringer)
+           timings_kernel.branch_exponents, timings_kernel.seen_seconds)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -67,6 +68,22 @@ def test_categorical_rows_draws_each_row_with_its_probabilities():
     for r in (0, 1):
         share = np.bincount(codes[rows == r], minlength=3) / 200_000
         np.testing.assert_allclose(share, p[r], atol=0.004)
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), count=st.integers(0, 40), n_alarms=st.integers(0, 4))
+def test_all_posts_equal_the_repeats_and_cumulative_sums(data, count, n_alarms):
+    seconds = data.draw(hnp.arrays(np.float64, count, elements=st.floats(0, 1e7)))
+    app = data.draw(hnp.arrays(np.int64, count, elements=st.integers(0, 105)))
+    messaging = data.draw(hnp.arrays(np.bool_, count))
+    follow_ups = data.draw(hnp.arrays(np.int64, int(messaging.sum()), elements=st.integers(0, 5)))
+    gaps = data.draw(hnp.arrays(np.float64, int(follow_ups.sum()),
+                                elements=st.one_of(st.floats(0, 600), st.sampled_from([0.0, 1e-300, 75.1]))))
+    alarms = data.draw(hnp.arrays(np.float64, n_alarms, elements=st.floats(0, 1e7)))
+    inputs = (seconds, app, messaging, follow_ups, gaps, alarms, 7)
+    for got, expected in zip(arrivals_kernel.all_posts(*inputs), reference.all_posts(*inputs), strict=True):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype
 
 
 @st.composite

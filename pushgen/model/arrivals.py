@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.model.arrivals_kernel import time_order
+from pushgen.model.arrivals_kernel import all_posts, time_order
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
@@ -37,7 +37,7 @@ FOLLOW_UP_GAP_SECONDS = 75.0
 @dataclass(frozen=True)
 class Arrivals:
     seconds: np.ndarray  # float64, since the grid's first midnight, sorted
-    app: np.ndarray  # int16 app code
+    app: np.ndarray  # int64 app code
     thread_position: np.ndarray  # int16, 0 for the first message of a conversation
     thread: np.ndarray  # int64, the row's conversation (its first row's index); -1 for none
     alarm: np.ndarray  # bool
@@ -135,16 +135,8 @@ def arrivals(
 
     # conversations: messaging arrivals start threads, the first counts as position 0
     messaging = catalog.kind_of_app[app] == kind_code("messaging")
-    starts = np.flatnonzero(messaging)
-    follow_ups = rng.geometric(1.0 / (1.0 + folio.chattiness), len(starts)) - 1
-    parent = np.repeat(starts, follow_ups)
-    gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, len(parent))
-    with_follow_ups = follow_ups > 0
-    counts = follow_ups[with_follow_ups]
-    first = np.cumsum(counts) - counts
-    position = np.arange(len(parent)) - np.repeat(first, counts) + 1
-    offset = np.cumsum(gaps)
-    offset -= np.repeat(offset[first] - gaps[first], counts) if len(parent) else 0.0
+    follow_ups = rng.geometric(1.0 / (1.0 + folio.chattiness), np.count_nonzero(messaging)) - 1
+    gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, follow_ups.sum())
 
     # alarms at wake-up
     p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off) * (volume > 0)
@@ -152,20 +144,14 @@ def arrivals(
     alarm_seconds = (alarm_days * 24 + plan.wake[alarm_days]) * 3600.0 - rng.uniform(
         0, 60, len(alarm_days))
 
-    all_seconds = np.concatenate([seconds, seconds[parent] + offset, alarm_seconds])
-    all_app = np.concatenate([app, app[parent], np.full(len(alarm_days), folio.clock_app)])
-    all_position = np.concatenate([np.zeros(count, dtype=np.int64), position,
-                                   np.zeros(len(alarm_days), dtype=np.int64)])
-    thread = np.concatenate([np.where(messaging, np.arange(count), -1), parent,
-                             np.full(len(alarm_days), -1)])
-    is_alarm = np.r_[np.zeros(len(seconds) + len(parent), dtype=bool),
-                     np.ones(len(alarm_days), dtype=bool)]
+    all_seconds, all_app, all_position, thread, is_alarm = all_posts(
+        seconds, app, messaging, follow_ups, gaps, alarm_seconds, folio.clock_app)
     kept, slot, hour, thread = time_order(all_seconds, thread, volume, float(SLOT_SECONDS),
                                           grid.slots // grid.days)
     return Arrivals(
         seconds=all_seconds[kept],
         app=all_app[kept],
-        thread_position=all_position[kept].astype(np.int16),
+        thread_position=all_position[kept],
         thread=thread,
         alarm=is_alarm[kept],
         slot=slot,

@@ -11,6 +11,45 @@ HOUR_SECONDS = 3600.0
 
 
 @kernel
+def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follow_ups: np.ndarray,
+              gaps: np.ndarray, alarm_seconds: np.ndarray, clock_app: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Seconds, app, thread position, thread (index of its first message, -1 for none) and
+    alarm flag of the first messages, their follow-ups and the alarms, in that order.
+
+    The messaging posts start conversations in turn, ``follow_ups`` giving each one's count;
+    follow-up k comes ``gaps`` later than the one before (the first after the first message),
+    its offset taken from one running sum of all gaps, less that sum before its conversation.
+    """
+    count, n_follow_ups, n_alarms = len(seconds), len(gaps), len(alarm_seconds)
+    n = count + n_follow_ups + n_alarms
+    all_seconds, all_app = np.empty(n), np.empty(n, dtype=np.int64)
+    position, thread = np.zeros(n, dtype=np.int16), np.full(n, -1, dtype=np.int64)
+    alarm = np.zeros(n, dtype=np.bool_)
+    all_seconds[:count] = seconds
+    all_app[:count] = app
+    k, conversation, running = count, 0, 0.0
+    for i in range(count):
+        if not messaging[i]:
+            continue
+        thread[i] = i
+        before = 0.0
+        for p in range(follow_ups[conversation]):
+            f = k - count
+            running = gaps[f] if f == 0 else running + gaps[f]
+            if p == 0:
+                before = running - gaps[f]
+            all_seconds[k] = seconds[i] + (running - before)
+            all_app[k], position[k], thread[k] = app[i], p + 1, i
+            k += 1
+        conversation += 1
+    all_seconds[k:] = alarm_seconds
+    all_app[k:] = clock_app
+    alarm[k:] = True
+    return all_seconds, all_app, position, thread, alarm
+
+
+@kernel
 def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot_seconds: float,
                slots_per_day: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The posts kept (within the ``len(volume)`` days, on a day of volume above 0) as
@@ -22,21 +61,21 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
     than the next) and sorted by time within each slot, ties in their first order.
     """
 
-    def whole(x: float, d: float) -> float:  # x // d exactly as Python gives it, for x >= 0
-        q = np.floor(x / d)
-        if q * d > x:
-            return q - 1.0
-        return q + 1.0 if (q + 1.0) * d <= x else q
-
     n, n_slots = len(seconds), len(volume) * slots_per_day
     end = n_slots * slot_seconds
     slot_of = np.full(n, -1, dtype=np.int64)
     start = np.zeros(n_slots + 1, dtype=np.int64)
     for i in range(n):
         s = seconds[i]
-        if s >= 0 and s < end and volume[int(whole(s, DAY_SECONDS))] > 0:
-            slot_of[i] = int(whole(s, slot_seconds))
-            start[slot_of[i] + 1] += 1
+        if s >= 0 and s < end:
+            whole = np.floor(s / slot_seconds)  # s // slot_seconds, exactly as Python gives it
+            if whole * slot_seconds > s:
+                whole -= 1.0
+            elif (whole + 1.0) * slot_seconds <= s:
+                whole += 1.0
+            if volume[int(whole) // slots_per_day] > 0:
+                slot_of[i] = int(whole)
+                start[slot_of[i] + 1] += 1
     for k in range(n_slots):
         start[k + 1] += start[k]
     fill = start[:-1].copy()
@@ -59,8 +98,8 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
     for p in range(m):
         new_index[kept[p]] = p
         slot[p] = slot_of[kept[p]]
-        s = seconds[kept[p]]
-        hour[p] = (s - whole(s, DAY_SECONDS) * DAY_SECONDS) / HOUR_SECONDS  # exact: s % DAY_SECONDS
+        midnight = (slot[p] // slots_per_day) * DAY_SECONDS
+        hour[p] = (seconds[kept[p]] - midnight) / HOUR_SECONDS  # the subtraction is s % DAY_SECONDS, exact
     kept_thread = np.empty(m, dtype=np.int64)
     for p in range(m):
         parent = thread[kept[p]]
