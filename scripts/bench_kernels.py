@@ -29,6 +29,7 @@ import kernel_references as reference
 import pushgen
 from pushgen.model import (
     arrivals_kernel,
+    content_kernel,
     device_kernel,
     engagement_kernel,
     exposure_kernel,
@@ -43,6 +44,8 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
     "conversations and alarms (all_posts)": (arrivals_kernel.all_posts, reference.all_posts),
     "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
+    "channels (post_channels)": (content_kernel.post_channels, reference.post_channels),
+    "follow-ups (thread_values)": (content_kernel.thread_values, reference.thread_values),
     "routine state (slot_states)": (routine_kernel.slot_states, reference.slot_states),
     "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
     "timing branches (branch_exponents)": (timings_kernel.branch_exponents, reference.branch_exponents),

@@ -107,6 +107,23 @@ def seen_seconds(asleep: np.ndarray, seconds_to_wake: np.ndarray, seen_median: f
     return np.where(asleep, seconds_to_wake + 40.0 * spread, median * spread)
 
 
+def post_channels(app: np.ndarray, pick: np.ndarray, of_app: np.ndarray, triggered_channel: np.ndarray,
+                  alarm: np.ndarray, trigger_on: np.ndarray, trigger_draws: np.ndarray,
+                  triggered_share: float) -> np.ndarray:
+    """The picked and the triggered channel of every post, one chosen by np.where."""
+    triggered = triggered_channel[app]
+    use_trigger = (triggered >= 0) & (alarm | (trigger_on & (trigger_draws < triggered_share)))
+    return np.where(use_trigger, triggered, of_app[app, pick])
+
+
+def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.ndarray) -> np.ndarray:
+    """One fancy-indexed assignment over the follow-ups."""
+    out = values.copy()
+    follow_up = thread_position > 0
+    out[follow_up] = out[thread[follow_up]]
+    return out
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

@@ -13,6 +13,7 @@ from hypothesis.extra import numpy as hnp
 
 from pushgen.model import (
     arrivals_kernel,
+    content_kernel,
     device,
     device_kernel,
     engagement_kernel,
@@ -33,7 +34,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.all_posts, arrival
            device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
            device_kernel.slot_ringer,
            regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
-           timings_kernel.branch_exponents, timings_kernel.seen_seconds)
+           timings_kernel.branch_exponents, timings_kernel.seen_seconds, content_kernel.post_channels,
+           content_kernel.thread_values)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -84,6 +86,25 @@ def test_all_posts_equal_the_repeats_and_cumulative_sums(data, count, n_alarms):
     for got, expected in zip(arrivals_kernel.all_posts(*inputs), reference.all_posts(*inputs), strict=True):
         np.testing.assert_array_equal(got, expected)
         assert got.dtype == expected.dtype
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 50), share=st.floats(0, 1))
+def test_post_channels_and_thread_values_equal_the_wheres_and_fancy_indexing(data, n, share):
+    apps, width = 6, 3
+    of_app = data.draw(hnp.arrays(np.int64, (apps, width), elements=st.integers(-1, 20)))
+    triggered_channel = data.draw(hnp.arrays(np.int64, apps, elements=st.integers(-1, 20)))
+    app = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, apps - 1)))
+    pick = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, width - 1)))
+    flags = data.draw(hnp.arrays(np.bool_, n)), data.draw(hnp.arrays(np.bool_, n))
+    draws = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1, exclude_max=True)))
+    inputs = (app, pick, of_app, triggered_channel, *flags, draws, share)
+    channel = content_kernel.post_channels(*inputs)
+    np.testing.assert_array_equal(channel, reference.post_channels(*inputs))
+    position = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 3)))
+    thread = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0))))
+    np.testing.assert_array_equal(content_kernel.thread_values(channel, position, thread),
+                                  reference.thread_values(channel, position, thread))
 
 
 @st.composite

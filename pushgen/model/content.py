@@ -22,6 +22,7 @@ from pushgen import schemas
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.channel_table import SIGNATURE, ChannelTable
+from pushgen.model.content_kernel import post_channels, thread_values
 from pushgen.model.sampling import categorical_rows
 
 UPDATE_STEPS = np.array([1, 3, 6])  # thread positions where none->low->medium->high
@@ -38,21 +39,11 @@ def channels(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Channel of every arrival (follow-ups take their conversation's)."""
-    app = arrivals.app.astype(np.int64)
+    app = arrivals.app.astype(np.int64, copy=False)
     pick = categorical_rows(table.untriggered_cdf, app, rng)
-    channel = table.of_app[app, pick]
-    triggered = table.triggered_channel[app]
-    use_trigger = (triggered >= 0) & (arrivals.alarm | (trigger_on & (rng.random(len(channel))
-                                                                     < TRIGGERED_SHARE)))
-    channel = np.where(use_trigger, triggered, channel)
-    _follow_thread(channel, arrivals)
-    return channel
-
-
-def _follow_thread(values: np.ndarray, arrivals: Arrivals) -> None:
-    """A conversation's follow-ups take its first message's value."""
-    follow_up = arrivals.thread_position > 0
-    values[follow_up] = values[arrivals.thread[follow_up]]
+    channel = post_channels(app, pick, table.of_app, table.triggered_channel, arrivals.alarm, trigger_on,
+                            rng.random(len(app)), TRIGGERED_SHARE)
+    return thread_values(channel, arrivals.thread_position, arrivals.thread)
 
 
 def subject_cdf(table: ChannelTable, user_channels: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
@@ -77,7 +68,7 @@ def content(
     codes = {"postingApp": arrivals.app.copy(), "subject": subject}
     codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})
     codes["numberOfUpdates"] = _updates(table, channel, rng)
-    _follow_thread(codes["subject"], arrivals)
+    codes["subject"] = thread_values(codes["subject"], arrivals.thread_position, arrivals.thread)
     in_thread = np.flatnonzero((arrivals.thread >= 0) & table.carries_every_update[channel])
     codes["numberOfUpdates"][in_thread] = UPDATE_LEVELS[
         np.searchsorted(UPDATE_STEPS, arrivals.thread_position[in_thread], side="right")]
