@@ -124,6 +124,16 @@ def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.nd
     return out
 
 
+def carried_channels(lookup: np.ndarray, subjects: np.ndarray, updates: np.ndarray, app: np.ndarray,
+                     category: np.ndarray, priority: np.ndarray, visibility: np.ndarray, ongoing: np.ndarray,
+                     subject: np.ndarray, number_of_updates: np.ndarray) -> np.ndarray:
+    """One fancy index into the lookup and two into the carried values."""
+    channel = lookup[app, category, priority, visibility, ongoing]
+    safe = np.maximum(channel, 0)
+    carried = subjects[safe, subject] & updates[safe, number_of_updates]
+    return np.where((channel >= 0) & carried, channel, -1)
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

@@ -18,6 +18,7 @@ from pushgen.model import (
     device_kernel,
     engagement_kernel,
     exposure_kernel,
+    feasibility_kernel,
     regime_kernel,
     routine,
     routine_kernel,
@@ -35,7 +36,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.all_posts, arrival
            device_kernel.slot_ringer,
            regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
            timings_kernel.branch_exponents, timings_kernel.seen_seconds, content_kernel.post_channels,
-           content_kernel.thread_values)
+           content_kernel.thread_values, feasibility_kernel.carried_channels)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -105,6 +106,24 @@ def test_post_channels_and_thread_values_equal_the_wheres_and_fancy_indexing(dat
     thread = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0))))
     np.testing.assert_array_equal(content_kernel.thread_values(channel, position, thread),
                                   reference.thread_values(channel, position, thread))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40))
+def test_carried_channels_equal_the_fancy_indexing_also_for_negative_and_bad_codes(data, n):
+    shape = (3, 2, 2, 2, 2)
+    lookup = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-1, 5)))
+    subjects, updates = data.draw(hnp.arrays(np.bool_, (6, 4))), data.draw(hnp.arrays(np.bool_, (6, 3)))
+    sizes = (*shape, 4, 3)
+    codes = [data.draw(hnp.arrays(np.int16, n, elements=st.integers(-size - 1, size))) for size in sizes]
+    inputs = (lookup, subjects, updates, *codes)
+    try:
+        expected = reference.carried_channels(*inputs)
+    except IndexError:
+        with pytest.raises(IndexError, match="out of range"):
+            feasibility_kernel.carried_channels(*inputs)
+        return
+    np.testing.assert_array_equal(feasibility_kernel.carried_channels(*inputs), expected)
 
 
 @st.composite
