@@ -134,6 +134,18 @@ def carried_channels(lookup: np.ndarray, subjects: np.ndarray, updates: np.ndarr
     return np.where((channel >= 0) & carried, channel, -1)
 
 
+def context_codes(slot: np.ndarray, slots_per_day: int, place: np.ndarray, activity: np.ndarray,
+                  noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray, charging: np.ndarray,
+                  headphones: np.ndarray, music: np.ndarray, flag_codes: np.ndarray,
+                  weekday_of_day: np.ndarray, hour: np.ndarray, time_block: np.ndarray) -> np.ndarray:
+    """Every per-slot array read at the slots, the flags through np.where, stacked."""
+    flags = [np.where(flag[slot], codes[1], codes[0])
+             for flag, codes in zip((charging, headphones, music), flag_codes, strict=True)]
+    rows = [place[slot], activity[slot], noise[slot], proximity[slot], ringer[slot], *flags,
+            weekday_of_day[slot // slots_per_day], time_block[hour.astype(np.int64)]]
+    return np.stack(rows).astype(np.int16)
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

@@ -19,6 +19,7 @@ from pushgen.model import (
     engagement_kernel,
     exposure_kernel,
     feasibility_kernel,
+    features_kernel,
     regime_kernel,
     routine,
     routine_kernel,
@@ -36,7 +37,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.all_posts, arrival
            device_kernel.slot_ringer,
            regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
            timings_kernel.branch_exponents, timings_kernel.seen_seconds, content_kernel.post_channels,
-           content_kernel.thread_values, feasibility_kernel.carried_channels)
+           content_kernel.thread_values, feasibility_kernel.carried_channels, features_kernel.context_codes)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -124,6 +125,24 @@ def test_carried_channels_equal_the_fancy_indexing_also_for_negative_and_bad_cod
             feasibility_kernel.carried_channels(*inputs)
         return
     np.testing.assert_array_equal(feasibility_kernel.carried_channels(*inputs), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 3), n=st.integers(0, 40))
+def test_context_codes_equal_the_gathers_and_wheres(data, days, n):
+    slots = days * 8
+
+    def per_slot(dtype: type, elements: st.SearchStrategy | None = None) -> np.ndarray:
+        return data.draw(hnp.arrays(dtype, slots, elements=elements))
+
+    codes = st.integers(0, 300)
+    inputs = (data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, slots - 1))), 8,
+              *(per_slot(np.int16, codes) for _ in range(5)), *(per_slot(np.bool_) for _ in range(3)),
+              data.draw(hnp.arrays(np.int16, (3, 2), elements=codes)),
+              data.draw(hnp.arrays(np.int8, days, elements=st.integers(0, 6))),
+              data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),
+              data.draw(hnp.arrays(np.int16, 24, elements=codes)))
+    np.testing.assert_array_equal(features_kernel.context_codes(*inputs), reference.context_codes(*inputs))
 
 
 @st.composite

@@ -13,6 +13,7 @@ from pushgen.model import engagement, exposure, feasibility, routine, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import Audio, Battery, battery_level
+from pushgen.model.features_kernel import CONTEXT_ROWS, context_codes
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
@@ -36,9 +37,8 @@ def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: n
                              (trigger == TRIGGERS.index("exercise")) & (at_slot == routine.State.EXERCISE)))
 
 
-def _bool_codes(name: str, flags: np.ndarray) -> np.ndarray:
-    f = schemas.field(name)
-    return np.where(flags, f.code(True), f.code(False)).astype(np.int16)
+FLAG_CODES = np.array([[schemas.field(name).code(flag) for flag in (False, True)]
+                       for name in ("charging", "headphonesIn", "musicActive")])
 
 
 def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray], place: np.ndarray,
@@ -46,16 +46,13 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
              power: Battery, sound: Audio) -> dict[str, np.ndarray]:
     """Deterministic: the 18 published features of each post, its context read at its slot."""
     slot = post_slots(posts)
+    context = context_codes(slot, SLOTS_PER_DAY, place, activity, noise, proximity, ringer, power.charging,
+                            sound.headphones, sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour,
+                            schemas.hour_to_time_block())
     codes = dict(notification)
-    codes.update({name: values[slot].astype(np.int16, copy=False) for name, values in {
-        "place": place, "activity": activity, "noise": noise, "proximity": proximity, "ringerMode": ringer,
-    }.items()})
+    codes.update(zip(CONTEXT_ROWS[:5], context[:5], strict=True))  # place ... ringerMode
     codes["batteryLevel"] = battery_level(power.percent[slot])
-    codes.update({name: _bool_codes(name, flags[slot]) for name, flags in {
-        "charging": power.charging, "headphonesIn": sound.headphones, "musicActive": sound.music,
-    }.items()})
-    codes["day"] = grid.weekday_of_day[slot // SLOTS_PER_DAY].astype(np.int16)
-    codes["time"] = schemas.hour_to_time_block()[posts.hour.astype(np.int64)]
+    codes.update(zip(CONTEXT_ROWS[5:], context[5:], strict=True))  # charging ... time
     return codes
 
 
