@@ -88,8 +88,8 @@ def spending(state: np.ndarray, music: np.ndarray, drain_by_state: np.ndarray, m
 @kernel
 def slot_levels(spent: np.ndarray, starts: np.ndarray, levels: np.ndarray, plugged: np.ndarray,
                 per_slot_charge: float) -> tuple[np.ndarray, np.ndarray]:
-    """The battery's percent at each slot's start and whether it is plugged in, from its runs
-    (``charge_runs``): rising by ``per_slot_charge`` a slot while plugged, capped at 100, else
+    """The battery's percent at each slot's start and whether it is plugged in, from its runs in
+    order (``charge_runs``): rising by ``per_slot_charge`` a slot while plugged, capped at 100, else
     falling by what is spent, floored at 1."""
     n = len(spent) - 1
     percent = np.empty(n)
