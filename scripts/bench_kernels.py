@@ -52,6 +52,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
     "timing branches (branch_exponents)": (timings_kernel.branch_exponents, reference.branch_exponents),
     "seen time (seen_seconds)": (timings_kernel.seen_seconds, reference.seen_seconds),
+    "time to wake-up (seconds_to_wake)": (timings_kernel.seconds_to_wake, reference.seconds_to_wake),
     "possible channels (carried_channels)": (feasibility_kernel.carried_channels, reference.carried_channels),
     "context at the posts (context_codes)": (features_kernel.context_codes, reference.context_codes),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),

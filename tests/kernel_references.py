@@ -146,6 +146,15 @@ def context_codes(slot: np.ndarray, slots_per_day: int, place: np.ndarray, activ
     return np.stack(rows).astype(np.int16)
 
 
+def seconds_to_wake(slot: np.ndarray, hour: np.ndarray, seconds: np.ndarray, wake: np.ndarray,
+                    slots_per_day: int) -> np.ndarray:
+    """The day after a post's wake-up hour through a mask, the wake-up's second through a gather."""
+    day = slot // slots_per_day
+    after_wake = day + (hour >= wake[day])
+    wake_seconds = (after_wake * 24.0 + wake[np.minimum(after_wake, len(wake) - 1)]) * 3600
+    return np.maximum(wake_seconds - seconds, 0.0)
+
+
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
                        weights: np.ndarray) -> np.ndarray:
     """Exclusive cumulative sums of exp(t / tau) along the keys' timelines laid end to end,

@@ -34,10 +34,10 @@ from pushgen.model.exposure import keyed_exposure
 KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.all_posts, arrivals_kernel.time_order,
            routine_kernel.slot_states, routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums,
            device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
-           device_kernel.slot_ringer,
-           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
-           timings_kernel.branch_exponents, timings_kernel.seen_seconds, content_kernel.post_channels,
-           content_kernel.thread_values, feasibility_kernel.carried_channels, features_kernel.context_codes)
+           device_kernel.slot_ringer, regime_kernel.markov_chain, engagement_kernel.autoregression,
+           engagement_kernel.situation_effects, timings_kernel.branch_exponents, timings_kernel.seen_seconds,
+           timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
+           feasibility_kernel.carried_channels, features_kernel.context_codes)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -143,6 +143,17 @@ def test_context_codes_equal_the_gathers_and_wheres(data, days, n):
               data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),
               data.draw(hnp.arrays(np.int16, 24, elements=codes)))
     np.testing.assert_array_equal(features_kernel.context_codes(*inputs), reference.context_codes(*inputs))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 4), n=st.integers(0, 40))
+def test_seconds_to_wake_equal_the_masks_and_gathers(data, days, n):
+    slot = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, days * 8 - 1)))
+    hour = (slot % 8) * 3.0 + data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 3, exclude_max=True)))
+    seconds = (slot // 8) * 86400.0 + hour * 3600.0
+    wake = data.draw(hnp.arrays(np.float64, days, elements=st.one_of(st.floats(-2, 20), st.just(6.0))))
+    inputs = (slot, hour, seconds, wake, 8)
+    np.testing.assert_array_equal(timings_kernel.seconds_to_wake(*inputs), reference.seconds_to_wake(*inputs))
 
 
 @st.composite

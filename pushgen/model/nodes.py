@@ -19,6 +19,7 @@ from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
 from pushgen.model.sampling import segment_states
 from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, TimeGrid
+from pushgen.model.timings_kernel import seconds_to_wake
 
 
 def post_slots(posts: Arrivals) -> np.ndarray:
@@ -130,9 +131,6 @@ def response_times(grid: TimeGrid, posts: Arrivals, opened: np.ndarray, codes: d
                    rng: np.random.Generator) -> timings.Timings:
     """seenTime and decisionTime (``timings.timings``), with the time until the next wake-up."""
     slot = post_slots(posts)
-    day = slot // (86400 // SLOT_SECONDS)
-    hour = posts.hour
-    after_wake = day + (hour >= plan.wake[day])
-    wake_seconds = (after_wake * 24.0 + plan.wake[np.minimum(after_wake, grid.days - 1)]) * 3600
-    return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
-                           np.maximum(wake_seconds - posts.seconds, 0.0), hour, attention, rng)
+    to_wake = seconds_to_wake(slot, posts.hour, posts.seconds, plan.wake, SLOTS_PER_DAY)
+    return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot], to_wake, posts.hour,
+                           attention, rng)

@@ -45,3 +45,18 @@ def seen_seconds(asleep: np.ndarray, seconds_to_wake: np.ndarray, seen_median: f
             median = seen_median * ringer_factor[ringer[i]] * priority_factor[priority[i]]
             seen[i] = median * state_factor[state[i]] * evening[i] * spread[i]
     return seen
+
+
+@kernel
+def seconds_to_wake(slot: np.ndarray, hour: np.ndarray, seconds: np.ndarray, wake: np.ndarray,
+                    slots_per_day: int) -> np.ndarray:
+    """Seconds from each post until the next wake-up (``wake``: each day's hour; the last day's
+    again after it), 0 for none."""
+    days = len(wake)
+    out = np.empty(len(slot))
+    for i in range(len(slot)):
+        day = slot[i] // slots_per_day
+        after_wake = day + 1 if hour[i] >= wake[day] else day
+        wake_seconds = (after_wake * 24.0 + wake[min(after_wake, days - 1)]) * 3600.0
+        out[i] = max(wake_seconds - seconds[i], 0.0)
+    return out
