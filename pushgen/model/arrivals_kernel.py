@@ -60,7 +60,6 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
     The posts are counted into their slots (a stable bucket sort: a slot holds earlier times
     than the next) and sorted by time within each slot, ties in their first order.
     """
-
     n, n_slots = len(seconds), len(volume) * slots_per_day
     end = n_slots * slot_seconds
     slot_of = np.full(n, -1, dtype=np.int64)
