@@ -19,6 +19,14 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
     return np.minimum(flat - rows * width, width - 1).astype(np.int16)
 
 
+def thinned_slots(day: np.ndarray, slot_of_day: np.ndarray, row: np.ndarray, sleeping: np.ndarray,
+                  asleep_factor: np.ndarray, keep_draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The flat slots, then one mask of the kept proposals."""
+    slot = day.astype(np.int64) * sleeping.shape[1] + slot_of_day
+    keep = np.where(sleeping.ravel()[slot] > 0, keep_draws < asleep_factor[row], True)
+    return slot[keep], row[keep]
+
+
 def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follow_ups: np.ndarray,
               gaps: np.ndarray, alarm_seconds: np.ndarray, clock_app: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -31,7 +31,8 @@ from pushgen.model import (
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
-KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.all_posts, arrivals_kernel.time_order,
+KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arrivals_kernel.all_posts,
+           arrivals_kernel.time_order,
            routine_kernel.slot_states, routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums,
            device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
            device_kernel.slot_ringer, regime_kernel.markov_chain, engagement_kernel.autoregression,
@@ -72,6 +73,22 @@ def test_categorical_rows_draws_each_row_with_its_probabilities():
     for r in (0, 1):
         share = np.bincount(codes[rows == r], minlength=3) / 200_000
         np.testing.assert_allclose(share, p[r], atol=0.004)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 4), apps=st.integers(1, 4), n=st.integers(0, 60))
+def test_thinned_slots_equal_the_mask_of_kept_proposals(data, days, apps, n):
+    day = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, days - 1)))
+    slot_of_day = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 7)))
+    row = np.sort(data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, apps - 1))))
+    sleeping = data.draw(hnp.arrays(np.bool_, (days, 8))).astype(np.float64)
+    asleep_factor = data.draw(hnp.arrays(np.float64, apps, elements=st.sampled_from([0.0, 0.1, 0.5, 1.0])))
+    draws = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1, exclude_max=True)))
+    inputs = (day, slot_of_day, row, sleeping, asleep_factor, draws)
+    expected = reference.thinned_slots(*inputs)
+    for got, wanted in zip(arrivals_kernel.thinned_slots(*inputs), expected, strict=True):
+        np.testing.assert_array_equal(got, wanted)
+        assert got.dtype == wanted.dtype
 
 
 @settings(max_examples=80, deadline=None)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.model.arrivals_kernel import all_posts, time_order
+from pushgen.model.arrivals_kernel import all_posts, thinned_slots, time_order
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
@@ -82,9 +82,7 @@ def routine_arrivals(
     row = np.repeat(np.arange(len(apps)), proposals)
     day = categorical_rows(np.cumsum(day_factor, axis=1), row, rng)
     slot_of_day = categorical_rows(np.cumsum(per_day, axis=1), row, rng)
-    slot = day.astype(np.int64) * per_day.shape[1] + slot_of_day
-    keep = np.where(sleeping.ravel()[slot] > 0, rng.random(len(slot)) < asleep_factor[row], True)
-    return slot[keep], row[keep]
+    return thinned_slots(day, slot_of_day, row, sleeping, asleep_factor, rng.random(len(row)))
 
 
 def triggered_arrivals(

@@ -11,6 +11,22 @@ HOUR_SECONDS = 3600.0
 
 
 @kernel
+def thinned_slots(day: np.ndarray, slot_of_day: np.ndarray, row: np.ndarray, sleeping: np.ndarray,
+                  asleep_factor: np.ndarray, keep_draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Slot and row of the proposals kept: every one in a slot where ``sleeping[day]`` is 0, one
+    in a sleeping slot when its draw is below its row's ``asleep_factor``."""
+    n, slots_per_day = len(day), sleeping.shape[1]
+    slot, kept_row = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        if sleeping[day[i], slot_of_day[i]] > 0 and not keep_draws[i] < asleep_factor[row[i]]:
+            continue
+        slot[m], kept_row[m] = day[i] * slots_per_day + slot_of_day[i], row[i]
+        m += 1
+    return slot[:m].copy(), kept_row[:m].copy()
+
+
+@kernel
 def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follow_ups: np.ndarray,
               gaps: np.ndarray, alarm_seconds: np.ndarray, clock_app: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
