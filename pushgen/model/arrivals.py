@@ -90,16 +90,19 @@ def triggered_arrivals(
     catalog: AppCatalog, rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Slot and portfolio row of arrivals caused by music, commuting/travel or a workout."""
-    active = {
-        TRIGGERS.index("music"): music & phone_on,
-        TRIGGERS.index("commute"): ((state == State.COMMUTE) | (state == State.TRAVEL)) & phone_on,
-        TRIGGERS.index("exercise"): (state == State.EXERCISE) & phone_on,
+    lasting = {
+        "music": lambda: music,
+        "commute": lambda: (state == State.COMMUTE) | (state == State.TRAVEL),
+        "exercise": lambda: state == State.EXERCISE,
     }
+    app_trigger = catalog.trigger[folio.apps]
     slots, rows = [], []
-    for trigger, on in active.items():
-        members = np.flatnonzero(catalog.trigger[folio.apps] == trigger)
-        on_slots = np.flatnonzero(on)
-        if not len(members) or not len(on_slots):
+    for trigger, during in lasting.items():
+        members = np.flatnonzero(app_trigger == TRIGGERS.index(trigger))
+        if not len(members):
+            continue
+        on_slots = np.flatnonzero(during() & phone_on)
+        if not len(on_slots):
             continue
         # the user's apps of one trigger split its time
         counts = rng.poisson(folio.trigger_rate[members] / len(members) * SLOT_HOURS * len(on_slots))
