@@ -28,19 +28,40 @@ import kernel_references as reference
 
 import pushgen
 from pushgen.model import (
+    arrivals_kernel,
+    content_kernel,
     device_kernel,
     engagement_kernel,
     exposure_kernel,
+    feasibility_kernel,
+    features_kernel,
     regime_kernel,
+    routine_kernel,
     sampling_kernel,
     situations_kernel,
+    timings_kernel,
 )
 from pushgen.model.compiled import Kernel
 
 REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
-    "categorical draws (stacked_search)": (sampling_kernel.stacked_search, reference.stacked_search),
+    "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
+    "sleep thinning (thinned_slots)": (arrivals_kernel.thinned_slots, reference.thinned_slots),
+    "conversations and alarms (all_posts)": (arrivals_kernel.all_posts, reference.all_posts),
+    "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
+    "channels (post_channels)": (content_kernel.post_channels, reference.post_channels),
+    "follow-ups (thread_values)": (content_kernel.thread_values, reference.thread_values),
+    "routine state (slot_states)": (routine_kernel.slot_states, reference.slot_states),
+    "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
+    "timing branches (branch_exponents)": (timings_kernel.branch_exponents, reference.branch_exponents),
+    "seen time (seen_seconds)": (timings_kernel.seen_seconds, reference.seen_seconds),
+    "time to wake-up (seconds_to_wake)": (timings_kernel.seconds_to_wake, reference.seconds_to_wake),
+    "possible channels (carried_channels)": (feasibility_kernel.carried_channels, reference.carried_channels),
+    "context at the posts (context_codes)": (features_kernel.context_codes, reference.context_codes),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
+    "battery drain (spending)": (device_kernel.spending, reference.spending),
+    "battery per slot (slot_levels)": (device_kernel.slot_levels, reference.slot_levels),
+    "ringer per slot (slot_ringer)": (device_kernel.slot_ringer, reference.slot_ringer),
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
     "row state (row_states)": (engagement_kernel.row_states, reference.row_states),

@@ -11,13 +11,156 @@ CHUNK = 600.0  # time constants per chunk of the cumulative sums (exp(600) is fi
 KEY_GAP = 60.0  # time constants between two keys' timelines
 
 
-def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
-    """One sorted search over the whole stacked array (whatever the keys' rows), keys sorted
-    first for the cache."""
-    order = np.argsort(keys)
-    flat = np.empty(len(keys), dtype=np.int64)
-    flat[order] = np.searchsorted(stacked, keys[order], side="right")
-    return flat
+def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """One sorted search over the normalised rows stacked end to end (whatever the keys' rows)."""
+    width = cdf.shape[1]
+    stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
+    flat = np.searchsorted(stacked, uniforms + rows, side="right")
+    return np.minimum(flat - rows * width, width - 1).astype(np.int16)
+
+
+def thinned_slots(day: np.ndarray, slot_of_day: np.ndarray, row: np.ndarray, sleeping: np.ndarray,
+                  asleep_factor: np.ndarray, keep_draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The flat slots, then one mask of the kept proposals."""
+    slot = day.astype(np.int64) * sleeping.shape[1] + slot_of_day
+    keep = np.where(sleeping.ravel()[slot] > 0, keep_draws < asleep_factor[row], True)
+    return slot[keep], row[keep]
+
+
+def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follow_ups: np.ndarray,
+              gaps: np.ndarray, alarm_seconds: np.ndarray, clock_app: int
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The follow-ups through np.repeat and cumulative sums, the three parts concatenated."""
+    count, n_alarms = len(seconds), len(alarm_seconds)
+    parent = np.repeat(np.flatnonzero(messaging), follow_ups)
+    counts = follow_ups[follow_ups > 0]
+    first = np.cumsum(counts) - counts
+    position = np.arange(len(parent)) - np.repeat(first, counts) + 1
+    offset = np.cumsum(gaps)
+    offset -= np.repeat(offset[first] - gaps[first], counts) if len(parent) else 0.0
+    return (np.concatenate([seconds, seconds[parent] + offset, alarm_seconds]),
+            np.concatenate([app, app[parent], np.full(n_alarms, clock_app)]),
+            np.concatenate([np.zeros(count, dtype=np.int64), position, np.zeros(n_alarms, dtype=np.int64)]
+                           ).astype(np.int16),
+            np.concatenate([np.where(messaging, np.arange(count), -1), parent, np.full(n_alarms, -1)]),
+            np.r_[np.zeros(count + len(parent), dtype=bool), np.ones(n_alarms, dtype=bool)])
+
+
+def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot_seconds: float,
+               slots_per_day: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The kept posts through a mask and one stable sort, their threads through an index map."""
+    keep = (seconds >= 0) & (seconds < len(volume) * slots_per_day * slot_seconds)
+    keep[keep] = volume[(seconds[keep] // 86400).astype(np.int64)] > 0
+    kept = np.flatnonzero(keep)[np.argsort(seconds[keep], kind="stable")]
+    new_index = np.full(len(seconds), -1)
+    new_index[kept] = np.arange(len(kept))
+    kept_thread = thread[kept]
+    kept_thread = np.where(kept_thread >= 0, new_index[np.maximum(kept_thread, 0)], -1)
+    return (kept, (seconds[kept] // slot_seconds).astype(np.int64), (seconds[kept] % 86400) / 3600.0,
+            kept_thread)
+
+
+def slot_states(slots_per_day: int, slot_hours: float, commute_hours: float, wake: np.ndarray,
+                bedtime: np.ndarray, workday: np.ndarray, leave: np.ndarray, work_end: np.ndarray,
+                home_again: np.ndarray, errand_start: np.ndarray, outing_start: np.ndarray,
+                outing_end: np.ndarray, exercise_start: np.ndarray, trip_start: np.ndarray) -> np.ndarray:
+    """Every plan item as a mask over the slots, the first that covers a slot chosen by np.select."""
+    d = np.repeat(np.arange(len(wake)), slots_per_day)
+    h = np.tile(np.arange(slots_per_day) * slot_hours, len(wake))
+    previous_bedtime = np.concatenate(([bedtime[0] - 24], bedtime[:-1]))[d] - 24
+    previous_outing_end = np.concatenate(([np.nan], outing_end[:-1]))[d] - 24
+    asleep = (h >= bedtime[d]) | ((h < wake[d]) & (h >= previous_bedtime))
+    commuting = workday[d] & (((h >= leave[d]) & (h < leave[d] + commute_hours))
+                              | ((h >= work_end[d]) & (h < home_again[d])))
+    working = workday[d] & (h >= leave[d] + commute_hours) & (h < work_end[d])
+    errand = (h >= errand_start[d]) & (h < errand_start[d] + 0.5)
+    outing = ((h >= outing_start[d]) & (h < outing_end[d])) | (h < previous_outing_end)
+    exercise = (h >= exercise_start[d]) & (h < exercise_start[d] + 0.75)
+    travel = (h >= trip_start[d]) & (h < trip_start[d] + 3.0)
+    return np.select([asleep, travel, commuting, working & ~errand, exercise, outing, errand],
+                     [0, 7, 2, 3, 6, 5, 4], default=1).astype(np.int8)
+
+
+def slot_places(state: np.ndarray, slots_per_day: int, slot_hours: float, outing_end: np.ndarray,
+                errand_place: np.ndarray, outing_place: np.ndarray, home: int, work: int,
+                airport: int) -> np.ndarray:
+    """The place of each state through np.select, the outing's day through a mask."""
+    d = np.arange(len(state)) // slots_per_day
+    h = (np.arange(len(state)) % slots_per_day) * slot_hours
+    previous_outing_end = np.concatenate(([np.nan], outing_end[:-1]))[d] - 24
+    outing_day = np.where(h < previous_outing_end, np.maximum(d - 1, 0), d)
+    chosen = np.select([state == 3, state == 4, state == 5, state == 7],
+                       [work, errand_place[d], outing_place[outing_day], airport], default=home)
+    return chosen.astype(np.int16)
+
+
+def branch_exponents(asleep: np.ndarray, opened: np.ndarray, later: np.ndarray, z_seen: np.ndarray,
+                     z_decision: np.ndarray, swipe_share: float, delayed_share: float, delayed_seconds: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every branch computed for every row, one picked by np.where."""
+    decision = [np.where(later < delayed_share, 1.3 * z_decision, 0.8 * z_decision),
+                np.where(later < swipe_share, 0.7 * z_decision, 1.0 * z_decision)]
+    median = [np.where(later < delayed_share, delayed_seconds, 4.0),
+              np.where(later < swipe_share, 3.0, 2400.0)]
+    return (np.where(asleep, 0.8 * z_seen, 1.1 * z_seen), np.where(opened, *decision),
+            np.where(opened, *median))
+
+
+def seen_seconds(asleep: np.ndarray, seconds_to_wake: np.ndarray, seen_median: float,
+                 ringer_factor: np.ndarray, ringer: np.ndarray, priority_factor: np.ndarray,
+                 priority: np.ndarray, state_factor: np.ndarray, state: np.ndarray, evening: np.ndarray,
+                 spread: np.ndarray) -> np.ndarray:
+    """Both branches for every row, one picked by np.where."""
+    median = seen_median * ringer_factor[ringer] * priority_factor[priority] * state_factor[state] * evening
+    return np.where(asleep, seconds_to_wake + 40.0 * spread, median * spread)
+
+
+def post_channels(app: np.ndarray, pick: np.ndarray, of_app: np.ndarray, triggered_channel: np.ndarray,
+                  alarm: np.ndarray, trigger_on: np.ndarray, trigger_draws: np.ndarray,
+                  triggered_share: float) -> np.ndarray:
+    """The picked and the triggered channel of every post, one chosen by np.where."""
+    triggered = triggered_channel[app]
+    use_trigger = (triggered >= 0) & (alarm | (trigger_on & (trigger_draws < triggered_share)))
+    return np.where(use_trigger, triggered, of_app[app, pick])
+
+
+def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.ndarray) -> np.ndarray:
+    """One fancy-indexed assignment over the follow-ups."""
+    out = values.copy()
+    follow_up = thread_position > 0
+    out[follow_up] = out[thread[follow_up]]
+    return out
+
+
+def carried_channels(lookup: np.ndarray, subjects: np.ndarray, updates: np.ndarray, app: np.ndarray,
+                     category: np.ndarray, priority: np.ndarray, visibility: np.ndarray, ongoing: np.ndarray,
+                     subject: np.ndarray, number_of_updates: np.ndarray) -> np.ndarray:
+    """One fancy index into the lookup and two into the carried values."""
+    channel = lookup[app, category, priority, visibility, ongoing]
+    safe = np.maximum(channel, 0)
+    carried = subjects[safe, subject] & updates[safe, number_of_updates]
+    return np.where((channel >= 0) & carried, channel, -1)
+
+
+def context_codes(slot: np.ndarray, slots_per_day: int, place: np.ndarray, activity: np.ndarray,
+                  noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray, charging: np.ndarray,
+                  headphones: np.ndarray, music: np.ndarray, flag_codes: np.ndarray,
+                  weekday_of_day: np.ndarray, hour: np.ndarray, time_block: np.ndarray) -> np.ndarray:
+    """Every per-slot array read at the slots, the flags through np.where, stacked."""
+    flags = [np.where(flag[slot], codes[1], codes[0])
+             for flag, codes in zip((charging, headphones, music), flag_codes, strict=True)]
+    rows = [place[slot], activity[slot], noise[slot], proximity[slot], ringer[slot], *flags,
+            weekday_of_day[slot // slots_per_day], time_block[hour.astype(np.int64)]]
+    return np.stack(rows).astype(np.int16)
+
+
+def seconds_to_wake(slot: np.ndarray, hour: np.ndarray, seconds: np.ndarray, wake: np.ndarray,
+                    slots_per_day: int) -> np.ndarray:
+    """The day after a post's wake-up hour through a mask, the wake-up's second through a gather."""
+    day = slot // slots_per_day
+    after_wake = day + (hour >= wake[day])
+    wake_seconds = (after_wake * 24.0 + wake[np.minimum(after_wake, len(wake) - 1)]) * 3600
+    return np.maximum(wake_seconds - seconds, 0.0)
 
 
 def keyed_decayed_sums(seconds: np.ndarray, keys: np.ndarray, n_keys: int, tau_seconds: float,
@@ -92,6 +235,44 @@ def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.nda
             level = min(100.0, level + per_slot_charge * (end - t))
             t = end
     return np.array(starts, dtype=np.int64), np.array(levels, dtype=np.float64), np.array(plugged, dtype=bool)
+
+
+def next_true(mask: np.ndarray) -> np.ndarray:
+    """Index of the first True at or after each position (len(mask) when none)."""
+    positions = np.where(mask, np.arange(len(mask)), len(mask))
+    return np.minimum.accumulate(positions[::-1])[::-1]
+
+
+def spending(state: np.ndarray, music: np.ndarray, drain_by_state: np.ndarray, music_drain: float,
+             drain_per_slot: float, charger_by_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A cumulative sum of the slots' drain, and a reversed running minimum of the charger slots."""
+    drain = drain_per_slot * (drain_by_state[state] + music_drain * music)
+    return np.concatenate(([0.0], np.cumsum(drain))), next_true(charger_by_state[state])
+
+
+def slot_levels(spent: np.ndarray, starts: np.ndarray, levels: np.ndarray, plugged: np.ndarray,
+                per_slot_charge: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each slot's run through np.repeat, both levels computed for every slot."""
+    n = len(spent) - 1
+    run = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, n]))
+    since = np.arange(n) - starts[run]
+    charging = plugged[run]
+    percent = np.where(charging, np.minimum(100.0, levels[run] + per_slot_charge * since),
+                       np.maximum(1.0, levels[run] - (spent[:n] - spent[starts[run]])))
+    return percent, charging
+
+
+def slot_ringer(state: np.ndarray, segment: np.ndarray, segment_mode: np.ndarray, quiet_night: np.ndarray,
+                night_mode: np.ndarray, do_not_disturb: np.ndarray, slots_per_day: int, slot_hours: float,
+                quiet_until_hour: float, sleep: int, home: int, silent: int) -> np.ndarray:
+    """The slots' days, hours and nights (noon to noon) as arrays, the modes chosen by np.where."""
+    day = np.repeat(np.arange(len(state) // slots_per_day), slots_per_day)
+    hour = np.tile(np.arange(slots_per_day) * slot_hours, len(state) // slots_per_day)
+    night = ((day * 24 + hour + 12) // 24).astype(np.int64)
+    small_hours = (hour < quiet_until_hour) & (state == home)
+    quieted = quiet_night[night] & ((state == sleep) | small_hours)
+    mode = np.where(quieted, night_mode[night], segment_mode[segment])
+    return np.where(do_not_disturb[day], silent, mode).astype(np.int16)
 
 
 def markov_chain(first: np.ndarray, cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:

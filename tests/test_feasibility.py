@@ -72,3 +72,15 @@ def test_the_model_document_lists_the_channels_the_code_has():
     document = (Path(__file__).resolve().parent.parent / "docs" / "model.md").read_text()
     assert refresh(document) == document, "docs/model.md is stale: run python scripts/model_docs.py"
     assert "| messaging | messages | 0.86 | msg | high | private | False |" in document
+
+
+def test_channel_of_finds_every_channel_in_rows_and_in_a_column():
+    table = app_catalog().channels
+    codes = {"postingApp": table.app, "category": table.category, "priority": table.priority,
+             "visibility": table.visibility, "ongoing": table.ongoing,
+             "subject": np.argmax(table.subjects, axis=1), "numberOfUpdates": table.usual_updates}
+    every_channel = np.arange(len(table.app))
+    np.testing.assert_array_equal(channel_of(codes), every_channel)
+    np.testing.assert_array_equal(channel_of({f: c[:, None] for f, c in codes.items()})[:, 0], every_channel)
+    codes["subject"] = np.argmin(table.subjects, axis=1)  # a subject no channel carries
+    assert (channel_of(codes) == -1).all()

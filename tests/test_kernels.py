@@ -7,28 +7,42 @@ from __future__ import annotations
 import kernel_references as reference
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from pushgen.model import (
+    arrivals_kernel,
+    content_kernel,
     device,
     device_kernel,
     engagement_kernel,
     exposure_kernel,
+    feasibility_kernel,
+    features_kernel,
     regime_kernel,
+    routine,
+    routine_kernel,
     sampling,
     sampling_kernel,
     situations_kernel,
+    timings,
+    timings_kernel,
 )
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
 
-KERNELS = (sampling_kernel.stacked_search, exposure_kernel.keyed_decayed_sums, device_kernel.charge_runs,
-           regime_kernel.markov_chain, engagement_kernel.autoregression, engagement_kernel.situation_effects,
-           engagement_kernel.feature_sums, engagement_kernel.open_logits, engagement_kernel.row_states,
-           engagement_kernel.state_exponents,
-           situations_kernel.clock_exponents, situations_kernel.situation_columns)
+KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arrivals_kernel.all_posts,
+           arrivals_kernel.time_order,
+           routine_kernel.slot_states, routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums,
+           device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
+           device_kernel.slot_ringer, regime_kernel.markov_chain, engagement_kernel.autoregression,
+           engagement_kernel.situation_effects, engagement_kernel.feature_sums, engagement_kernel.open_logits,
+           engagement_kernel.row_states, engagement_kernel.state_exponents,
+           situations_kernel.clock_exponents, situations_kernel.situation_columns,
+           timings_kernel.branch_exponents, timings_kernel.seen_seconds,
+           timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
+           feasibility_kernel.carried_channels, features_kernel.context_codes)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -39,7 +53,7 @@ def test_every_kernel_keeps_its_python_source_for_readers():
 
 @st.composite
 def cumulative_rows(draw: st.DrawFn) -> np.ndarray:
-    rows, width = draw(st.integers(1, 12)), draw(st.sampled_from([1, 2, 3, 5, 9, 16, 17, 40]))
+    rows, width = draw(st.integers(1, 12)), draw(st.sampled_from([1, 2, 3, 5, 9, 16, 17, 40, 183]))
     masses = st.sampled_from([0.0, 1e-300, 0.3, 1.0, 7.5])
     weights = draw(hnp.arrays(np.float64, (rows, width), elements=masses))
     weights[:, -1] += 1e-9  # a row needs some mass
@@ -48,15 +62,12 @@ def cumulative_rows(draw: st.DrawFn) -> np.ndarray:
 
 @settings(max_examples=80, deadline=None)
 @given(cdf=cumulative_rows(), data=st.data())
-def test_stacked_search_equals_one_search_over_the_whole_array(cdf, data):
-    width = cdf.shape[1]
-    stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
+def test_categorical_codes_equal_one_search_over_the_stacked_rows(cdf, data):
     rows = data.draw(hnp.arrays(np.int64, st.integers(0, 60), elements=st.integers(0, len(cdf) - 1)))
     uniform = st.one_of(st.floats(0, 1, exclude_max=True), st.sampled_from([0.0, 0.3, 1 - 2**-53]))
     u = data.draw(hnp.arrays(np.float64, len(rows), elements=uniform))
-    keys = u + rows
-    np.testing.assert_array_equal(sampling_kernel.stacked_search(stacked, keys, rows, width),
-                                  reference.stacked_search(stacked, keys, rows, width))
+    np.testing.assert_array_equal(sampling_kernel.categorical_codes(cdf, u, rows),
+                                  reference.categorical_codes(cdf, u, rows))
 
 
 def test_categorical_rows_draws_each_row_with_its_probabilities():
@@ -66,6 +77,177 @@ def test_categorical_rows_draws_each_row_with_its_probabilities():
     for r in (0, 1):
         share = np.bincount(codes[rows == r], minlength=3) / 200_000
         np.testing.assert_allclose(share, p[r], atol=0.004)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 4), apps=st.integers(1, 4), n=st.integers(0, 60))
+def test_thinned_slots_equal_the_mask_of_kept_proposals(data, days, apps, n):
+    day = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, days - 1)))
+    slot_of_day = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 7)))
+    row = np.sort(data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, apps - 1))))
+    sleeping = data.draw(hnp.arrays(np.bool_, (days, 8))).astype(np.float64)
+    asleep_factor = data.draw(hnp.arrays(np.float64, apps, elements=st.sampled_from([0.0, 0.1, 0.5, 1.0])))
+    draws = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1, exclude_max=True)))
+    inputs = (day, slot_of_day, row, sleeping, asleep_factor, draws)
+    expected = reference.thinned_slots(*inputs)
+    for got, wanted in zip(arrivals_kernel.thinned_slots(*inputs), expected, strict=True):
+        np.testing.assert_array_equal(got, wanted)
+        assert got.dtype == wanted.dtype
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), count=st.integers(0, 40), n_alarms=st.integers(0, 4))
+def test_all_posts_equal_the_repeats_and_cumulative_sums(data, count, n_alarms):
+    seconds = data.draw(hnp.arrays(np.float64, count, elements=st.floats(0, 1e7)))
+    app = data.draw(hnp.arrays(np.int64, count, elements=st.integers(0, 105)))
+    messaging = data.draw(hnp.arrays(np.bool_, count))
+    follow_ups = data.draw(hnp.arrays(np.int64, int(messaging.sum()), elements=st.integers(0, 5)))
+    gaps = data.draw(hnp.arrays(np.float64, int(follow_ups.sum()),
+                                elements=st.one_of(st.floats(0, 600), st.sampled_from([0.0, 1e-300, 75.1]))))
+    alarms = data.draw(hnp.arrays(np.float64, n_alarms, elements=st.floats(0, 1e7)))
+    inputs = (seconds, app, messaging, follow_ups, gaps, alarms, 7)
+    for got, expected in zip(arrivals_kernel.all_posts(*inputs), reference.all_posts(*inputs), strict=True):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 50), share=st.floats(0, 1))
+def test_post_channels_and_thread_values_equal_the_wheres_and_fancy_indexing(data, n, share):
+    apps, width = 6, 3
+    of_app = data.draw(hnp.arrays(np.int64, (apps, width), elements=st.integers(-1, 20)))
+    triggered_channel = data.draw(hnp.arrays(np.int64, apps, elements=st.integers(-1, 20)))
+    app = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, apps - 1)))
+    pick = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, width - 1)))
+    flags = data.draw(hnp.arrays(np.bool_, n)), data.draw(hnp.arrays(np.bool_, n))
+    draws = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1, exclude_max=True)))
+    inputs = (app, pick, of_app, triggered_channel, *flags, draws, share)
+    channel = content_kernel.post_channels(*inputs)
+    np.testing.assert_array_equal(channel, reference.post_channels(*inputs))
+    position = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 3)))
+    thread = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0))))
+    np.testing.assert_array_equal(content_kernel.thread_values(channel, position, thread),
+                                  reference.thread_values(channel, position, thread))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40))
+def test_carried_channels_equal_the_fancy_indexing_also_for_negative_and_bad_codes(data, n):
+    shape = (3, 2, 2, 2, 2)
+    lookup = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-1, 5)))
+    subjects, updates = data.draw(hnp.arrays(np.bool_, (6, 4))), data.draw(hnp.arrays(np.bool_, (6, 3)))
+    sizes = (*shape, 4, 3)
+    codes = [data.draw(hnp.arrays(np.int16, n, elements=st.integers(-size - 1, size))) for size in sizes]
+    inputs = (lookup, subjects, updates, *codes)
+    try:
+        expected = reference.carried_channels(*inputs)
+    except IndexError:
+        with pytest.raises(IndexError, match="out of range"):
+            feasibility_kernel.carried_channels(*inputs)
+        return
+    np.testing.assert_array_equal(feasibility_kernel.carried_channels(*inputs), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 3), n=st.integers(0, 40))
+def test_context_codes_equal_the_gathers_and_wheres(data, days, n):
+    slots = days * 8
+
+    def per_slot(dtype: type, elements: st.SearchStrategy | None = None) -> np.ndarray:
+        return data.draw(hnp.arrays(dtype, slots, elements=elements))
+
+    codes = st.integers(0, 300)
+    inputs = (data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, slots - 1))), 8,
+              *(per_slot(np.int16, codes) for _ in range(5)), *(per_slot(np.bool_) for _ in range(3)),
+              data.draw(hnp.arrays(np.int16, (3, 2), elements=codes)),
+              data.draw(hnp.arrays(np.int8, days, elements=st.integers(0, 6))),
+              data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),
+              data.draw(hnp.arrays(np.int16, 24, elements=codes)))
+    np.testing.assert_array_equal(features_kernel.context_codes(*inputs), reference.context_codes(*inputs))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 4), n=st.integers(0, 40))
+def test_seconds_to_wake_equal_the_masks_and_gathers(data, days, n):
+    slot = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, days * 8 - 1)))
+    hour = (slot % 8) * 3.0 + data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 3, exclude_max=True)))
+    seconds = (slot // 8) * 86400.0 + hour * 3600.0
+    wake = data.draw(hnp.arrays(np.float64, days, elements=st.one_of(st.floats(-2, 20), st.just(6.0))))
+    inputs = (slot, hour, seconds, wake, 8)
+    np.testing.assert_array_equal(timings_kernel.seconds_to_wake(*inputs), reference.seconds_to_wake(*inputs))
+
+
+@st.composite
+def posts_to_order(draw: st.DrawFn) -> tuple:
+    days = draw(st.integers(1, 4))
+    volume = draw(hnp.arrays(np.float64, days, elements=st.sampled_from([0.0, 0.6, 1.7])))
+    n = draw(st.integers(0, 120))
+    times = st.one_of(st.floats(-2000, days * 86400 + 2000), st.sampled_from([0.0, 900.0, 86399.5, 86400.0]))
+    seconds = draw(hnp.arrays(np.float64, n, elements=times))
+    thread = draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0)))) if n else np.zeros(0, int)
+    return seconds, thread, volume, 900.0, 96
+
+
+@settings(max_examples=80, deadline=None)
+@given(posts=posts_to_order())
+def test_time_order_equals_a_mask_and_a_stable_sort(posts):
+    for got, expected in zip(arrivals_kernel.time_order(*posts), reference.time_order(*posts), strict=True):
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == expected.dtype
+
+
+def test_the_routine_kernels_name_the_routine_states_by_their_codes():
+    assert [getattr(routine_kernel, state.name) for state in routine.State] == list(routine.State)
+
+
+@st.composite
+def day_plans(draw: st.DrawFn) -> tuple:
+    days = draw(st.integers(1, 5))
+    hours = st.one_of(st.floats(-3, 30), st.sampled_from([0.0, 6.25, 24.0]))
+    maybe_hours = st.one_of(hours, st.just(np.nan))
+
+    def per_day(elements: st.SearchStrategy) -> np.ndarray:
+        return draw(hnp.arrays(np.float64, days, elements=elements))
+
+    workday = draw(hnp.arrays(np.bool_, days))
+    return (8, 3.0, draw(st.sampled_from([0.0, 0.4, 1.25])), per_day(hours), per_day(hours), workday,
+            per_day(hours), per_day(hours), per_day(hours), per_day(maybe_hours), per_day(maybe_hours),
+            per_day(maybe_hours), per_day(maybe_hours), per_day(maybe_hours))
+
+
+@settings(max_examples=80, deadline=None)
+@given(plan=day_plans(), data=st.data())
+def test_slot_states_and_places_equal_the_masks_and_selects(plan, data):
+    state = routine_kernel.slot_states(*plan)
+    np.testing.assert_array_equal(state, reference.slot_states(*plan))
+    days, outing_end = len(plan[3]), plan[10]
+    codes = st.integers(0, 200)
+    places = (state, 8, 3.0, outing_end, data.draw(hnp.arrays(np.int16, days, elements=codes)),
+              data.draw(hnp.arrays(np.int16, days, elements=codes)), 11, 12, 13)
+    np.testing.assert_array_equal(routine_kernel.slot_places(*places), reference.slot_places(*places))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 60), shares=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+       delay=st.floats(1, 1e4), median=st.floats(1, 500))
+def test_timing_kernels_equal_both_branches_picked_by_where(data, n, shares, delay, median):
+    def rows(dtype: type, elements: st.SearchStrategy) -> np.ndarray:
+        return data.draw(hnp.arrays(dtype, n, elements=elements))
+
+    normal = st.floats(-6, 6)
+    asleep, opened = rows(np.bool_, st.booleans()), rows(np.bool_, st.booleans())
+    branches = (asleep, opened, rows(np.float64, st.floats(0, 1, exclude_max=True)), rows(np.float64, normal),
+                rows(np.float64, normal), *shares, delay)
+    expected = reference.branch_exponents(*branches)
+    for got, wanted in zip(timings_kernel.branch_exponents(*branches), expected, strict=True):
+        np.testing.assert_array_equal(got, wanted)
+    ringer, priority = rows(np.int16, st.integers(0, 2)), rows(np.int16, st.integers(0, 5))
+    state = rows(np.int8, st.integers(0, 7))
+    seen = (asleep, rows(np.float64, st.floats(0, 9e4)), median, timings.RINGER_BY_CODE, ringer,
+            timings.PRIORITY_BY_CODE, priority, timings.STATE_FACTOR, state,
+            timings.evening_factor(rows(np.float64, st.floats(0, 24, exclude_max=True))),
+            np.exp(rows(np.float64, normal)))
+    np.testing.assert_array_equal(timings_kernel.seen_seconds(*seen), reference.seen_seconds(*seen))
 
 
 @settings(max_examples=60, deadline=None)
@@ -120,7 +302,7 @@ def charge_inputs(draw: st.DrawFn) -> tuple:
     topups = draw(hnp.arrays(np.int64, st.integers(1, 8), elements=st.integers(1, 10)))
     level = draw(st.floats(1, 100))
     threshold = draw(st.floats(0, 60))
-    return spent, device._next_true(can_charge), starts, ends, topups, level, threshold, 13.75
+    return spent, reference.next_true(can_charge), starts, ends, topups, level, threshold, 13.75
 
 
 @settings(max_examples=80, deadline=None)
@@ -128,6 +310,38 @@ def charge_inputs(draw: st.DrawFn) -> tuple:
 def test_charge_runs_equal_the_event_loop_in_python(inputs):
     for got, expected in zip(device_kernel.charge_runs(*inputs), reference.charge_runs(*inputs), strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), inputs=charge_inputs(), drain=st.floats(0, 5))
+def test_battery_spending_and_levels_equal_the_cumulative_sums_and_repeats(data, inputs, drain):
+    n = len(inputs[0]) - 1
+    state = data.draw(hnp.arrays(np.int8, n, elements=st.integers(0, 7)))
+    music = data.draw(hnp.arrays(np.bool_, n))
+    spending = (state, music, device.DRAIN_BY_STATE, device.MUSIC_DRAIN, drain, device.CHARGER_AT_HAND)
+    for got, expected in zip(device_kernel.spending(*spending), reference.spending(*spending), strict=True):
+        np.testing.assert_array_equal(got, expected)
+    spent, next_charger = device_kernel.spending(*spending)
+    runs = device_kernel.charge_runs(spent, next_charger, *inputs[2:])
+    assume(np.all(np.diff(runs[0]) >= 0))  # runs in order, as a battery that drains gives them
+    levels = (spent, *runs, inputs[-1])
+    for got, expected in zip(device_kernel.slot_levels(*levels), reference.slot_levels(*levels), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), days=st.integers(1, 4), segments=st.integers(1, 5))
+def test_slot_ringer_equals_the_masks_and_wheres(data, days, segments):
+    n = days * 8
+    state = data.draw(hnp.arrays(np.int8, n, elements=st.integers(0, 7)))
+    segment = np.sort(data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, segments - 1))))
+    modes = st.integers(0, 2)
+    segment_mode = data.draw(hnp.arrays(np.int64, segments, elements=modes))
+    quiet_night = data.draw(hnp.arrays(np.bool_, days + 1))
+    night_mode = data.draw(hnp.arrays(np.int64, days + 1, elements=modes))
+    do_not_disturb = data.draw(hnp.arrays(np.bool_, days))
+    inputs = (state, segment, segment_mode, quiet_night, night_mode, do_not_disturb, 8, 3.0, 6.0, 0, 1, 2)
+    np.testing.assert_array_equal(device_kernel.slot_ringer(*inputs), reference.slot_ringer(*inputs))
 
 
 @st.composite

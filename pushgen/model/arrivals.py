@@ -19,10 +19,10 @@ Exponential gaps. The clock posts an alarm at wake-up on days the user sets one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
+from pushgen.model.arrivals_kernel import all_posts, thinned_slots, time_order
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
@@ -37,15 +37,12 @@ FOLLOW_UP_GAP_SECONDS = 75.0
 @dataclass(frozen=True)
 class Arrivals:
     seconds: np.ndarray  # float64, since the grid's first midnight, sorted
-    app: np.ndarray  # int16 app code
+    app: np.ndarray  # int64 app code
     thread_position: np.ndarray  # int16, 0 for the first message of a conversation
     thread: np.ndarray  # int64, the row's conversation (its first row's index); -1 for none
     alarm: np.ndarray  # bool
-
-    @cached_property
-    def slot(self) -> np.ndarray:
-        """Each arrival's slot of the time grid (computed once, read by every later node)."""
-        return (self.seconds // SLOT_SECONDS).astype(np.int64)
+    slot: np.ndarray  # int64, the arrival's slot of the time grid
+    hour: np.ndarray  # float64, hours since the arrival's midnight
 
 
 def rhythm(folio: Portfolio) -> np.ndarray:
@@ -85,9 +82,7 @@ def routine_arrivals(
     row = np.repeat(np.arange(len(apps)), proposals)
     day = categorical_rows(np.cumsum(day_factor, axis=1), row, rng)
     slot_of_day = categorical_rows(np.cumsum(per_day, axis=1), row, rng)
-    slot = day.astype(np.int64) * per_day.shape[1] + slot_of_day
-    keep = np.where(sleeping.ravel()[slot] > 0, rng.random(len(slot)) < asleep_factor[row], True)
-    return slot[keep], row[keep]
+    return thinned_slots(day, slot_of_day, row, sleeping, asleep_factor, rng.random(len(row)))
 
 
 def triggered_arrivals(
@@ -95,16 +90,19 @@ def triggered_arrivals(
     catalog: AppCatalog, rng: np.random.Generator,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Slot and portfolio row of arrivals caused by music, commuting/travel or a workout."""
-    active = {
-        TRIGGERS.index("music"): music & phone_on,
-        TRIGGERS.index("commute"): ((state == State.COMMUTE) | (state == State.TRAVEL)) & phone_on,
-        TRIGGERS.index("exercise"): (state == State.EXERCISE) & phone_on,
+    lasting = {
+        "music": lambda: music,
+        "commute": lambda: (state == State.COMMUTE) | (state == State.TRAVEL),
+        "exercise": lambda: state == State.EXERCISE,
     }
+    app_trigger = catalog.trigger[folio.apps]
     slots, rows = [], []
-    for trigger, on in active.items():
-        members = np.flatnonzero(catalog.trigger[folio.apps] == trigger)
-        on_slots = np.flatnonzero(on)
-        if not len(members) or not len(on_slots):
+    for trigger, during in lasting.items():
+        members = np.flatnonzero(app_trigger == TRIGGERS.index(trigger))
+        if not len(members):
+            continue
+        on_slots = np.flatnonzero(during() & phone_on)
+        if not len(on_slots):
             continue
         # the user's apps of one trigger split its time
         counts = rng.poisson(folio.trigger_rate[members] / len(members) * SLOT_HOURS * len(on_slots))
@@ -138,16 +136,8 @@ def arrivals(
 
     # conversations: messaging arrivals start threads, the first counts as position 0
     messaging = catalog.kind_of_app[app] == kind_code("messaging")
-    starts = np.flatnonzero(messaging)
-    follow_ups = rng.geometric(1.0 / (1.0 + folio.chattiness), len(starts)) - 1
-    parent = np.repeat(starts, follow_ups)
-    gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, len(parent))
-    with_follow_ups = follow_ups > 0
-    counts = follow_ups[with_follow_ups]
-    first = np.cumsum(counts) - counts
-    position = np.arange(len(parent)) - np.repeat(first, counts) + 1
-    offset = np.cumsum(gaps)
-    offset -= np.repeat(offset[first] - gaps[first], counts) if len(parent) else 0.0
+    follow_ups = rng.geometric(1.0 / (1.0 + folio.chattiness), np.count_nonzero(messaging)) - 1
+    gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, follow_ups.sum())
 
     # alarms at wake-up
     p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off) * (volume > 0)
@@ -155,26 +145,16 @@ def arrivals(
     alarm_seconds = (alarm_days * 24 + plan.wake[alarm_days]) * 3600.0 - rng.uniform(
         0, 60, len(alarm_days))
 
-    all_seconds = np.concatenate([seconds, seconds[parent] + offset, alarm_seconds])
-    all_app = np.concatenate([app, app[parent], np.full(len(alarm_days), folio.clock_app)])
-    all_position = np.concatenate([np.zeros(count, dtype=np.int64), position,
-                                   np.zeros(len(alarm_days), dtype=np.int64)])
-    thread = np.concatenate([np.where(messaging, np.arange(count), -1), parent,
-                             np.full(len(alarm_days), -1)])
-    is_alarm = np.r_[np.zeros(len(seconds) + len(parent), dtype=bool),
-                     np.ones(len(alarm_days), dtype=bool)]
-    keep = (all_seconds >= 0) & (all_seconds < grid.slots * SLOT_SECONDS)
-    keep[keep] = volume[(all_seconds[keep] // 86400).astype(np.int64)] > 0
-    order = np.argsort(all_seconds[keep], kind="stable")
-    kept = np.flatnonzero(keep)[order]
-    new_index = np.full(len(all_seconds), -1)
-    new_index[kept] = np.arange(len(kept))
-    thread = thread[kept]
-    thread = np.where(thread >= 0, new_index[np.maximum(thread, 0)], -1)
+    all_seconds, all_app, all_position, thread, is_alarm = all_posts(
+        seconds, app, messaging, follow_ups, gaps, alarm_seconds, folio.clock_app)
+    kept, slot, hour, thread = time_order(all_seconds, thread, volume, float(SLOT_SECONDS),
+                                          grid.slots // grid.days)
     return Arrivals(
         seconds=all_seconds[kept],
         app=all_app[kept],
-        thread_position=all_position[kept].astype(np.int16),
+        thread_position=all_position[kept],
         thread=thread,
         alarm=is_alarm[kept],
+        slot=slot,
+        hour=hour,
     )

@@ -10,6 +10,7 @@ app posts that combination.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -36,6 +37,40 @@ class ChannelTable:
     topic_weight: np.ndarray  # (C, n_subject) the app's mix over the channel's subjects
     of_app: np.ndarray  # (A, max channels) channel indices, -1 padded
     lookup: np.ndarray  # (A, n_category, n_priority, n_visibility, 2) channel or -1
+
+    @cached_property
+    def untriggered_cdf(self) -> np.ndarray:
+        """(A, max channels) cumulative shares of each app's untriggered channels in ``of_app``
+        order; an app that posts only when triggered: all on its first."""
+        safe = np.maximum(self.of_app, 0)
+        untriggered = np.where((self.of_app >= 0) & ~self.triggered[safe], self.share[safe], 0.0)
+        untriggered[untriggered.sum(axis=1) == 0, 0] = 1.0
+        return np.cumsum(untriggered, axis=1)
+
+    @cached_property
+    def triggered_channel(self) -> np.ndarray:
+        """(A,) each app's triggered channel, -1 for none."""
+        safe = np.maximum(self.of_app, 0)
+        return np.where((self.of_app >= 0) & self.triggered[safe], safe, -1).max(axis=1)
+
+    @cached_property
+    def other_updates(self) -> np.ndarray:
+        """(C, n_updates) the numberOfUpdates levels each channel carries besides its usual one."""
+        others = self.updates.copy()
+        others[np.arange(len(others)), self.usual_updates] = False
+        return others
+
+    @cached_property
+    def other_updates_cdf(self) -> np.ndarray:
+        """(C, n_updates) cumulative weights of each channel's other numberOfUpdates levels (of all
+        levels for a channel with none)."""
+        has_others = self.other_updates.any(axis=1, keepdims=True)
+        return np.cumsum(np.where(has_others, self.other_updates, True).astype(np.float64), axis=1)
+
+    @cached_property
+    def carries_every_update(self) -> np.ndarray:
+        """(C,) whether a channel carries every numberOfUpdates level."""
+        return self.updates.all(axis=1)
 
     def channel_of(self, codes: dict[str, np.ndarray]) -> np.ndarray:
         """Channel of each notification (arrays of schema codes), -1 for none of its app's."""

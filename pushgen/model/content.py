@@ -22,11 +22,14 @@ from pushgen import schemas
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.channel_table import SIGNATURE, ChannelTable
+from pushgen.model.content_kernel import post_channels, thread_values
 from pushgen.model.sampling import categorical_rows
 
 UPDATE_STEPS = np.array([1, 3, 6])  # thread positions where none->low->medium->high
 TRIGGERED_SHARE = 0.9
 USUAL_UPDATES = 0.8
+UPDATE_LEVELS = np.array([schemas.field("numberOfUpdates").code(v)
+                          for v in ("none", "low", "medium", "high")])
 
 
 def channels(
@@ -36,21 +39,11 @@ def channels(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Channel of every arrival (follow-ups take their conversation's)."""
-    app = arrivals.app.astype(np.int64)
-    valid = table.of_app >= 0
-    safe = np.maximum(table.of_app, 0)
-    untriggered = np.where(valid & ~table.triggered[safe], table.share[safe], 0.0)
-    no_share = untriggered.sum(axis=1) == 0  # trigger-only apps (never sampled without it)
-    untriggered[no_share, 0] = 1.0
-    pick = categorical_rows(np.cumsum(untriggered, axis=1), app, rng)
-    channel = table.of_app[app, pick]
-    triggered = np.where(valid & table.triggered[safe], safe, -1).max(axis=1)[app]
-    use_trigger = (triggered >= 0) & (arrivals.alarm | (trigger_on & (rng.random(len(channel))
-                                                                     < TRIGGERED_SHARE)))
-    channel = np.where(use_trigger, triggered, channel)
-    follow_up = arrivals.thread_position > 0
-    channel[follow_up] = channel[arrivals.thread[follow_up]]
-    return channel
+    app = arrivals.app.astype(np.int64, copy=False)
+    pick = categorical_rows(table.untriggered_cdf, app, rng)
+    channel = post_channels(app, pick, table.of_app, table.triggered_channel, arrivals.alarm, trigger_on,
+                            rng.random(len(app)), TRIGGERED_SHARE)
+    return thread_values(channel, arrivals.thread_position, arrivals.thread)
 
 
 def subject_cdf(table: ChannelTable, user_channels: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
@@ -72,25 +65,17 @@ def content(
     used[channel] = True  # np.unique(channel, return_inverse=True), without sorting the posts
     user_channels, row = np.flatnonzero(used), (np.cumsum(used) - 1)[channel]
     subject = categorical_rows(subject_cdf(table, user_channels, log_interest), row, rng)
-    codes = {"postingApp": arrivals.app.astype(np.int16), "subject": subject}
+    codes = {"postingApp": arrivals.app.copy(), "subject": subject}
     codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})
     codes["numberOfUpdates"] = _updates(table, channel, rng)
-    follow_up = arrivals.thread_position > 0
-    codes["subject"][follow_up] = codes["subject"][arrivals.thread[follow_up]]
-    in_thread = (arrivals.thread >= 0) & table.updates[channel].all(axis=1)
-    updates_field = schemas.field("numberOfUpdates")
-    levels = np.array([updates_field.code(v) for v in ("none", "low", "medium", "high")])
-    codes["numberOfUpdates"][in_thread] = levels[
+    codes["subject"] = thread_values(codes["subject"], arrivals.thread_position, arrivals.thread)
+    in_thread = np.flatnonzero((arrivals.thread >= 0) & table.carries_every_update[channel])
+    codes["numberOfUpdates"][in_thread] = UPDATE_LEVELS[
         np.searchsorted(UPDATE_STEPS, arrivals.thread_position[in_thread], side="right")]
-    return {name: codes[name].astype(np.int16) for name in schemas.NOTIFICATION_FEATURES}
+    return {name: codes[name].astype(np.int16, copy=False) for name in schemas.NOTIFICATION_FEATURES}
 
 
 def _updates(table: ChannelTable, channel: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    usual = table.usual_updates[channel]
-    others = table.updates.astype(np.float64)
-    others[np.arange(len(others)), table.usual_updates] = 0.0
-    has_others = others.sum(axis=1) > 0
-    others[~has_others] = 1.0
-    other = categorical_rows(np.cumsum(others, axis=1), channel, rng)
-    keep_usual = ~has_others[channel] | (rng.random(len(channel)) < USUAL_UPDATES)
-    return np.where(keep_usual, usual, other).astype(np.int16)
+    other = categorical_rows(table.other_updates_cdf, channel, rng)
+    keep_usual = ~table.other_updates.any(axis=1)[channel] | (rng.random(len(channel)) < USUAL_UPDATES)
+    return np.where(keep_usual, table.usual_updates[channel], other).astype(np.int16)

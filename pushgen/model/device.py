@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model.device_kernel import charge_runs
+from pushgen.model.device_kernel import charge_runs, slot_levels, slot_ringer, spending
 from pushgen.model.habits import DeviceHabits
 from pushgen.model.routine import DayPlan, State
 from pushgen.model.sampling import segment_states
@@ -22,6 +22,7 @@ CHARGE_PERCENT_PER_HOUR = 55.0
 # Battery use per awake hour relative to the user's habit, by routine state.
 DRAIN_BY_STATE = np.array([0.15, 1.0, 1.3, 0.8, 1.1, 1.2, 1.5, 1.3])
 MUSIC_DRAIN = 0.6
+CHARGER_AT_HAND = np.isin(np.arange(8), (State.HOME, State.WORK, State.SLEEP))  # by routine state
 LOW_BELOW, HIGH_FROM = 25.0, 70.0  # battery % thresholds of the batteryLevel labels
 QUIET_UNTIL_HOUR = 6.0  # a quieted night lasts, at home, until this hour at least
 
@@ -70,10 +71,8 @@ def battery(
     the level falls below the user's threshold.
     """
     n = grid.slots
-    drain = habits.drain_per_hour * SLOT_HOURS * (DRAIN_BY_STATE[state] + MUSIC_DRAIN * music)
-    spent = np.concatenate(([0.0], np.cumsum(drain)))  # spent[t]: drained before slot t
-    can_charge = (state == State.HOME) | (state == State.WORK) | (state == State.SLEEP)
-    next_charger = _next_true(can_charge)
+    drain_per_slot = habits.drain_per_hour * SLOT_HOURS
+    spent, next_charger = spending(state, music, DRAIN_BY_STATE, MUSIC_DRAIN, drain_per_slot, CHARGER_AT_HAND)
 
     night = rng.random(grid.days) < habits.night_charge
     bed_slot = np.clip(
@@ -90,24 +89,8 @@ def battery(
     starts_arr, levels, plugged = charge_runs(
         spent, next_charger, bed_slot[nights], wake_slot[nights], topup_slots, float(rng.uniform(50, 100)),
         float(habits.topup_threshold), per_slot_charge)
-    lengths = np.diff(np.r_[starts_arr, n])
-    run = np.repeat(np.arange(len(starts_arr)), lengths)
-    since = np.arange(n) - starts_arr[run]
-    start_level = levels[run]
-    charging = plugged[run]
-    percent = np.where(
-        charging,
-        np.minimum(100.0, start_level + per_slot_charge * since),
-        np.maximum(1.0, start_level - (spent[:n] - spent[starts_arr[run]])),
-    )
+    percent, charging = slot_levels(spent, starts_arr, levels, plugged, per_slot_charge)
     return Battery(percent=percent, charging=charging)
-
-
-def _next_true(mask: np.ndarray) -> np.ndarray:
-    """Index of the first True at or after each position (len(mask) when none)."""
-    n = len(mask)
-    positions = np.where(mask, np.arange(n), n)
-    return np.minimum.accumulate(positions[::-1])[::-1]
 
 
 def battery_level(percent: np.ndarray) -> np.ndarray:
@@ -143,12 +126,7 @@ def ringer_mode(
     mode[at_work & (quiet < habits.quiet_at_work)] = np.where(
         rng.random(n) < 0.7, vibrate, silent
     )[at_work & (quiet < habits.quiet_at_work)]
-    mode = mode[segment]
-    night = ((grid.day_of_slot * 24 + grid.hour_of_slot + 12) // 24).astype(np.int64)  # noon to noon
     quiet_night = rng.random(grid.days + 1) < habits.quiet_at_night
     night_mode = np.where(rng.random(grid.days + 1) < 0.75, silent, vibrate)
-    small_hours = (grid.hour_of_slot < QUIET_UNTIL_HOUR) & (state == State.HOME)
-    quieted = quiet_night[night] & ((state == State.SLEEP) | small_hours)
-    mode = np.where(quieted, night_mode[night], mode)
-    return np.where(do_not_disturb[grid.day_of_slot], silent, mode).astype(np.int16)
-
+    return slot_ringer(state, segment, mode, quiet_night, night_mode, do_not_disturb, grid.slots // grid.days,
+                       SLOT_HOURS, QUIET_UNTIL_HOUR, int(State.SLEEP), int(State.HOME), silent)

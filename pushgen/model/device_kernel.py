@@ -61,3 +61,67 @@ def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.nda
             level = min(100.0, level + per_slot_charge * (end - t))
             t = end
     return starts[:runs], levels[:runs], plugged[:runs]
+
+
+@kernel
+def spending(state: np.ndarray, music: np.ndarray, drain_by_state: np.ndarray, music_drain: float,
+             drain_per_slot: float, charger_by_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``spent[t]``, the battery drained before slot t (``len(state) + 1`` values), each slot
+    draining ``drain_per_slot`` x (its state's drain + ``music_drain`` while music plays); and
+    ``next_charger[t]``, the first slot at or after t whose state has a charger at hand
+    (``len(state)`` when none)."""
+    n = len(state)
+    spent = np.empty(n + 1)
+    spent[0] = 0.0
+    for t in range(n):
+        drain = drain_per_slot * (drain_by_state[state[t]] + music_drain * music[t])
+        spent[t + 1] = drain if t == 0 else spent[t] + drain
+    next_charger = np.empty(n, dtype=np.int64)
+    following = n
+    for t in range(n - 1, -1, -1):
+        if charger_by_state[state[t]]:
+            following = t
+        next_charger[t] = following
+    return spent, next_charger
+
+
+@kernel
+def slot_levels(spent: np.ndarray, starts: np.ndarray, levels: np.ndarray, plugged: np.ndarray,
+                per_slot_charge: float) -> tuple[np.ndarray, np.ndarray]:
+    """The battery's percent at each slot's start and whether it is plugged in, from its runs in
+    order (``charge_runs``): rising by ``per_slot_charge`` a slot while plugged, capped at 100, else
+    falling by what is spent, floored at 1."""
+    n = len(spent) - 1
+    percent = np.empty(n)
+    charging = np.empty(n, dtype=np.bool_)
+    for run in range(len(starts)):
+        first = starts[run]
+        end = starts[run + 1] if run + 1 < len(starts) else n
+        for t in range(first, end):
+            charging[t] = plugged[run]
+            if plugged[run]:
+                percent[t] = min(100.0, levels[run] + per_slot_charge * (t - first))
+            else:
+                percent[t] = max(1.0, levels[run] - (spent[t] - spent[first]))
+    return percent, charging
+
+
+@kernel
+def slot_ringer(state: np.ndarray, segment: np.ndarray, segment_mode: np.ndarray, quiet_night: np.ndarray,
+                night_mode: np.ndarray, do_not_disturb: np.ndarray, slots_per_day: int, slot_hours: float,
+                quiet_until_hour: float, sleep: int, home: int, silent: int) -> np.ndarray:
+    """The ringer mode of each slot: its segment's mode, but the night's mode (nights run from
+    noon to noon) while asleep or, at home, before ``quiet_until_hour`` on a quieted night, and
+    ``silent`` all through a do-not-disturb day."""
+    mode = np.empty(len(state), dtype=np.int16)
+    for t in range(len(state)):
+        day, hour = t // slots_per_day, (t % slots_per_day) * slot_hours
+        night = day + 1 if hour >= 12.0 else day
+        quieted = quiet_night[night] and (state[t] == sleep or (hour < quiet_until_hour and state[t] == home))
+        if do_not_disturb[day]:
+            mode[t] = silent
+        elif quieted:
+            mode[t] = night_mode[night]
+        else:
+            mode[t] = segment_mode[segment[t]]
+    return mode

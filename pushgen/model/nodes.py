@@ -11,14 +11,16 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model import engagement, exposure, feasibility, routine, timings
 from pushgen.model.arrivals import Arrivals
-from pushgen.model.catalog import AppCatalog
+from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import Audio, Battery, battery_level
 from pushgen.model.engagement_kernel import row_states
+from pushgen.model.features_kernel import CONTEXT_ROWS, context_codes
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
 from pushgen.model.sampling import segment_states
-from pushgen.model.timegrid import SLOT_SECONDS, TimeGrid
+from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, TimeGrid
+from pushgen.model.timings_kernel import seconds_to_wake
 
 
 def post_slots(posts: Arrivals) -> np.ndarray:
@@ -30,17 +32,15 @@ def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: n
     lasts at its slot (``catalog.TRIGGERS``)."""
     slot = post_slots(posts)
     trigger = catalog.trigger[posts.app]
-    active = np.column_stack([
-        music[slot],
-        (state[slot] == routine.State.COMMUTE) | (state[slot] == routine.State.TRAVEL),
-        state[slot] == routine.State.EXERCISE,
-    ])
-    return (trigger >= 0) & active[np.arange(len(trigger)), np.maximum(trigger, 0)]
+    at_slot = state[slot]
+    travelling = (at_slot == routine.State.COMMUTE) | (at_slot == routine.State.TRAVEL)
+    return np.where(trigger == TRIGGERS.index("music"), music[slot],
+                    np.where(trigger == TRIGGERS.index("commute"), travelling,
+                             (trigger == TRIGGERS.index("exercise")) & (at_slot == routine.State.EXERCISE)))
 
 
-def _bool_codes(name: str, flags: np.ndarray) -> np.ndarray:
-    f = schemas.field(name)
-    return np.where(flags, f.code(True), f.code(False)).astype(np.int16)
+FLAG_CODES = np.array([[schemas.field(name).code(flag) for flag in (False, True)]
+                       for name in ("charging", "headphonesIn", "musicActive")])
 
 
 def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray], place: np.ndarray,
@@ -48,18 +48,13 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
              power: Battery, sound: Audio) -> dict[str, np.ndarray]:
     """Deterministic: the 18 published features of each post, its context read at its slot."""
     slot = post_slots(posts)
-    hour = (posts.seconds % 86400) / 3600.0
-    per_slot = {
-        "place": place, "activity": activity, "noise": noise, "proximity": proximity, "ringerMode": ringer,
-        "batteryLevel": battery_level(power.percent),
-        "charging": _bool_codes("charging", power.charging),
-        "headphonesIn": _bool_codes("headphonesIn", sound.headphones),
-        "musicActive": _bool_codes("musicActive", sound.music),
-    }
+    context = context_codes(slot, SLOTS_PER_DAY, place, activity, noise, proximity, ringer, power.charging,
+                            sound.headphones, sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour,
+                            schemas.hour_to_time_block())
     codes = dict(notification)
-    codes.update({name: values[slot].astype(np.int16) for name, values in per_slot.items()})
-    codes["day"] = grid.weekday_of_day[slot // (86400 // SLOT_SECONDS)].astype(np.int16)
-    codes["time"] = schemas.hour_to_time_block()[hour.astype(np.int64)]
+    codes.update(zip(CONTEXT_ROWS[:5], context[:5], strict=True))  # place ... ringerMode
+    codes["batteryLevel"] = battery_level(power.percent[slot])
+    codes.update(zip(CONTEXT_ROWS[5:], context[5:], strict=True))  # charging ... time
     return codes
 
 
@@ -126,9 +121,6 @@ def response_times(grid: TimeGrid, posts: Arrivals, opened: np.ndarray, codes: d
                    rng: np.random.Generator) -> timings.Timings:
     """seenTime and decisionTime (``timings.timings``), with the time until the next wake-up."""
     slot = post_slots(posts)
-    day = slot // (86400 // SLOT_SECONDS)
-    hour = (posts.seconds % 86400) / 3600.0
-    after_wake = day + (hour >= plan.wake[day])
-    wake_seconds = (after_wake * 24.0 + plan.wake[np.minimum(after_wake, grid.days - 1)]) * 3600
-    return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot],
-                           np.maximum(wake_seconds - posts.seconds, 0.0), hour, attention, rng)
+    to_wake = seconds_to_wake(slot, posts.hour, posts.seconds, plan.wake, SLOTS_PER_DAY)
+    return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot], to_wake, posts.hour,
+                           attention, rng)

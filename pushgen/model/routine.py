@@ -15,8 +15,9 @@ import numpy as np
 
 from pushgen import schemas
 from pushgen.model.habits import Chronotype, Commute, Lifestyle, Places, Schedule
+from pushgen.model.routine_kernel import slot_places, slot_states
 from pushgen.model.sampling import categorical, categorical_rows
-from pushgen.model.timegrid import TimeGrid
+from pushgen.model.timegrid import SLOT_HOURS, TimeGrid
 
 
 class State(IntEnum):
@@ -115,48 +116,24 @@ def day_plan(
 
 def routine_state(grid: TimeGrid, plan: DayPlan, sched: Schedule) -> np.ndarray:
     """Parents: the day plan and the schedule's commute length. Deterministic: the
-    highest-priority plan item covering each slot."""
-    d = grid.day_of_slot
-    h = grid.hour_of_slot
-    previous_bedtime = np.concatenate(([plan.bedtime[0] - 24], plan.bedtime[:-1]))[d] - 24
-    previous_outing_end = _outing_after_midnight(grid, plan)
-    asleep = (h >= plan.bedtime[d]) | ((h < plan.wake[d]) & (h >= previous_bedtime))
-    workday = plan.workday[d]
-    commuting = workday & (
-        ((h >= plan.leave[d]) & (h < plan.leave[d] + sched.commute_hours))
-        | ((h >= plan.work_end[d]) & (h < plan.home_again[d]))
-    )
-    working = workday & (h >= plan.leave[d] + sched.commute_hours) & (h < plan.work_end[d])
-    errand = (h >= plan.errand_start[d]) & (h < plan.errand_start[d] + 0.5)
-    outing = ((h >= plan.outing_start[d]) & (h < plan.outing_end[d])) | (h < previous_outing_end)
-    exercise = (h >= plan.exercise_start[d]) & (h < plan.exercise_start[d] + 0.75)
-    travel = (h >= plan.trip_start[d]) & (h < plan.trip_start[d] + 3.0)
-    return np.select(
-        [asleep, travel, commuting, working & ~errand, exercise, outing, errand],
-        [State.SLEEP, State.TRAVEL, State.COMMUTE, State.WORK, State.EXERCISE, State.LEISURE,
-         State.ERRAND],
-        default=State.HOME,
-    ).astype(np.int8)
+    highest-priority plan item covering each slot.
 
-
-def _outing_after_midnight(grid: TimeGrid, plan: DayPlan) -> np.ndarray:
-    """Per slot: the hour (after midnight) at which the previous evening's outing ends."""
-    return np.concatenate(([np.nan], plan.outing_end[:-1]))[grid.day_of_slot] - 24
+    Each slot is read against its day's plan in ``routine_kernel.slot_states``.
+    """
+    return slot_states(grid.slots // grid.days, SLOT_HOURS, float(sched.commute_hours), plan.wake,
+                       plan.bedtime, plan.workday, plan.leave, plan.work_end, plan.home_again,
+                       plan.errand_start, plan.outing_start, plan.outing_end, plan.exercise_start,
+                       plan.trip_start)
 
 
 def place(grid: TimeGrid, state: np.ndarray, plan: DayPlan, places: Places) -> np.ndarray:
-    """Parents: routine state, the day's errand and outing places. Deterministic given those."""
-    codes = schemas.field("place")
-    d = grid.day_of_slot
-    outing_day = np.where(grid.hour_of_slot < _outing_after_midnight(grid, plan),
-                          np.maximum(d - 1, 0), d)
-    return np.select(
-        [state == State.WORK, state == State.ERRAND, state == State.LEISURE,
-         state == State.TRAVEL],
-        [places.work, plan.errand_place[d], plan.outing_place[outing_day],
-         codes.code("TYPE_AIRPORT")],
-        default=places.home,
-    ).astype(np.int16)
+    """Parents: routine state, the day's errand and outing places. Deterministic given those.
+
+    Each slot is read in ``routine_kernel.slot_places``.
+    """
+    return slot_places(state, grid.slots // grid.days, SLOT_HOURS, plan.outing_end, plan.errand_place,
+                       plan.outing_place, int(places.home), int(places.work),
+                       schemas.field("place").code("TYPE_AIRPORT"))
 
 
 # P(activity | routine state), columns in schema order of `activity`.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.sampling_kernel import stacked_search
+from pushgen.model.sampling_kernel import categorical_codes
 
 
 def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -17,15 +17,11 @@ def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarra
 def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One draw per element of ``rows`` from the cumulative distribution ``cdf[rows]``.
 
-    The normalised rows are stacked end to end (row r spans [r, r + 1)), and each draw is
-    searched in its row (``sampling_kernel.stacked_search``).
+    The normalised rows are stacked end to end (row r spans [r, r + 1]), and each uniform plus
+    its row is located in its row (``sampling_kernel.categorical_codes``).
     """
-    width = cdf.shape[1]
     rows = np.asarray(rows, dtype=np.int64)
-    stacked = (cdf / cdf[:, -1:] + np.arange(len(cdf))[:, None]).ravel()
-    keys = rng.random(len(rows)) + rows
-    flat = stacked_search(stacked, keys, rows, width)
-    return np.minimum(flat - rows * width, width - 1).astype(np.int16)
+    return categorical_codes(np.asarray(cdf, dtype=np.float64), rng.random(len(rows)), rows)
 
 
 def segment_states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""Kernel of ``sampling.categorical_rows``: one sorted search per draw within its row."""
+"""Kernel of ``sampling.categorical_rows``: each draw located in its row's cumulative distribution."""
 
 from __future__ import annotations
 
@@ -6,36 +6,53 @@ import numpy as np
 
 from pushgen.model.compiled import kernel
 
-LINEAR_WIDTH = 16  # up to this many values a row, counting beats bisecting
+LINEAR_WIDTH = 16  # up to this many values a row, counting beats a guide table
 
 
 @kernel
-def stacked_search(stacked: np.ndarray, keys: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
-    """``np.searchsorted(stacked, keys, side="right")`` where key i lies in [rows[i], rows[i] + 1]
-    and ``stacked`` holds normalised cumulative rows r + cdf[r] / cdf[r, -1], end to end.
+def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Code of each draw: ``np.searchsorted(stacked, uniforms + rows, side="right") - rows * width``,
+    capped at ``width - 1``, where ``stacked`` holds the normalised cumulative rows
+    ``r + cdf[r] / cdf[r, -1]`` end to end (row r spans [r, r + 1]).
 
-    Every value of the rows before row r is at most r <= key, and every value of the rows from
-    r + 2 on is above r + 1 >= key, so the search is confined to rows r and r + 1 and gives the
-    index the whole-array search gives.
+    A key u + r lies in [r, r + 1], so every value of the rows before r is below or at it and
+    the code is the count of values of row r (all but its last, which is r + 1) at or below
+    the key. Narrow rows are counted; wide rows start counting where a guide table, built per
+    row over ``width`` equal buckets, says that every value before is below the key.
     """
-    n = len(keys)
-    out = np.empty(n, dtype=np.int64)
-    size = len(stacked)
-    for i in range(n):
-        lo = rows[i] * width
-        hi = min(lo + 2 * width, size)
-        key = keys[i]
-        if width <= LINEAR_WIDTH:  # narrow rows: count without branches
+    n_rows, width = cdf.shape
+    stacked = np.empty((n_rows, width))
+    for r in range(n_rows):
+        for j in range(width):
+            stacked[r, j] = cdf[r, j] / cdf[r, width - 1] + r
+    n = len(uniforms)
+    codes = np.empty(n, dtype=np.int16)
+    last = width - 1
+    if width <= LINEAR_WIDTH:
+        for i in range(n):
+            r = rows[i]
+            key = uniforms[i] + r
             count = 0
-            for j in range(lo, hi):
-                count += stacked[j] <= key
-            out[i] = lo + count
-            continue
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if stacked[mid] <= key:
-                lo = mid + 1
-            else:
-                hi = mid
-        out[i] = lo
-    return out
+            for j in range(last):
+                count += stacked[r, j] <= key
+            codes[i] = count
+        return codes
+    # guide[r, b]: how many values of row r lie below r + (b - 1) / width; a key in bucket b is at
+    # least about r + b / width, so a whole bucket is left for rounding
+    guide = np.empty((n_rows, width + 1), dtype=np.int64)
+    for r in range(n_rows):
+        j = 0
+        guide[r, 0] = 0
+        for b in range(1, width + 1):
+            threshold = r + (b - 1) / width
+            while j < last and stacked[r, j] < threshold:
+                j += 1
+            guide[r, b] = j
+    for i in range(n):
+        r = rows[i]
+        key = uniforms[i] + r
+        j = guide[r, int((key - r) * width)]
+        while j < last and stacked[r, j] <= key:
+            j += 1
+        codes[i] = j
+    return codes

@@ -18,6 +18,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.priors import Priors
 from pushgen.model.routine import State
+from pushgen.model.timings_kernel import branch_exponents, seen_seconds
 
 RINGER_FACTOR = {"vibrate": 0.7, "normal": 1.0, "silent": 3.0}
 STATE_FACTOR = np.array([1.0, 1.5, 0.6, 1.2, 0.9, 1.1, 2.5, 0.9])  # by routine state
@@ -86,18 +87,12 @@ def timings(
     attention habits."""
     n = len(opened)
     asleep = state == State.SLEEP
-    median = habits.seen_median * RINGER_BY_CODE[ringer] * PRIORITY_BY_CODE[priority] * STATE_FACTOR[state]
-    median = median * evening_factor(hour)
     # one standard normal per row and quantity; each branch scales it to its own LogNormal
     z_seen, z_decision = rng.standard_normal(n), rng.standard_normal(n)
-    seen = np.where(asleep, seconds_to_wake + 40.0 * np.exp(0.8 * z_seen),
-                    median * np.exp(1.1 * z_seen))
     later = rng.random(n)
-    swiped = later < habits.swipe_share
-    delayed = later < habits.delayed_share
-    decision = np.where(
-        opened,
-        np.where(delayed, habits.delayed_seconds * np.exp(1.3 * z_decision), 4.0 * np.exp(0.8 * z_decision)),
-        np.where(swiped, 3.0 * np.exp(0.7 * z_decision), 2400.0 * np.exp(1.0 * z_decision)),
-    )
-    return Timings(seen=seen, decision=decision)
+    seen_exponent, decision_exponent, decision_median = branch_exponents(
+        asleep, opened, later, z_seen, z_decision, habits.swipe_share, habits.delayed_share,
+        habits.delayed_seconds)
+    seen = seen_seconds(asleep, seconds_to_wake, habits.seen_median, RINGER_BY_CODE, ringer, PRIORITY_BY_CODE,
+                        priority, STATE_FACTOR, state, evening_factor(hour), np.exp(seen_exponent))
+    return Timings(seen=seen, decision=decision_median * np.exp(decision_exponent))
