@@ -239,8 +239,9 @@ def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray)
 
 
 def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
-               state: RowState, exposure: Exposure) -> np.ndarray:
-    """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes.
+               state: RowState, exposure: Exposure, channel: np.ndarray | None = None) -> np.ndarray:
+    """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes
+    (and, if known, each notification's ``feasibility.channel_of``, flat).
 
     ``combine`` of the row terms, the notification terms and the exposure penalty, in one pass
     (``engagement_kernel.open_logits``) that adds in the same order.
@@ -267,14 +268,14 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
                                                   tables["listening"]),
         tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive")),
         np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group,
-        channel_of(code), priority_effects(), updates_effects(),
+        channel_of(code) if channel is None else channel, priority_effects(), updates_effects(),
         (code["priority"], code["numberOfUpdates"], code["postingApp"]), params.has_app, exposures)
     return logit.reshape(shape)
 
 
 def open_probability(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
-                     state: RowState, exposure: Exposure) -> np.ndarray:
-    return expit(open_logit(params, rows, codes, state, exposure))
+                     state: RowState, exposure: Exposure, channel: np.ndarray | None = None) -> np.ndarray:
+    return expit(open_logit(params, rows, codes, state, exposure, channel))
 
 
 def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,

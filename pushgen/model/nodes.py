@@ -84,26 +84,32 @@ def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, d
 WEEK_BEFORE_SECONDS = 7 * 86400.0
 
 
-def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], params: engagement.EngagementParameters
-                    ) -> exposure.Exposure:
+def channel(codes: dict[str, np.ndarray]) -> np.ndarray:
+    """Deterministic: the channel that posts each notification, as the judge finds it from the
+    codes (``feasibility.channel_of``)."""
+    return feasibility.channel_of(codes)
+
+
+def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], channel: np.ndarray,
+                    params: engagement.EngagementParameters) -> exposure.Exposure:
     """Deterministic: fatigue and habituation the user's earlier notifications leave at each post.
 
     The user had a phone before the dataset's first day: the week before it is taken to have
     brought the first week's notifications, a week earlier, so the first days start from a
     lived-in state rather than from none (habituation fades within days, so nothing of it is
     left by the test months)."""
-    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": feasibility.channel_of(codes)}
+    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
     interrupts = exposure.interruption(codes["priority"], codes["numberOfUpdates"])
     first_week = int(np.searchsorted(posts.seconds, WEEK_BEFORE_SECONDS))  # seconds are sorted
     return exposure.logged_exposure(posts.seconds, keys, interrupts, params.fatigue_tau_seconds,
                                     lead=first_week, shift_seconds=WEEK_BEFORE_SECONDS)
 
 
-def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray],
+def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray], channel: np.ndarray,
            row_state: engagement.RowState, exposure: exposure.Exposure) -> np.ndarray:
     """Deterministic: P(open), the engagement model (``engagement.open_probability``)."""
     return engagement.open_probability(params, np.zeros(len(row_state.hour), dtype=np.int64), codes,
-                                       row_state, exposure)
+                                       row_state, exposure, channel)
 
 
 def uniform_draw(posts: Arrivals, rng: np.random.Generator) -> np.ndarray:
