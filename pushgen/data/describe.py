@@ -23,9 +23,12 @@ import pyarrow as pa
 from pushgen import schemas
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
+from pushgen.data.describe_columns import Coded, TableColumns
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
     Rows,
+    counts_and_opens,
+    distinct,
     fatigue_stats,
     group_medians,
     mean_or_none,
@@ -33,6 +36,7 @@ from pushgen.data.describe_time import (
     num_or_none,
     period_stats,
 )
+from pushgen.data.equal_rows import EqualRows
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
 from pushgen.progress import stages
@@ -45,63 +49,90 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MS_PER_DAY = 86_400_000
 
 
-def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> dict:
-    """The calibration statistics of a notifications table (see ``docs/calibration.md``).
+def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Table | None = None) -> dict:
+    """The calibration statistics of a notifications table (see ``docs/calibration.md``), a pandas
+    frame or an Arrow table in the dataset's layout.
 
     Days are the dataset's span, from the first to the last calendar day in ``posted_at``;
     users are those of ``users['user_id']`` (if given) together with those who have rows.
     """
-    frame = notifications
-    missing = [name for name in REQUIRED if name not in frame.columns]
+    table = TableColumns(notifications)
+    missing = [name for name in REQUIRED if name not in table.names]
     if missing:
         raise DatasetError(f"cannot describe the table: it has no column {missing[0]!r}")
-    if len(frame) == 0:
+    if len(table) == 0:
         raise DatasetError("cannot describe the table: it has no notifications")
-    rows = table_rows(frame)
+    if isinstance(users, pa.Table):
+        users = users.to_pandas()
+    rows = columns_rows(table)
+    by_user = UserRows.of(rows.user)
     first_day = int(rows.ms.min() // MS_PER_DAY)
     days = int(rows.day.max()) + 1
     last_day = first_day + days - 1
-    population = _population(rows.user, users)
+    population = _population(by_user.ids, users)
     calendar = np.arange(first_day, last_day + 1)
+    apps, kinds = table.coded("postingApp"), _kind_of(table.coded("postingApp"))
     return {
-        "rows": len(frame),
+        "rows": len(table),
         "users": len(population),
         "days": days,
         "first_day": str(np.datetime64(first_day, "D")),
         "last_day": str(np.datetime64(last_day, "D")),
-        "per_user_day": _volume(rows.user, population, days),
+        "per_user_day": _volume(by_user, population, days),
         "hourly": _hourly(rows),
         "weekday": _weekday(rows, len(population), (calendar + 3) % 7),
-        "asleep": _asleep(rows, users),
-        "open_rate": _open_rates(frame, rows),
-        "by_kind": _groups(_kind_of(frame["postingApp"]), rows.opened),
-        "by_category": _groups(frame["category"], rows.opened),
-        "top_apps": _top_apps(frame["postingApp"], rows.opened),
-        "ongoing": _groups(frame["ongoing"], rows.opened),
-        "ringer_mode": _groups(frame["ringerMode"], rows.opened, rows.seen),
-        "activity": _groups(frame["activity"], rows.opened, rows.seen),
-        "headphones_music": _headphones_music(frame, rows.opened),
+        "asleep": _asleep(rows, by_user, users),
+        "open_rate": _open_rates(table, rows, by_user, kinds),
+        "by_kind": _groups(kinds, rows.opened),
+        "by_category": _groups(table.coded("category"), rows.opened),
+        "top_apps": _top_apps(apps, rows.opened),
+        "ongoing": _groups(table.coded("ongoing"), rows.opened),
+        "ringer_mode": _groups(table.coded("ringerMode"), rows.opened, rows.seen),
+        "activity": _groups(table.coded("activity"), rows.opened, rows.seen),
+        "headphones_music": _headphones_music(table, rows.opened),
         "timing": _timing(rows),
-        "repetition": _repetition(frame, rows.user, rows.opened),
-        "fatigue": fatigue_stats(rows, frame["postingApp"].astype("category").cat.codes.to_numpy()),
+        "repetition": _repetition(table, by_user, rows.opened),
+        "fatigue": fatigue_stats(rows, apps.codes),
         "periods": period_stats(rows, len(population), days),
     }
 
 
-def table_rows(frame: pd.DataFrame) -> Rows:
+def table_rows(frame: pd.DataFrame | pa.Table) -> Rows:
     """The columns of a notifications table that the statistics read, as arrays."""
-    ms = frame["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
+    return columns_rows(TableColumns(frame))
+
+
+def columns_rows(table: TableColumns) -> Rows:
+    ms = table.milliseconds("posted_at")
     day_number = ms // MS_PER_DAY
     return Rows(
-        user=frame["user_id"].to_numpy(),
+        user=table.values("user_id"),
         ms=ms,
         day=day_number - day_number.min(),
         hour=(ms % MS_PER_DAY) // 3_600_000,
         weekday=(day_number + 3) % 7,  # 1970-01-01 was a Thursday
-        opened=(frame["action"] == "opened").to_numpy(dtype=bool),
-        response=frame["responseTime"].to_numpy(dtype=np.float64),
-        seen=frame["seenTime"].to_numpy(dtype=np.float64),
+        opened=table.coded("action").equals("opened"),
+        response=table.floats("responseTime"),
+        seen=table.floats("seenTime"),
     )
+
+
+@dataclass(frozen=True)
+class UserRows:
+    """The distinct users of the rows (sorted), each row's position among them and their row counts."""
+
+    ids: np.ndarray
+    index: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def of(cls, user: np.ndarray) -> UserRows:
+        ids, index = distinct(user)
+        return cls(ids, index, np.bincount(index, minlength=len(ids)))
+
+    def open_rates(self, opened: np.ndarray) -> np.ndarray:
+        """Each user's share of ``opened`` rows, as a groupby's ``mean``."""
+        return counts_and_opens(self.index, opened, len(self.ids))[1] / self.counts
 
 
 @dataclass(frozen=True)
@@ -168,17 +199,15 @@ def _read(path: Path) -> pd.DataFrame:
         raise DatasetError(f"cannot read {path}: {reason}") from None
 
 
-def _population(user: np.ndarray, users: pd.DataFrame | None) -> np.ndarray:
-    ids = np.unique(user)
+def _population(ids: np.ndarray, users: pd.DataFrame | None) -> np.ndarray:
     if users is not None and "user_id" in users:
         ids = np.union1d(ids, users["user_id"].to_numpy())
     return ids
 
 
-def _volume(user: np.ndarray, population: np.ndarray, days: int) -> dict:
-    ids, counts = np.unique(user, return_counts=True)
+def _volume(by_user: UserRows, population: np.ndarray, days: int) -> dict:
     per_user = np.zeros(len(population))
-    per_user[np.searchsorted(population, ids)] = counts
+    per_user[np.searchsorted(population, by_user.ids)] = by_user.counts
     per_day = per_user / days
     p10, median, p90 = np.percentile(per_day, [10, 50, 90])
     return {"mean": num_or_none(per_day.mean()), "median": num_or_none(median), "p10": num_or_none(p10),
@@ -186,8 +215,7 @@ def _volume(user: np.ndarray, population: np.ndarray, days: int) -> dict:
 
 
 def _hourly(rows: Rows) -> dict:
-    counts = np.bincount(rows.hour, minlength=24)
-    opened = np.bincount(rows.hour, weights=rows.opened, minlength=24)
+    counts, opened = counts_and_opens(rows.hour, rows.opened, 24)
     delay = group_medians(rows.hour, rows.response, 24)
     return {
         "share": [num_or_none(c / len(rows.hour)) for c in counts],
@@ -197,8 +225,7 @@ def _hourly(rows: Rows) -> dict:
 
 
 def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
-    counts = np.bincount(rows.weekday, minlength=7)
-    opened = np.bincount(rows.weekday, weights=rows.opened, minlength=7)
+    counts, opened = counts_and_opens(rows.weekday, rows.opened, 7)
     days_of = np.bincount(calendar_weekdays, minlength=7)
     workday = np.arange(7) < 5
 
@@ -221,7 +248,7 @@ def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
     }
 
 
-def _asleep(rows: Rows, users: pd.DataFrame | None) -> dict:
+def _asleep(rows: Rows, by_user: UserRows, users: pd.DataFrame | None) -> dict:
     first, last = ASLEEP_HOURS
     out = {"hours": [first, last], "share": mean_or_none((rows.hour >= first) & (rows.hour < last)),
            "share_in_users_sleep": None}
@@ -229,7 +256,7 @@ def _asleep(rows: Rows, users: pd.DataFrame | None) -> dict:
     if window is not None:
         bed, wake = window
         index = pd.Index(users["user_id"].to_numpy())
-        where = index.get_indexer(rows.user)
+        where = index.get_indexer(by_user.ids)[by_user.index]
         known = where >= 0
         minute = (rows.ms[known] % MS_PER_DAY) // 60_000
         bed, wake = bed[where[known]], wake[where[known]]
@@ -254,39 +281,34 @@ def _minutes(clock: pd.Series) -> np.ndarray:
     return parts[0].astype(int).to_numpy() * 60 + parts[1].astype(int).to_numpy()
 
 
-def _positions(values: pd.Series, allowed) -> np.ndarray:
-    """Each value's position in ``allowed`` (-1: not there), looked up once per distinct value."""
-    column = values.astype("category")
-    lookup = np.append(pd.Index(list(allowed)).get_indexer(column.cat.categories), -1)
-    return lookup[column.cat.codes.to_numpy()]
-
-
-def _kind_of(apps: pd.Series) -> pd.Categorical:
+def _kind_of(apps: Coded) -> Coded:
     catalog = app_catalog()
-    codes = _positions(apps, catalog.apps)
-    kind = np.where(codes >= 0, catalog.kind_of_app[codes], -1)
-    return pd.Categorical.from_codes(kind, categories=list(catalog.kinds))
+    positions = pd.Index(catalog.apps).get_indexer(list(apps.labels))
+    kind = np.where(positions >= 0, catalog.kind_of_app[positions], -1)
+    return Coded(np.append(kind, -1)[apps.codes], tuple(catalog.kinds))
 
 
-def _groups(keys, opened: np.ndarray, seen: np.ndarray | None = None) -> dict[str, dict]:
+def _groups(keys: Coded, opened: np.ndarray, seen: np.ndarray | None = None) -> dict[str, dict]:
     """Rows, share and open rate per value (in value-set order), and the median seenTime."""
-    codes, values = pd.factorize(keys, sort=True)  # a categorical's values in their set's order
+    codes = keys.codes
     known = codes >= 0
-    size = np.bincount(codes[known], minlength=len(values))
-    opens = np.bincount(codes[known], weights=np.asarray(opened)[known], minlength=len(values))
-    medians = group_medians(codes[known], seen[known], len(values)) if seen is not None else None
+    if not known.all():
+        codes, opened = codes[known], opened[known]
+        seen = seen[known] if seen is not None else None
+    size, opens = counts_and_opens(codes, opened, len(keys.labels))
+    medians = group_medians(codes, seen, len(keys.labels)) if seen is not None else None
     out = {}
-    for code, key in enumerate(values):
+    for code, key in enumerate(keys.labels):
         if not size[code]:
             continue
-        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / len(codes)),
+        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / len(known)),
                          "open_rate": num_or_none(opens[code] / size[code])}
         if medians is not None:
             out[str(key)]["median_seen_s"] = num_or_none(medians[code])
     return out
 
 
-def _top_apps(apps: pd.Series, opened: np.ndarray) -> list[dict]:
+def _top_apps(apps: Coded, opened: np.ndarray) -> list[dict]:
     catalog = app_catalog()
     kind_of = dict(zip(catalog.apps, (catalog.kinds[k] for k in catalog.kind_of_app), strict=True))
     groups = _groups(apps, opened)
@@ -294,14 +316,11 @@ def _top_apps(apps: pd.Series, opened: np.ndarray) -> list[dict]:
     return [{"app": app, "kind": kind_of.get(app), **values} for app, values in ranked]
 
 
-def _open_rates(frame: pd.DataFrame, rows: Rows) -> dict:
-    per_user = pd.Series(rows.opened).groupby(rows.user).mean().to_numpy()
-    kind_of = _kind_of(frame["postingApp"])
-    kinds, codes = list(kind_of.categories), np.asarray(kind_of.codes)
-    kind = {name: codes == kinds.index(name) if name in kinds else np.zeros(len(codes), dtype=bool)
-            for name in ("messaging", "system")}
-    ongoing = frame["ongoing"].to_numpy(dtype=bool)
-    known = codes >= 0
+def _open_rates(table: TableColumns, rows: Rows, by_user: UserRows, kinds: Coded) -> dict:
+    per_user = by_user.open_rates(rows.opened)
+    kind = {name: kinds.equals(name) for name in ("messaging", "system")}
+    ongoing = table.flags("ongoing")
+    known = kinds.codes >= 0
     return {
         "overall": mean_or_none(rows.opened),
         "users_min": num_or_none(per_user.min()),
@@ -316,9 +335,9 @@ def _open_rates(frame: pd.DataFrame, rows: Rows) -> dict:
     }
 
 
-def _headphones_music(frame: pd.DataFrame, opened: np.ndarray) -> dict:
-    both = frame["headphonesIn"].to_numpy(dtype=bool) & frame["musicActive"].to_numpy(dtype=bool)
-    chat = (frame["category"] == "msg").to_numpy(dtype=bool)
+def _headphones_music(table: TableColumns, opened: np.ndarray) -> dict:
+    both = table.flags("headphonesIn") & table.flags("musicActive")
+    chat = table.coded("category").equals("msg")
     return {
         name: {"n": int(mask.sum()), "open_rate": mean_or_none(opened[mask]),
                "open_rate_msg": mean_or_none(opened[mask & chat])}
@@ -336,19 +355,18 @@ def _timing(rows: Rows) -> dict:
     }
 
 
-def _repetition(frame: pd.DataFrame, user: np.ndarray, opened: np.ndarray) -> dict:
+def _repetition(table: TableColumns, by_user: UserRows, opened: np.ndarray) -> dict:
     """Shares of rows equal to another row of the same user on all features (and the action)."""
-    hashed = pd.util.hash_pandas_object(frame[["user_id", *schemas.FEATURES]], index=False)
-    group = pd.factorize(hashed.to_numpy())[0]
-    size = np.bincount(group)[group]
-    opens = np.bincount(group, weights=opened)[group]
-    same_action = np.where(opened, opens, size - opens)
-    per_user = pd.Series(size > 1).groupby(user).mean()
+    features = [table.coded(name).codes for name in schemas.FEATURES]
+    groups = EqualRows.of(by_user.index, len(by_user.ids), features, opened)
+    repeated = groups.size > 1
+    dismissed = groups.size - groups.flagged
+    same_action = groups.flagged * (groups.flagged > 1) + dismissed * (dismissed > 1)
+    per_user = np.bincount(groups.user, weights=groups.size * repeated, minlength=len(by_user.ids))
+    rows = len(opened)
     return {
-        "features": mean_or_none(size > 1),
-        "features_and_action": mean_or_none(same_action > 1),
-        "opposite_action": mean_or_none((opens > 0) & (opens < size)),
-        "users_max": num_or_none(per_user.max()),
+        "features": num_or_none(groups.size[repeated].sum() / rows),
+        "features_and_action": num_or_none(same_action.sum() / rows),
+        "opposite_action": num_or_none(groups.size[(groups.flagged > 0) & (dismissed > 0)].sum() / rows),
+        "users_max": num_or_none((per_user / by_user.counts).max()),
     }
-
-

@@ -34,13 +34,10 @@ def mean_or_none(values: np.ndarray) -> float | None:
     return num_or_none(values.mean()) if len(values) else None
 
 
-def median_or_none(values: np.ndarray) -> float | None:
-    return num_or_none(np.median(values)) if len(values) else None
-
-
-def dense_rank(values: np.ndarray) -> np.ndarray:
-    """Each value's rank among the distinct values (``np.unique(values, return_inverse=True)[1]``);
-    integers spanning no more than a few times their count are ranked by counting, not sorting."""
+def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct values and each value's position among them (``np.unique(values,
+    return_inverse=True)``); integers spanning no more than a few times their count are ranked by
+    counting, not sorting."""
     values = np.asarray(values).reshape(-1)
     if len(values) and values.dtype.kind in "iub":
         low = int(values.min())
@@ -49,20 +46,81 @@ def dense_rank(values: np.ndarray) -> np.ndarray:
             present = np.zeros(span, dtype=bool)
             offsets = values.astype(np.int64) - low
             present[offsets] = True
-            return (np.cumsum(present) - 1)[offsets]
-    return np.unique(values, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            uniques = (np.flatnonzero(present) + low).astype(values.dtype)
+            return uniques, (np.cumsum(present) - 1)[offsets]
+    uniques, inverse = np.unique(values, return_inverse=True)
+    return uniques, inverse.reshape(-1).astype(np.int64)
 
 
-def group_medians(group: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
-    """The median of ``values`` in each of ``groups`` groups numbered 0.., NaN values left out
-    (NaN: a group without values), as a pandas groupby's ``median`` gives it."""
+def dense_rank(values: np.ndarray) -> np.ndarray:
+    """Each value's rank among the distinct values (``np.unique(values, return_inverse=True)[1]``)."""
+    return distinct(values)[1]
+
+
+def group_medians(group: np.ndarray | None, values: np.ndarray, groups: int) -> np.ndarray:
+    """The median of ``values`` in each of ``groups`` groups numbered 0.. (``group`` None: one group
+    of all values), NaN values left out (NaN: a group without values), as a pandas groupby's
+    ``median`` gives it."""
+    values = np.asarray(values, dtype=np.float64)
     valid = ~np.isnan(values)
-    group, values = group[valid], values[valid]
-    small = group.astype(np.int16) if groups <= np.iinfo(np.int16).max else group  # radix-sorted
-    by_group = values[np.argsort(small, kind="stable")]
-    ends = np.cumsum(np.bincount(group, minlength=groups))
-    return np.array([np.median(by_group[end - count:end]) if count else np.nan
-                     for end, count in zip(ends, np.diff(np.r_[0, ends]), strict=True)])
+    if not valid.all():
+        values = values[valid]
+        group = group[valid] if group is not None else None
+    count = np.bincount(group, minlength=groups) if group is not None else np.array([len(values)])
+    first = np.cumsum(count) - count
+    has = count > 0
+    middle = np.concatenate([(first + (count - 1) // 2)[has], (first + count // 2)[has]])
+    low, high = np.split(ordered_values_at(group, values, groups, middle), 2)
+    medians = np.full(groups, np.nan)
+    medians[has] = np.where(count[has] % 2 == 1, low, (low + high) / 2)  # as np.median
+    return medians
+
+
+def median_or_none(values: np.ndarray) -> float | None:
+    """``np.median`` of the values (None: no values, or a NaN among them)."""
+    if not len(values) or np.isnan(values).any():
+        return None
+    return num_or_none(group_medians(None, values, 1)[0])
+
+
+def counts_and_opens(key: np.ndarray, opened: np.ndarray, keys: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and opened rows for each key 0..keys-1, by one count of ``key * 2 + opened``."""
+    index = np.multiply(key, 2, dtype=np.intp)
+    index += opened
+    both = np.bincount(index, minlength=2 * keys).reshape(-1, 2)
+    return both.sum(axis=1), both[:, 1]
+
+
+def sortable_bits(values: np.ndarray) -> np.ndarray:
+    """Float64 values as unsigned integers in the same order."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    if not np.signbit(values).any():
+        return bits
+    negative = (bits >> np.uint64(63)).astype(bool)
+    return bits ^ np.where(negative, np.uint64(0xFFFF_FFFF_FFFF_FFFF), np.uint64(1 << 63))
+
+
+def ordered_values_at(group: np.ndarray | None, values: np.ndarray, groups: int, positions: np.ndarray) -> np.ndarray:
+    """The values at ``positions`` of the rows ordered by group and then by value (NaN-free values),
+    without ordering them all: rows are counted into buckets by group and their leading bits, and
+    only the buckets holding a wanted position are sorted."""
+    radix = max(1, min(16, (len(values) // max(groups, 1)).bit_length()))
+    bits = sortable_bits(values)
+    bucket = bits >> np.uint64(64 - radix)
+    if group is not None:
+        bucket |= group.astype(np.uint64) << np.uint64(radix)
+    bucket = bucket.view(np.int64)
+    sizes = np.bincount(bucket, minlength=groups << radix)
+    ends = np.cumsum(sizes)
+    wanted = np.searchsorted(ends, positions, side="right")
+    chosen = np.zeros(len(sizes), dtype=bool)
+    chosen[wanted] = True
+    rows = np.flatnonzero(chosen[bucket])
+    rows = rows[np.lexsort((bits[rows], bucket[rows]))]
+    chosen_buckets = np.flatnonzero(chosen)
+    chosen_starts = np.cumsum(sizes[chosen_buckets]) - sizes[chosen_buckets]
+    within = positions - (ends[wanted] - sizes[wanted])
+    return values[rows[chosen_starts[np.searchsorted(chosen_buckets, wanted)] + within]]
 
 
 def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
@@ -91,12 +149,15 @@ def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
 
 def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
     load = recent_load(rows.user, rows.ms, FATIGUE_WINDOW_MINUTES * 60_000)
+    bucket = np.zeros(len(load), dtype=np.int8)
+    for low, _ in FATIGUE_BUCKETS[1:]:
+        bucket += load >= low
+    counts, opens = counts_and_opens(bucket, rows.opened, len(FATIGUE_BUCKETS))
     buckets = {}
-    for low, high in FATIGUE_BUCKETS:
-        mask = (load >= low) & (load <= (high if high is not None else load.max()))
+    for (low, high), n, opened in zip(FATIGUE_BUCKETS, counts, opens, strict=True):
         label = f"{low}-{high}" if high is not None else f"{low}+"
-        buckets[label] = {"n": int(mask.sum()), "share": mean_or_none(mask),
-                          "open_rate": mean_or_none(rows.opened[mask])}
+        buckets[label] = {"n": int(n), "share": num_or_none(n / len(load)),
+                          "open_rate": num_or_none(opened / n) if n else None}
     by_user, users = contrast(load, rows.opened, [rows.user])
     by_user_app, groups = contrast(load, rows.opened, [rows.user, app])
     return {
@@ -120,16 +181,22 @@ def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tu
     opened = np.asarray(opened, dtype=bool)
     count = np.bincount(group)
     first = np.cumsum(count) - count
-    if len(load) and load.min() >= 0:  # each group's loads in ascending order, by one sort of one key
-        levels = int(load.max()) + 1
-        ordered = np.sort(group * levels + load) % levels
+    lowest, highest = (int(load.min()), int(load.max())) if len(load) else (0, 0)
+    levels = highest - lowest + 1
+    middle = (first + (count - 1) // 2, first + count // 2)
+    if load.dtype.kind in "iu" and len(count) * levels <= 4 * len(load) + 1024:  # counted per group and level
+        ends = np.cumsum(np.bincount(group * levels + (load - lowest), minlength=len(count) * levels))
+        start = np.arange(len(count)) * levels - lowest
+        low, high = (np.searchsorted(ends, at, side="right") - start for at in middle)
     else:
         ordered = load[np.lexsort((load, group))]
-    median = (ordered[first + (count - 1) // 2] + ordered[first + count // 2]) / 2.0
+        low, high = (ordered[at] for at in middle)
+    median = (low + high) / 2.0
     above = load > median[group]
-    n_above = np.bincount(group, weights=above, minlength=len(count))
-    opens_above = np.bincount(group, weights=opened & above, minlength=len(count))
-    opens = np.bincount(group, weights=opened, minlength=len(count))
+    per_group = np.bincount(group * 4 + above * 2 + opened, minlength=4 * len(count)).reshape(-1, 4)
+    n_above = per_group[:, 2] + per_group[:, 3]
+    opens_above = per_group[:, 3]
+    opens = per_group[:, 1] + per_group[:, 3]
     both = (n_above > 0) & (n_above < count)
     difference = (opens_above[both] / n_above[both]
                   - (opens[both] - opens_above[both]) / (count[both] - n_above[both]))
@@ -138,8 +205,7 @@ def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tu
 
 def period_stats(rows: Rows, n_users: int, days: int) -> list[dict]:
     period = rows.day // PERIOD_DAYS
-    counts = np.bincount(period)
-    opened = np.bincount(period, weights=rows.opened)
+    counts, opened = counts_and_opens(period, rows.opened, int(period.max()) + 1)
     out = []
     for p, (count, opens) in enumerate(zip(counts, opened, strict=True)):
         first, last = p * PERIOD_DAYS + 1, min((p + 1) * PERIOD_DAYS, days)
