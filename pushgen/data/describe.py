@@ -24,6 +24,7 @@ from pushgen import schemas
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_columns import Coded, TableColumns
+from pushgen.data.describe_counts import CrossCounts
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
     Rows,
@@ -72,6 +73,7 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
     population = _population(by_user.ids, users)
     calendar = np.arange(first_day, last_day + 1)
     apps, kinds = table.coded("postingApp"), _kind_of(table.coded("postingApp"))
+    counts = _cross_counts(table, kinds, rows.opened)
     return {
         "rows": len(table),
         "users": len(population),
@@ -82,14 +84,14 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
         "hourly": _hourly(rows),
         "weekday": _weekday(rows, len(population), (calendar + 3) % 7),
         "asleep": _asleep(rows, by_user, users),
-        "open_rate": _open_rates(table, rows, by_user, kinds),
-        "by_kind": _groups(kinds, rows.opened),
-        "by_category": _groups(table.coded("category"), rows.opened),
+        "open_rate": _open_rates(counts, by_user.open_rates(rows.opened), kinds),
+        "by_kind": _groups(kinds.labels, *counts.per_value("kind"), len(table)),
+        "by_category": _groups(table.coded("category").labels, *counts.per_value("category"), len(table)),
         "top_apps": _top_apps(apps, rows.opened),
-        "ongoing": _groups(table.coded("ongoing"), rows.opened),
-        "ringer_mode": _groups(table.coded("ringerMode"), rows.opened, rows.seen),
-        "activity": _groups(table.coded("activity"), rows.opened, rows.seen),
-        "headphones_music": _headphones_music(table, rows.opened),
+        "ongoing": _groups(table.coded("ongoing").labels, *counts.per_value("ongoing"), len(table)),
+        "ringer_mode": _seen_groups(table, "ringerMode", counts, rows.seen),
+        "activity": _seen_groups(table, "activity", counts, rows.seen),
+        "headphones_music": _headphones_music(counts),
         "timing": _timing(rows),
         "repetition": _repetition(table, by_user, rows.opened),
         "fatigue": fatigue_stats(rows, apps.codes),
@@ -288,20 +290,37 @@ def _kind_of(apps: Coded) -> Coded:
     return Coded(np.append(kind, -1)[apps.codes], tuple(catalog.kinds))
 
 
-def _groups(keys: Coded, opened: np.ndarray, seen: np.ndarray | None = None) -> dict[str, dict]:
-    """Rows, share and open rate per value (in value-set order), and the median seenTime."""
-    codes = keys.codes
-    known = codes >= 0
-    if not known.all():
-        codes, opened = codes[known], opened[known]
-        seen = seen[known] if seen is not None else None
-    size, opens = counts_and_opens(codes, opened, len(keys.labels))
-    medians = group_medians(codes, seen, len(keys.labels)) if seen is not None else None
+def _cross_counts(table: TableColumns, kinds: Coded, opened: np.ndarray) -> CrossCounts:
+    """Rows and opens per value of the grouped columns, and per ongoing flag and listening state
+    (0: neither headphones with music nor a message, 1: a message, 2: headphones with music,
+    3: both)."""
+    listening = (table.flags("headphonesIn") & table.flags("musicActive")).view(np.int8) * 2
+    listening += table.coded("category").equals("msg")
+    columns = {"kind": (kinds.codes, len(kinds.labels)),
+               **{name: (table.coded(name).codes, len(table.coded(name).labels))
+                  for name in ("category", "ongoing", "ringerMode", "activity")},
+               "ongoing_flag": (table.flags("ongoing"), 2), "listening": (listening, 4)}
+    return CrossCounts.of(columns, opened)
+
+
+def _seen_groups(table: TableColumns, name: str, counts: CrossCounts, seen: np.ndarray) -> dict[str, dict]:
+    """``_groups`` of column ``name`` with each value's median seenTime."""
+    keys = table.coded(name)
+    known = keys.codes >= 0
+    codes, seen_known = (keys.codes, seen) if known.all() else (keys.codes[known], seen[known])
+    medians = group_medians(codes, seen_known, len(keys.labels))
+    return _groups(keys.labels, *counts.per_value(name), len(keys.codes), medians)
+
+
+def _groups(labels: tuple, size: np.ndarray, opens: np.ndarray, rows: int,
+            medians: np.ndarray | None = None) -> dict[str, dict]:
+    """Rows, share (of all ``rows``) and open rate per value (in value-set order), and the median
+    seenTime, from each value's rows and opens."""
     out = {}
-    for code, key in enumerate(keys.labels):
+    for code, key in enumerate(labels):
         if not size[code]:
             continue
-        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / len(known)),
+        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / rows),
                          "open_rate": num_or_none(opens[code] / size[code])}
         if medians is not None:
             out[str(key)]["median_seen_s"] = num_or_none(medians[code])
@@ -311,38 +330,50 @@ def _groups(keys: Coded, opened: np.ndarray, seen: np.ndarray | None = None) -> 
 def _top_apps(apps: Coded, opened: np.ndarray) -> list[dict]:
     catalog = app_catalog()
     kind_of = dict(zip(catalog.apps, (catalog.kinds[k] for k in catalog.kind_of_app), strict=True))
-    groups = _groups(apps, opened)
+    known = apps.codes >= 0
+    codes, flags = (apps.codes, opened) if known.all() else (apps.codes[known], opened[known])
+    size, opens = counts_and_opens(codes, flags, len(apps.labels))
+    groups = _groups(apps.labels, size, opens, len(apps.codes))
     ranked = sorted(groups.items(), key=lambda item: (-item[1]["n"], item[0]))[:TOP_APPS]
     return [{"app": app, "kind": kind_of.get(app), **values} for app, values in ranked]
 
 
-def _open_rates(table: TableColumns, rows: Rows, by_user: UserRows, kinds: Coded) -> dict:
-    per_user = by_user.open_rates(rows.opened)
-    kind = {name: kinds.equals(name) for name in ("messaging", "system")}
-    ongoing = table.flags("ongoing")
-    known = kinds.codes >= 0
+def _open_rates(counts: CrossCounts, per_user: np.ndarray, kinds: Coded) -> dict:
+    rows, opens = counts.total()
+    by_kind = counts.per_value("kind")
+    by_flag = counts.per_value("ongoing_flag")
+    messaging, system = kinds.code_of("messaging"), kinds.code_of("system")
+
+    def rate(kind_codes: list[int]) -> float | None:
+        n = sum(int(by_kind[0][k]) for k in kind_codes)
+        return num_or_none(sum(int(by_kind[1][k]) for k in kind_codes) / n) if n else None
+
+    def flag_rate(flag: int) -> float | None:
+        return num_or_none(by_flag[1][flag] / by_flag[0][flag]) if by_flag[0][flag] else None
+
     return {
-        "overall": mean_or_none(rows.opened),
+        "overall": num_or_none(opens / rows),
         "users_min": num_or_none(per_user.min()),
         "users_median": median_or_none(per_user),
         "users_max": num_or_none(per_user.max()),
-        "messaging": mean_or_none(rows.opened[kind["messaging"]]),
-        "other_kinds": mean_or_none(rows.opened[known & ~kind["messaging"]]),
-        "system": mean_or_none(rows.opened[kind["system"]]),
-        "ongoing": mean_or_none(rows.opened[ongoing]),
-        "not_ongoing": mean_or_none(rows.opened[~ongoing]),
-        "dismissed_share": mean_or_none(~rows.opened),
+        "messaging": rate([messaging] if messaging >= 0 else []),
+        "other_kinds": rate([k for k in range(len(kinds.labels)) if k != messaging]),
+        "system": rate([system] if system >= 0 else []),
+        "ongoing": flag_rate(1),
+        "not_ongoing": flag_rate(0),
+        "dismissed_share": num_or_none((rows - opens) / rows),
     }
 
 
-def _headphones_music(table: TableColumns, opened: np.ndarray) -> dict:
-    both = table.flags("headphonesIn") & table.flags("musicActive")
-    chat = table.coded("category").equals("msg")
-    return {
-        name: {"n": int(mask.sum()), "open_rate": mean_or_none(opened[mask]),
-               "open_rate_msg": mean_or_none(opened[mask & chat])}
-        for name, mask in (("headphones_and_music", both), ("otherwise", ~both))
-    }
+def _headphones_music(counts: CrossCounts) -> dict:
+    size, opens = counts.per_value("listening")  # by 2 * (headphones and music) + (a message)
+
+    def figures(plain: int, chat: int) -> dict:
+        n = int(size[plain] + size[chat])
+        return {"n": n, "open_rate": num_or_none((opens[plain] + opens[chat]) / n) if n else None,
+                "open_rate_msg": num_or_none(opens[chat] / size[chat]) if size[chat] else None}
+
+    return {"headphones_and_music": figures(2, 3), "otherwise": figures(0, 1)}
 
 
 def _timing(rows: Rows) -> dict:

@@ -60,17 +60,39 @@ def dense_rank(values: np.ndarray) -> np.ndarray:
 def group_medians(group: np.ndarray | None, values: np.ndarray, groups: int) -> np.ndarray:
     """The median of ``values`` in each of ``groups`` groups numbered 0.. (``group`` None: one group
     of all values), NaN values left out (NaN: a group without values), as a pandas groupby's
-    ``median`` gives it."""
+    ``median`` gives it.
+
+    No group is sorted: rows are counted into buckets by group and the leading bits of their value,
+    and only the rows of the buckets that hold a group's middle values are sorted."""
     values = np.asarray(values, dtype=np.float64)
     valid = ~np.isnan(values)
     if not valid.all():
         values = values[valid]
         group = group[valid] if group is not None else None
-    count = np.bincount(group, minlength=groups) if group is not None else np.array([len(values)])
+    bits = sortable_bits(values)
+    lowest = bits.min() if len(bits) else np.uint64(0)
+    span = int(bits.max()) - int(lowest) if len(bits) else 0
+    radix = max(1, min(16, (len(values) // (4 * groups)).bit_length()))
+    bucket = bits - lowest
+    bucket >>= np.uint64(max(0, span.bit_length() - radix))
+    if group is not None:
+        bucket |= group.astype(np.uint64) << np.uint64(radix)
+    bucket = bucket.view(np.int64)
+    sizes = np.bincount(bucket, minlength=groups << radix)
+    ends = np.cumsum(sizes)
+    count = ends[(1 << radix) - 1::1 << radix] - np.r_[0, ends[(1 << radix) - 1:-1:1 << radix]]
     first = np.cumsum(count) - count
     has = count > 0
     middle = np.concatenate([(first + (count - 1) // 2)[has], (first + count // 2)[has]])
-    low, high = np.split(ordered_values_at(group, values, groups, middle), 2)
+    wanted = np.searchsorted(ends, middle, side="right")
+    chosen = np.zeros(len(sizes), dtype=bool)
+    chosen[wanted] = True
+    rows = np.flatnonzero(chosen[bucket])
+    rows = rows[np.lexsort((bits[rows], bucket[rows]))]
+    chosen_buckets = np.flatnonzero(chosen)
+    chosen_starts = np.cumsum(sizes[chosen_buckets]) - sizes[chosen_buckets]
+    within = middle - (ends[wanted] - sizes[wanted])
+    low, high = np.split(values[rows[chosen_starts[np.searchsorted(chosen_buckets, wanted)] + within]], 2)
     medians = np.full(groups, np.nan)
     medians[has] = np.where(count[has] % 2 == 1, low, (low + high) / 2)  # as np.median
     return medians
@@ -100,29 +122,6 @@ def sortable_bits(values: np.ndarray) -> np.ndarray:
     return bits ^ np.where(negative, np.uint64(0xFFFF_FFFF_FFFF_FFFF), np.uint64(1 << 63))
 
 
-def ordered_values_at(group: np.ndarray | None, values: np.ndarray, groups: int, positions: np.ndarray) -> np.ndarray:
-    """The values at ``positions`` of the rows ordered by group and then by value (NaN-free values),
-    without ordering them all: rows are counted into buckets by group and their leading bits, and
-    only the buckets holding a wanted position are sorted."""
-    radix = max(1, min(16, (len(values) // max(groups, 1)).bit_length()))
-    bits = sortable_bits(values)
-    bucket = bits >> np.uint64(64 - radix)
-    if group is not None:
-        bucket |= group.astype(np.uint64) << np.uint64(radix)
-    bucket = bucket.view(np.int64)
-    sizes = np.bincount(bucket, minlength=groups << radix)
-    ends = np.cumsum(sizes)
-    wanted = np.searchsorted(ends, positions, side="right")
-    chosen = np.zeros(len(sizes), dtype=bool)
-    chosen[wanted] = True
-    rows = np.flatnonzero(chosen[bucket])
-    rows = rows[np.lexsort((bits[rows], bucket[rows]))]
-    chosen_buckets = np.flatnonzero(chosen)
-    chosen_starts = np.cumsum(sizes[chosen_buckets]) - sizes[chosen_buckets]
-    within = positions - (ends[wanted] - sizes[wanted])
-    return values[rows[chosen_starts[np.searchsorted(chosen_buckets, wanted)] + within]]
-
-
 def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
     """Per row: the same user's notifications posted less than ``window_ms`` before it.
 
@@ -138,10 +137,12 @@ def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
         user_rank = dense_rank(user[order])
         user_ms = ms[order]
     stride = int(ms.max() - ms.min()) + window_ms + 1
-    key = user_rank * stride + (user_ms - ms.min())
+    key = user_rank * stride
+    key += user_ms
+    key -= ms.min()
     preceding = np.arange(len(key)) - np.searchsorted(key, key - window_ms, side="right")
     if order is None:
-        return preceding.astype(np.int64)
+        return preceding.astype(np.int64, copy=False)
     load = np.empty(len(key), dtype=np.int64)
     load[order] = preceding
     return load
@@ -158,8 +159,9 @@ def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
         label = f"{low}-{high}" if high is not None else f"{low}+"
         buckets[label] = {"n": int(n), "share": num_or_none(n / len(load)),
                           "open_rate": num_or_none(opened / n) if n else None}
-    by_user, users = contrast(load, rows.opened, [rows.user])
-    by_user_app, groups = contrast(load, rows.opened, [rows.user, app])
+    user = dense_rank(rows.user)
+    by_user, users = group_contrast(load, rows.opened, user)
+    by_user_app, groups = group_contrast(load, rows.opened, group_numbers([user, app]))
     return {
         "window_minutes": FATIGUE_WINDOW_MINUTES,
         "buckets": buckets,
@@ -172,11 +174,23 @@ def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
 
 def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tuple[float | None, int]:
     """Mean over groups of open rate above minus at/below the group's median load."""
-    group = np.zeros(len(load), dtype=np.int64)
-    for key in keys:  # groups numbered in the order of their keys, as a sorted groupby numbers them
+    return group_contrast(load, opened, group_numbers(keys))
+
+
+def group_numbers(keys: list[np.ndarray]) -> np.ndarray:
+    """Rows numbered by their keys' combination, in the order of the keys (as a sorted groupby
+    numbers its groups)."""
+    group = dense_rank(keys[0])
+    for key in keys[1:]:
         index = dense_rank(key)
-        group = group * (int(index.max(initial=0)) + 1) + index
-    group = dense_rank(group)
+        group *= int(index.max(initial=0)) + 1
+        group += index
+        group = dense_rank(group)
+    return group
+
+
+def group_contrast(load: np.ndarray, opened: np.ndarray, group: np.ndarray) -> tuple[float | None, int]:
+    """``contrast`` within the groups numbered 0.. by ``group``."""
     load = np.asarray(load)
     opened = np.asarray(opened, dtype=bool)
     count = np.bincount(group)
@@ -185,7 +199,11 @@ def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tu
     levels = highest - lowest + 1
     middle = (first + (count - 1) // 2, first + count // 2)
     if load.dtype.kind in "iu" and len(count) * levels <= 4 * len(load) + 1024:  # counted per group and level
-        ends = np.cumsum(np.bincount(group * levels + (load - lowest), minlength=len(count) * levels))
+        cell = group * levels
+        cell += load.astype(np.int64, copy=False)
+        if lowest:
+            cell -= lowest
+        ends = np.cumsum(np.bincount(cell, minlength=len(count) * levels))
         start = np.arange(len(count)) * levels - lowest
         low, high = (np.searchsorted(ends, at, side="right") - start for at in middle)
     else:
@@ -193,7 +211,10 @@ def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray]) -> tu
         low, high = (ordered[at] for at in middle)
     median = (low + high) / 2.0
     above = load > median[group]
-    per_group = np.bincount(group * 4 + above * 2 + opened, minlength=4 * len(count)).reshape(-1, 4)
+    cell = group * 4
+    cell += above.view(np.int8) * np.int8(2)
+    cell += opened
+    per_group = np.bincount(cell, minlength=4 * len(count)).reshape(-1, 4)
     n_above = per_group[:, 2] + per_group[:, 3]
     opens_above = per_group[:, 3]
     opens = per_group[:, 1] + per_group[:, 3]
