@@ -48,6 +48,7 @@ QUICK_SECONDS = 600
 TOP_APPS = 10
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MS_PER_DAY = 86_400_000
+MINUTES_PER_DAY = 1_440
 
 
 def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Table | None = None) -> dict:
@@ -107,12 +108,16 @@ def table_rows(frame: pd.DataFrame | pa.Table) -> Rows:
 def columns_rows(table: TableColumns) -> Rows:
     ms = table.milliseconds("posted_at")
     day_number = ms // MS_PER_DAY
+    first_day = int(day_number.min()) if len(ms) else 0
+    day = day_number - first_day
+    time_of_day = ms - day_number * MS_PER_DAY
+    weekdays = (np.arange(int(day.max()) + 1 if len(ms) else 0) + first_day + 3) % 7  # 1970-01-01: a Thursday
     return Rows(
         user=table.values("user_id"),
         ms=ms,
-        day=day_number - day_number.min(),
-        hour=(ms % MS_PER_DAY) // 3_600_000,
-        weekday=(day_number + 3) % 7,  # 1970-01-01 was a Thursday
+        day=day,
+        hour=time_of_day // 3_600_000,
+        weekday=weekdays[day],
         opened=table.coded("action").equals("opened"),
         response=table.floats("responseTime"),
         seen=table.floats("seenTime"),
@@ -256,16 +261,21 @@ def _asleep(rows: Rows, by_user: UserRows, users: pd.DataFrame | None) -> dict:
            "share_in_users_sleep": None}
     window = _sleep_window(users)
     if window is not None:
-        bed, wake = window
-        index = pd.Index(users["user_id"].to_numpy())
-        where = index.get_indexer(by_user.ids)[by_user.index]
-        known = where >= 0
-        minute = (rows.ms[known] % MS_PER_DAY) // 60_000
-        bed, wake = bed[where[known]], wake[where[known]]
-        asleep = np.where(bed > wake, (minute >= bed) | (minute < wake),
-                          (minute >= bed) & (minute < wake))
-        out["share_in_users_sleep"] = mean_or_none(asleep)
+        where = pd.Index(users["user_id"].to_numpy()).get_indexer(by_user.ids)  # per distinct user
+        bed, wake = (times[np.maximum(where, 0)] for times in window)
+        known = (where >= 0)[by_user.index]
+        minute = (rows.ms % MS_PER_DAY) // 60_000
+        if MINUTES_PER_DAY * len(bed) <= 4 * len(minute) + (1 << 20):  # each user's sleep by minute
+            asleep = _sleeping(np.arange(MINUTES_PER_DAY)[:, None], bed, wake).reshape(-1)[
+                minute * len(bed) + by_user.index]
+        else:
+            asleep = _sleeping(minute, bed[by_user.index], wake[by_user.index])
+        out["share_in_users_sleep"] = mean_or_none(asleep if known.all() else asleep[known])
     return out
+
+
+def _sleeping(minute: np.ndarray, bed: np.ndarray, wake: np.ndarray) -> np.ndarray:
+    return np.where(bed > wake, (minute >= bed) | (minute < wake), (minute >= bed) & (minute < wake))
 
 
 def _sleep_window(users: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -388,7 +398,7 @@ def _timing(rows: Rows) -> dict:
 
 def _repetition(table: TableColumns, by_user: UserRows, opened: np.ndarray) -> dict:
     """Shares of rows equal to another row of the same user on all features (and the action)."""
-    features = [table.coded(name).codes for name in schemas.FEATURES]
+    features = [table.equality_codes(name) for name in schemas.FEATURES]
     groups = EqualRows.of(by_user.index, len(by_user.ids), features, opened)
     repeated = groups.size > 1
     dismissed = groups.size - groups.flagged

@@ -93,6 +93,16 @@ class TableColumns:
                 return column.to_numpy()
         return self.series(name).to_numpy()
 
+    def equality_codes(self, name: str) -> np.ndarray:
+        """Integers that are equal exactly where the column's values are: a categorical's codes, an
+        integer or boolean column's values."""
+        spec = schemas.fields().get(name)
+        if spec is None or not spec.is_categorical:
+            values = self.values(name)
+            if values.dtype.kind in "iub":
+                return values
+        return self.coded(name).codes
+
     def flags(self, name: str) -> np.ndarray:
         return self.values(name).astype(bool, copy=False)
 
@@ -123,11 +133,13 @@ def _arrow_coded(name: str, column: pa.ChunkedArray) -> Coded | None:
     parts = []
     for chunk in column.chunks:
         if pa.types.is_dictionary(chunk.type) and _is_text(chunk.type.value_type):
-            dictionary = chunk.dictionary.cast(pa.string())
-            indices = chunk.indices.fill_null(len(dictionary)).to_numpy()
-            if dictionary.equals(value_set) and chunk.null_count == 0:
-                parts.append(indices)
+            dictionary = chunk.dictionary
+            if dictionary.type != pa.string():
+                dictionary = dictionary.cast(pa.string())
+            if chunk.null_count == 0 and dictionary.equals(value_set):
+                parts.append(chunk.indices.to_numpy())
                 continue
+            indices = chunk.indices.fill_null(len(dictionary)).to_numpy()
             lookup = pc.index_in(dictionary, value_set=value_set).fill_null(-1).to_numpy()
             parts.append(np.append(lookup, -1).astype(np.int16)[indices])
         elif _is_text(chunk.type):

@@ -40,7 +40,7 @@ def packed_codes(columns: list[np.ndarray], rows: int) -> tuple[np.ndarray, int]
 
 def _unsigned(codes: np.ndarray, low: int) -> np.ndarray:
     """``codes - low`` (all >= 0) as unsigned integers."""
-    if low == 0 and codes.dtype.kind in "iu":
+    if low == 0 and codes.dtype.kind in "iub":
         return codes.view(np.dtype(f"u{codes.dtype.itemsize}"))
     return np.subtract(codes, low, dtype=np.int64).view(np.uint64)
 
@@ -61,8 +61,10 @@ class EqualRows:
         if bit_width(users) + bits + 1 > KEY_BITS:
             features = dense_rank(features).astype(np.uint64)
             bits = bit_width(int(features.max()) + 1)
-        key = user.astype(np.uint64) << np.uint64(bits + 1)
-        key |= features << np.uint64(1)
+        key = user.astype(np.uint64)
+        key <<= np.uint64(bits + 1)
+        features <<= np.uint64(1)
+        key |= features
         key |= np.asarray(flag, dtype=bool).view(np.uint8)
         key.sort(kind="stable")  # a merge of the runs of the user-ordered rows
         starts = np.r_[0, np.flatnonzero((key[1:] ^ key[:-1]) > 1) + 1] if rows else np.empty(0, np.int64)
