@@ -400,13 +400,12 @@ def _repetition(table: TableColumns, by_user: UserRows, opened: np.ndarray) -> d
     """Shares of rows equal to another row of the same user on all features (and the action)."""
     features = [table.equality_codes(name) for name in schemas.FEATURES]
     groups = EqualRows.of(by_user.index, len(by_user.ids), features, opened)
-    repeated = groups.size > 1
     dismissed = groups.size - groups.flagged
     same_action = groups.flagged * (groups.flagged > 1) + dismissed * (dismissed > 1)
-    per_user = np.bincount(groups.user, weights=groups.size * repeated, minlength=len(by_user.ids))
+    per_user = np.bincount(groups.user, weights=groups.size, minlength=len(by_user.ids))
     rows = len(opened)
     return {
-        "features": num_or_none(groups.size[repeated].sum() / rows),
+        "features": num_or_none(groups.size.sum() / rows),
         "features_and_action": num_or_none(same_action.sum() / rows),
         "opposite_action": num_or_none(groups.size[(groups.flagged > 0) & (dismissed > 0)].sum() / rows),
         "users_max": num_or_none((per_user / by_user.counts).max()),

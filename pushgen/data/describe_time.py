@@ -127,25 +127,28 @@ def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
 
     Rows at the same instant count in table order (the earlier row is the preceding one).
     """
-    same_user = user[1:] == user[:-1]
-    if np.all((user[1:] > user[:-1]) | (same_user & (ms[1:] >= ms[:-1]))):
-        order = None  # already in (user, time) order, as a dataset's rows are
-        user_rank = np.r_[0, np.cumsum(~same_user)].astype(np.int64)
-        user_ms = ms
-    else:
+    stride = int(ms.max() - ms.min()) + window_ms + 1 if len(ms) else 1
+    order = None  # first try the rows' own order: (user, time), as a dataset's rows are
+    key = _user_time_key(user, ms, stride) if np.all(user[1:] >= user[:-1]) else None
+    if key is None or np.any(key[1:] < key[:-1]):
         order = np.lexsort((ms, user))
-        user_rank = dense_rank(user[order])
-        user_ms = ms[order]
-    stride = int(ms.max() - ms.min()) + window_ms + 1
-    key = user_rank * stride
-    key += user_ms
-    key -= ms.min()
+        key = _user_time_key(user[order], ms[order], stride)
     preceding = np.arange(len(key)) - np.searchsorted(key, key - window_ms, side="right")
     if order is None:
         return preceding.astype(np.int64, copy=False)
     load = np.empty(len(key), dtype=np.int64)
     load[order] = preceding
     return load
+
+
+def _user_time_key(user: np.ndarray, ms: np.ndarray, stride: int) -> np.ndarray:
+    """For rows ordered by user: the user's number times ``stride`` plus the time since the first."""
+    key = np.zeros(len(ms), dtype=np.int64)
+    np.cumsum(user[1:] != user[:-1], out=key[1:])
+    key *= stride
+    key += ms
+    key -= ms.min(initial=0)
+    return key
 
 
 def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
@@ -161,7 +164,9 @@ def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
                           "open_rate": num_or_none(opened / n) if n else None}
     user = dense_rank(rows.user)
     by_user, users = group_contrast(load, rows.opened, user)
-    by_user_app, groups = group_contrast(load, rows.opened, group_numbers([user, app]))
+    app_codes = app.astype(np.int64) - int(app.min(initial=0))  # ordered as their ranks
+    user_app = dense_rank(user * (int(app_codes.max(initial=0)) + 1) + app_codes)
+    by_user_app, groups = group_contrast(load, rows.opened, user_app)
     return {
         "window_minutes": FATIGUE_WINDOW_MINUTES,
         "buckets": buckets,

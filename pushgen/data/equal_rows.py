@@ -47,7 +47,8 @@ def _unsigned(codes: np.ndarray, low: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class EqualRows:
-    """Per group of equal rows (ordered by user): its rows, its rows flagged and its user."""
+    """The groups of two or more equal rows (ordered by user): their rows, their rows flagged and
+    their user."""
 
     size: np.ndarray
     flagged: np.ndarray
@@ -67,7 +68,10 @@ class EqualRows:
         key |= features
         key |= np.asarray(flag, dtype=bool).view(np.uint8)
         key.sort(kind="stable")  # a merge of the runs of the user-ordered rows
-        starts = np.r_[0, np.flatnonzero((key[1:] ^ key[:-1]) > 1) + 1] if rows else np.empty(0, np.int64)
-        size = np.diff(np.r_[starts, rows])
-        flagged = np.add.reduceat(key & np.uint64(1), starts).astype(np.int64) if rows else size
-        return cls(size, flagged, (key[starts] >> np.uint64(bits + 1)).astype(np.int64))
+        boundaries = np.flatnonzero((key[1:] ^ key[:-1]) > 1) + 1
+        starts, ends = np.r_[0, boundaries], np.r_[boundaries, rows]
+        repeated = ends - starts > 1
+        starts, ends = starts[repeated], ends[repeated]
+        first = key[starts]
+        first_flagged = np.searchsorted(key, first | np.uint64(1))  # flagged rows sort last in a group
+        return cls(ends - starts, ends - first_flagged, (first >> np.uint64(bits + 1)).astype(np.int64))
