@@ -18,7 +18,7 @@ from pushgen.data import describe_counts
 from pushgen.data.describe import describe
 from pushgen.data.describe_columns import TableColumns, coded_series
 from pushgen.data.describe_counts import CrossCounts
-from pushgen.data.describe_time import group_medians, median_or_none
+from pushgen.data.describe_time import distinct, group_medians, median_or_none
 from pushgen.data.equal_rows import EqualRows
 
 
@@ -109,3 +109,14 @@ def test_cross_counts_are_counts_per_value(monkeypatch, max_cells: int) -> None:
         rows, opens = counts.per_value(name)
         assert rows.tolist() == [int((codes == v).sum()) for v in range(size)]
         assert opens.tolist() == [int((opened & (codes == v)).sum()) for v in range(size)]
+
+
+@given(st.lists(st.integers(-5, 5) | st.integers(-2**40, 2**40), max_size=40),
+       st.sampled_from([np.int8, np.int32, np.int64, np.uint16, bool]))
+def test_distinct_of_ordered_and_unordered_values_is_unique(values: list[int], dtype) -> None:
+    array = np.array(values).astype(dtype) if values else np.array([], dtype=dtype)
+    for ordered in (array, np.sort(array)):
+        uniques, inverse = distinct(ordered)
+        expected_uniques, expected_inverse = np.unique(ordered, return_inverse=True)
+        assert uniques.tolist() == expected_uniques.tolist() and uniques.dtype == ordered.dtype
+        assert inverse.tolist() == expected_inverse.reshape(-1).tolist()

@@ -107,6 +107,11 @@ class TableColumns:
         return self.values(name).astype(bool, copy=False)
 
     def floats(self, name: str) -> np.ndarray:
+        if self.is_arrow and self.table.column(name).null_count == 0:
+            chunks = self.table.column(name).chunks
+            if all(pa.types.is_floating(chunk.type) for chunk in chunks):
+                return np.concatenate([chunk.to_numpy() for chunk in chunks] or [np.empty(0)],
+                                      dtype=np.float64)
         return self.values(name).astype(np.float64)
 
     def milliseconds(self, name: str) -> np.ndarray:

@@ -39,6 +39,9 @@ def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return_inverse=True)``); integers spanning no more than a few times their count are ranked by
     counting, not sorting."""
     values = np.asarray(values).reshape(-1)
+    if len(values) and values.dtype.kind in "iub" and np.all(values[1:] >= values[:-1]):  # in order
+        starts = np.r_[0, np.flatnonzero(values[1:] != values[:-1]) + 1]
+        return values[starts], np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(values)]))
     if len(values) and values.dtype.kind in "iub":
         low = int(values.min())
         span = int(values.max()) - low + 1
