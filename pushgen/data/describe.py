@@ -107,17 +107,19 @@ def table_rows(frame: pd.DataFrame | pa.Table) -> Rows:
 
 def columns_rows(table: TableColumns) -> Rows:
     ms = table.milliseconds("posted_at")
-    day_number = ms // MS_PER_DAY
-    first_day = int(day_number.min()) if len(ms) else 0
-    day = day_number - first_day
-    time_of_day = ms - day_number * MS_PER_DAY
+    day = ms // MS_PER_DAY
+    first_day = int(day.min()) if len(ms) else 0
+    time_of_day = day * MS_PER_DAY
+    np.subtract(ms, time_of_day, out=time_of_day)
+    hour = np.floor_divide(time_of_day, 3_600_000, out=time_of_day).astype(np.int8)
+    day -= first_day
     weekdays = (np.arange(int(day.max()) + 1 if len(ms) else 0) + first_day + 3) % 7  # 1970-01-01: a Thursday
     return Rows(
         user=table.values("user_id"),
         ms=ms,
         day=day,
-        hour=time_of_day // 3_600_000,
-        weekday=weekdays[day],
+        hour=hour,
+        weekday=weekdays.astype(np.int8)[day],
         opened=table.coded("action").equals("opened"),
         response=table.floats("responseTime"),
         seen=table.floats("seenTime"),
@@ -264,10 +266,12 @@ def _asleep(rows: Rows, by_user: UserRows, users: pd.DataFrame | None) -> dict:
         where = pd.Index(users["user_id"].to_numpy()).get_indexer(by_user.ids)  # per distinct user
         bed, wake = (times[np.maximum(where, 0)] for times in window)
         known = (where >= 0)[by_user.index]
-        minute = (rows.ms % MS_PER_DAY) // 60_000
+        minute = rows.ms % MS_PER_DAY
+        np.floor_divide(minute, 60_000, out=minute)
         if MINUTES_PER_DAY * len(bed) <= 4 * len(minute) + (1 << 20):  # each user's sleep by minute
-            asleep = _sleeping(np.arange(MINUTES_PER_DAY)[:, None], bed, wake).reshape(-1)[
-                minute * len(bed) + by_user.index]
+            minute *= len(bed)
+            minute += by_user.index
+            asleep = _sleeping(np.arange(MINUTES_PER_DAY)[:, None], bed, wake).reshape(-1)[minute]
         else:
             asleep = _sleeping(minute, bed[by_user.index], wake[by_user.index])
         out["share_in_users_sleep"] = mean_or_none(asleep if known.all() else asleep[known])

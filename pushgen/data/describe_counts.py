@@ -24,7 +24,7 @@ class Crossed:
     def of(cls, columns: dict[str, tuple[np.ndarray, int]], opened: np.ndarray) -> Crossed:
         """``columns``: each column's codes (-1 .. size-1) and size."""
         sizes = [size + 1 for _, size in columns.values()]
-        index = np.zeros(len(opened), dtype=np.int32)  # fewer than MAX_CELLS cells
+        index = np.zeros(len(opened), dtype=np.intp)  # bincount's own type: counted without a copy
         for (codes, _), size in zip(columns.values(), sizes, strict=True):
             index *= size
             index += codes

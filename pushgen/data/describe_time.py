@@ -79,7 +79,9 @@ def group_medians(group: np.ndarray | None, values: np.ndarray, groups: int) -> 
     bucket = bits - lowest
     bucket >>= np.uint64(max(0, span.bit_length() - radix))
     if group is not None:
-        bucket |= group.astype(np.uint64) << np.uint64(radix)
+        high = group.astype(np.uint64)
+        high <<= np.uint64(radix)
+        bucket |= high
     bucket = bucket.view(np.int64)
     sizes = np.bincount(bucket, minlength=groups << radix)
     ends = np.cumsum(sizes)
@@ -206,6 +208,7 @@ def group_contrast(load: np.ndarray, opened: np.ndarray, group: np.ndarray) -> t
     lowest, highest = (int(load.min()), int(load.max())) if len(load) else (0, 0)
     levels = highest - lowest + 1
     middle = (first + (count - 1) // 2, first + count // 2)
+    cell = None
     if load.dtype.kind in "iu" and len(count) * levels <= 4 * len(load) + 1024:  # counted per group and level
         cell = group * levels
         cell += load.astype(np.int64, copy=False)
@@ -219,7 +222,7 @@ def group_contrast(load: np.ndarray, opened: np.ndarray, group: np.ndarray) -> t
         low, high = (ordered[at] for at in middle)
     median = (low + high) / 2.0
     above = load > median[group]
-    cell = group * 4
+    cell = group * 4 if cell is None else np.multiply(group, 4, out=cell)
     cell += above.view(np.int8) * np.int8(2)
     cell += opened
     per_group = np.bincount(cell, minlength=4 * len(count)).reshape(-1, 4)
