@@ -27,6 +27,7 @@ from pushgen.data.describe_columns import Coded, TableColumns
 from pushgen.data.describe_counts import CrossCounts
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
+    PERIOD_DAYS,
     Rows,
     counts_and_opens,
     distinct,
@@ -74,7 +75,7 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
     population = _population(by_user.ids, users)
     calendar = np.arange(first_day, last_day + 1)
     apps, kinds = table.coded("postingApp"), _kind_of(table.coded("postingApp"))
-    counts = _cross_counts(table, kinds, rows.opened)
+    counts = _cross_counts(table, rows, kinds)
     return {
         "rows": len(table),
         "users": len(population),
@@ -82,13 +83,13 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
         "first_day": str(np.datetime64(first_day, "D")),
         "last_day": str(np.datetime64(last_day, "D")),
         "per_user_day": _volume(by_user, population, days),
-        "hourly": _hourly(rows),
-        "weekday": _weekday(rows, len(population), (calendar + 3) % 7),
+        "hourly": _hourly(rows, counts),
+        "weekday": _weekday(counts, len(population), (calendar + 3) % 7),
         "asleep": _asleep(rows, by_user, users),
         "open_rate": _open_rates(counts, by_user.open_rates(rows.opened), kinds),
         "by_kind": _groups(kinds.labels, *counts.per_value("kind"), len(table)),
         "by_category": _groups(table.coded("category").labels, *counts.per_value("category"), len(table)),
-        "top_apps": _top_apps(apps, rows.opened),
+        "top_apps": _top_apps(apps, counts),
         "ongoing": _groups(table.coded("ongoing").labels, *counts.per_value("ongoing"), len(table)),
         "ringer_mode": _seen_groups(table, "ringerMode", counts, rows.seen),
         "activity": _seen_groups(table, "activity", counts, rows.seen),
@@ -96,7 +97,7 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
         "timing": _timing(rows),
         "repetition": _repetition(table, by_user, rows.opened),
         "fatigue": fatigue_stats(rows, apps.codes),
-        "periods": period_stats(rows, len(population), days),
+        "periods": period_stats(*counts.per_value("period"), len(population), days),
     }
 
 
@@ -223,8 +224,8 @@ def _volume(by_user: UserRows, population: np.ndarray, days: int) -> dict:
             "p90": num_or_none(p90), "min": num_or_none(per_day.min()), "max": num_or_none(per_day.max())}
 
 
-def _hourly(rows: Rows) -> dict:
-    counts, opened = counts_and_opens(rows.hour, rows.opened, 24)
+def _hourly(rows: Rows, by_value: CrossCounts) -> dict:
+    counts, opened = by_value.per_value("hour")
     delay = group_medians(rows.hour, rows.response, 24)
     return {
         "share": [num_or_none(c / len(rows.hour)) for c in counts],
@@ -233,8 +234,8 @@ def _hourly(rows: Rows) -> dict:
     }
 
 
-def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
-    counts, opened = counts_and_opens(rows.weekday, rows.opened, 7)
+def _weekday(by_value: CrossCounts, n_users: int, calendar_weekdays: np.ndarray) -> dict:
+    counts, opened = by_value.per_value("weekday")
     days_of = np.bincount(calendar_weekdays, minlength=7)
     workday = np.arange(7) < 5
 
@@ -247,7 +248,7 @@ def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
         return num_or_none(opened[mask].sum() / counts[mask].sum()) if counts[mask].sum() else None
 
     return {
-        "share": [num_or_none(c / len(rows.weekday)) for c in counts],
+        "share": [num_or_none(c / counts.sum()) for c in counts],
         "per_user_day": [per_user_day(np.arange(7) == d) for d in range(7)],
         "open_rate": [open_rate(np.arange(7) == d) for d in range(7)],
         "per_user_day_weekdays": per_user_day(workday),
@@ -304,17 +305,22 @@ def _kind_of(apps: Coded) -> Coded:
     return Coded(np.append(kind, -1)[apps.codes], tuple(catalog.kinds))
 
 
-def _cross_counts(table: TableColumns, kinds: Coded, opened: np.ndarray) -> CrossCounts:
-    """Rows and opens per value of the grouped columns, and per ongoing flag and listening state
+def _cross_counts(table: TableColumns, rows: Rows, kinds: Coded) -> CrossCounts:
+    """Rows and opens per value of the grouped columns, the ongoing flag, the listening state
     (0: neither headphones with music nor a message, 1: a message, 2: headphones with music,
-    3: both)."""
+    3: both), the clock hour, the weekday, the period and the app."""
     listening = (table.flags("headphonesIn") & table.flags("musicActive")).view(np.int8) * 2
     listening += table.coded("category").equals("msg")
     columns = {"kind": (kinds.codes, len(kinds.labels)),
                **{name: (table.coded(name).codes, len(table.coded(name).labels))
                   for name in ("category", "ongoing", "ringerMode", "activity")},
-               "ongoing_flag": (table.flags("ongoing"), 2), "listening": (listening, 4)}
-    return CrossCounts.of(columns, opened)
+               "ongoing_flag": (table.flags("ongoing"), 2), "listening": (listening, 4),
+               "hour": (rows.hour, 24), "weekday": (rows.weekday, 7)}
+    period = rows.day // PERIOD_DAYS
+    columns["period"] = (period, int(period.max()) + 1)
+    apps = table.coded("postingApp")
+    columns["postingApp"] = (apps.codes, len(apps.labels))
+    return CrossCounts.of(columns, rows.opened)
 
 
 def _seen_groups(table: TableColumns, name: str, counts: CrossCounts, seen: np.ndarray) -> dict[str, dict]:
@@ -341,13 +347,10 @@ def _groups(labels: tuple, size: np.ndarray, opens: np.ndarray, rows: int,
     return out
 
 
-def _top_apps(apps: Coded, opened: np.ndarray) -> list[dict]:
+def _top_apps(apps: Coded, by_value: CrossCounts) -> list[dict]:
     catalog = app_catalog()
     kind_of = dict(zip(catalog.apps, (catalog.kinds[k] for k in catalog.kind_of_app), strict=True))
-    known = apps.codes >= 0
-    codes, flags = (apps.codes, opened) if known.all() else (apps.codes[known], opened[known])
-    size, opens = counts_and_opens(codes, flags, len(apps.labels))
-    groups = _groups(apps.labels, size, opens, len(apps.codes))
+    groups = _groups(apps.labels, *by_value.per_value("postingApp"), len(apps.codes))
     ranked = sorted(groups.items(), key=lambda item: (-item[1]["n"], item[0]))[:TOP_APPS]
     return [{"app": app, "kind": kind_of.get(app), **values} for app, values in ranked]
 

@@ -42,9 +42,10 @@ class Crossed:
         axis = self.names.index(name)
         sizes = self.cells.shape[:-1]
         digit = self.filled // prod(sizes[axis + 1:]) % sizes[axis]
-        by_value = np.zeros((sizes[axis], 2), dtype=np.int64)
-        np.add.at(by_value, digit, self.cells.reshape(-1, 2)[self.filled])
-        return by_value[1:].sum(axis=1), by_value[1:, 1]
+        filled = self.cells.reshape(-1, 2)[self.filled]
+        rows, opened = (np.bincount(digit, weights=filled[:, k], minlength=sizes[axis]).astype(np.int64)
+                        for k in (0, 1))  # integers below 2**53: exact in float64
+        return (rows + opened)[1:], opened[1:]
 
 
 @dataclass(frozen=True)

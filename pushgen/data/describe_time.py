@@ -235,9 +235,9 @@ def group_contrast(load: np.ndarray, opened: np.ndarray, group: np.ndarray) -> t
     return mean_or_none(difference), len(difference)
 
 
-def period_stats(rows: Rows, n_users: int, days: int) -> list[dict]:
-    period = rows.day // PERIOD_DAYS
-    counts, opened = counts_and_opens(period, rows.opened, int(period.max()) + 1)
+def period_stats(counts: np.ndarray, opened: np.ndarray, n_users: int, days: int) -> list[dict]:
+    """Rows, notifications per user and day and open rate in each period of ``PERIOD_DAYS`` days,
+    from each period's rows and opened rows."""
     out = []
     for p, (count, opens) in enumerate(zip(counts, opened, strict=True)):
         first, last = p * PERIOD_DAYS + 1, min((p + 1) * PERIOD_DAYS, days)
