@@ -138,7 +138,8 @@ def recent_load(user: np.ndarray, ms: np.ndarray, window_ms: int) -> np.ndarray:
     if key is None or np.any(key[1:] < key[:-1]):
         order = np.lexsort((ms, user))
         key = _user_time_key(user[order], ms[order], stride)
-    preceding = np.arange(len(key)) - np.searchsorted(key, key - window_ms, side="right")
+    preceding = np.searchsorted(key, key - window_ms, side="right")
+    np.subtract(np.arange(len(key)), preceding, out=preceding)
     if order is None:
         return preceding.astype(np.int64, copy=False)
     load = np.empty(len(key), dtype=np.int64)

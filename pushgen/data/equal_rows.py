@@ -68,10 +68,9 @@ class EqualRows:
         key |= features
         key |= np.asarray(flag, dtype=bool).view(np.uint8)
         key.sort(kind="stable")  # a merge of the runs of the user-ordered rows
-        boundaries = np.flatnonzero((key[1:] ^ key[:-1]) > 1) + 1
-        starts, ends = np.r_[0, boundaries], np.r_[boundaries, rows]
-        repeated = ends - starts > 1
-        starts, ends = starts[repeated], ends[repeated]
+        same = (key[1:] ^ key[:-1]) <= 1  # a row and the next are equal but for the flag
+        change = np.diff(same.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        starts, ends = np.flatnonzero(change == 1), np.flatnonzero(change == -1) + 1  # runs of equal rows
         first = key[starts]
         first_flagged = np.searchsorted(key, first | np.uint64(1))  # flagged rows sort last in a group
         return cls(ends - starts, ends - first_flagged, (first >> np.uint64(bits + 1)).astype(np.int64))
