@@ -18,7 +18,7 @@ from pushgen.data import describe_counts
 from pushgen.data.describe import describe
 from pushgen.data.describe_columns import TableColumns, coded_series
 from pushgen.data.describe_counts import CrossCounts
-from pushgen.data.describe_time import distinct, group_medians, median_or_none
+from pushgen.data.describe_time import contrast, distinct, group_medians, median_or_none
 from pushgen.data.equal_rows import EqualRows
 
 
@@ -120,3 +120,12 @@ def test_distinct_of_ordered_and_unordered_values_is_unique(values: list[int], d
         expected_uniques, expected_inverse = np.unique(ordered, return_inverse=True)
         assert uniques.tolist() == expected_uniques.tolist() and uniques.dtype == ordered.dtype
         assert inverse.tolist() == expected_inverse.reshape(-1).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(-3, 40), st.booleans()), min_size=1, max_size=80))
+def test_contrast_counted_by_level_is_the_contrast_of_sorted_rows(rows) -> None:
+    user, load, opened = (np.array(column) for column in zip(*rows, strict=True))
+    by_level = contrast(load, opened, [user])  # integer loads: counted per group and level
+    by_sorting = contrast(load.astype(np.float64), opened, [user])  # other loads: sorted
+    assert by_level == by_sorting

@@ -204,36 +204,52 @@ def group_contrast(load: np.ndarray, opened: np.ndarray, group: np.ndarray) -> t
     """``contrast`` within the groups numbered 0.. by ``group``."""
     load = np.asarray(load)
     opened = np.asarray(opened, dtype=bool)
-    count = np.bincount(group)
-    first = np.cumsum(count) - count
+    groups = int(group.max()) + 1 if len(group) else 0
     lowest, highest = (int(load.min()), int(load.max())) if len(load) else (0, 0)
     levels = highest - lowest + 1
-    middle = (first + (count - 1) // 2, first + count // 2)
-    cell = None
-    if load.dtype.kind in "iu" and len(count) * levels <= 4 * len(load) + 1024:  # counted per group and level
-        cell = group * levels
-        cell += load.astype(np.int64, copy=False)
-        if lowest:
-            cell -= lowest
-        ends = np.cumsum(np.bincount(cell, minlength=len(count) * levels))
-        start = np.arange(len(count)) * levels - lowest
-        low, high = (np.searchsorted(ends, at, side="right") - start for at in middle)
+    if load.dtype.kind in "iu" and groups * levels <= 4 * len(load) + 1024:
+        count, n_above, opens, opens_above = _level_counts(load, opened, group, groups, lowest, levels)
     else:
-        ordered = load[np.lexsort((load, group))]
-        low, high = (ordered[at] for at in middle)
-    median = (low + high) / 2.0
-    above = load > median[group]
-    cell = group * 4 if cell is None else np.multiply(group, 4, out=cell)
-    cell += above.view(np.int8) * np.int8(2)
-    cell += opened
-    per_group = np.bincount(cell, minlength=4 * len(count)).reshape(-1, 4)
-    n_above = per_group[:, 2] + per_group[:, 3]
-    opens_above = per_group[:, 3]
-    opens = per_group[:, 1] + per_group[:, 3]
+        count, n_above, opens, opens_above = _row_counts(load, opened, group)
     both = (n_above > 0) & (n_above < count)
     difference = (opens_above[both] / n_above[both]
                   - (opens[both] - opens_above[both]) / (count[both] - n_above[both]))
     return mean_or_none(difference), len(difference)
+
+
+def _level_counts(load: np.ndarray, opened: np.ndarray, group: np.ndarray, groups: int, lowest: int,
+                  levels: int) -> tuple[np.ndarray, ...]:
+    """Rows, rows above the median load, opened rows and opened rows above it per group, from one
+    count of the rows by group, load and action."""
+    cell = group * levels
+    cell += load.astype(np.int64, copy=False)
+    if lowest:
+        cell -= lowest
+    cell *= 2
+    cell += opened
+    by_level = np.bincount(cell, minlength=2 * groups * levels).reshape(groups, levels, 2)
+    rows, opens = by_level.sum(axis=2), by_level[:, :, 1]
+    count = rows.sum(axis=1)
+    first = np.cumsum(count) - count
+    ends = np.cumsum(rows.reshape(-1))
+    start = np.arange(groups) * levels - lowest
+    low, high = (np.searchsorted(ends, first + k, side="right") - start
+                 for k in ((count - 1) // 2, count // 2))
+    above = np.arange(lowest, lowest + levels)[None, :] > ((low + high) / 2.0)[:, None]
+    return count, (rows * above).sum(axis=1), opens.sum(axis=1), (opens * above).sum(axis=1)
+
+
+def _row_counts(load: np.ndarray, opened: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``_level_counts`` by sorting the rows, for loads of any kind."""
+    count = np.bincount(group)
+    first = np.cumsum(count) - count
+    ordered = load[np.lexsort((load, group))]
+    median = (ordered[first + (count - 1) // 2] + ordered[first + count // 2]) / 2.0
+    above = load > median[group]
+    n_above = np.bincount(group, weights=above, minlength=len(count))
+    opens_above = np.bincount(group, weights=opened & above, minlength=len(count))
+    opens = np.bincount(group, weights=opened, minlength=len(count))
+    return count, n_above, opens, opens_above
 
 
 def period_stats(counts: np.ndarray, opened: np.ndarray, n_users: int, days: int) -> list[dict]:
