@@ -50,6 +50,7 @@ TOP_APPS = 10
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MS_PER_DAY = 86_400_000
 MINUTES_PER_DAY = 1_440
+ONGOING_FLAG = "ongoing as a flag"
 
 
 def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Table | None = None) -> dict:
@@ -306,7 +307,8 @@ def _kind_of(apps: Coded) -> Coded:
 
 
 def _cross_counts(table: TableColumns, rows: Rows, kinds: Coded) -> CrossCounts:
-    """Rows and opens per value of the grouped columns, the ongoing flag, the listening state
+    """Rows and opens per value of the grouped columns, the ongoing flag (unless the column is
+    boolean: then its own values), the listening state
     (0: neither headphones with music nor a message, 1: a message, 2: headphones with music,
     3: both), the clock hour, the weekday, the period and the app."""
     listening = (table.flags("headphonesIn") & table.flags("musicActive")).view(np.int8) * 2
@@ -314,8 +316,9 @@ def _cross_counts(table: TableColumns, rows: Rows, kinds: Coded) -> CrossCounts:
     columns = {"kind": (kinds.codes, len(kinds.labels)),
                **{name: (table.coded(name).codes, len(table.coded(name).labels))
                   for name in ("category", "ongoing", "ringerMode", "activity")},
-               "ongoing_flag": (table.flags("ongoing"), 2), "listening": (listening, 4),
-               "hour": (rows.hour, 24), "weekday": (rows.weekday, 7)}
+               "listening": (listening, 4), "hour": (rows.hour, 24), "weekday": (rows.weekday, 7)}
+    if not table.is_boolean("ongoing"):
+        columns[ONGOING_FLAG] = (table.flags("ongoing"), 2)
     period = rows.day // PERIOD_DAYS
     columns["period"] = (period, int(period.max()) + 1)
     apps = table.coded("postingApp")
@@ -358,7 +361,7 @@ def _top_apps(apps: Coded, by_value: CrossCounts) -> list[dict]:
 def _open_rates(counts: CrossCounts, per_user: np.ndarray, kinds: Coded) -> dict:
     rows, opens = counts.total()
     by_kind = counts.per_value("kind")
-    by_flag = counts.per_value("ongoing_flag")
+    by_flag = counts.per_value(ONGOING_FLAG if ONGOING_FLAG in counts.names else "ongoing")
     messaging, system = kinds.code_of("messaging"), kinds.code_of("system")
 
     def rate(kind_codes: list[int]) -> float | None:

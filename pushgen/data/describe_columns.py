@@ -103,6 +103,13 @@ class TableColumns:
                 return values
         return self.coded(name).codes
 
+    def is_boolean(self, name: str) -> bool:
+        """Whether the column holds booleans and no missing value (its codes are then its flags)."""
+        if self.is_arrow:
+            column = self.table.column(name)
+            return pa.types.is_boolean(column.type) and column.null_count == 0
+        return self.table[name].dtype == bool
+
     def flags(self, name: str) -> np.ndarray:
         return self.values(name).astype(bool, copy=False)
 

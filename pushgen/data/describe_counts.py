@@ -57,10 +57,11 @@ class CrossCounts:
     @classmethod
     def of(cls, columns: dict[str, tuple[np.ndarray, int]], opened: np.ndarray) -> CrossCounts:
         """``columns``: each column's codes (-1 .. size-1) and size; columns are crossed with each
-        other as long as the combinations fit in ``MAX_CELLS``."""
+        other as long as their combinations are fewer than half the rows (and ``MAX_CELLS``)."""
+        limit = min(MAX_CELLS, max(1 << 12, len(opened) // 2))  # no more cells than rows to count
         parts, batch, cells = [], {}, 1
         for name, (codes, size) in columns.items():
-            if batch and cells * (size + 1) > MAX_CELLS:
+            if batch and cells * (size + 1) > limit:
                 parts.append(Crossed.of(batch, opened))
                 batch, cells = {}, 1
             batch[name] = (codes, size)
@@ -68,6 +69,10 @@ class CrossCounts:
         if batch:
             parts.append(Crossed.of(batch, opened))
         return cls(tuple(parts))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for part in self.parts for name in part.names)
 
     def per_value(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Rows and opened rows for each code 0 .. size-1 of column ``name``."""
