@@ -10,6 +10,7 @@ table gives what ``schemas.apply_dtypes(table.to_pandas())`` would give.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -141,7 +142,7 @@ def _arrow_coded(name: str, column: pa.ChunkedArray) -> Coded | None:
             uniques, codes = distinct(column.to_numpy())
             return Coded(codes, tuple(uniques.tolist()))
         return None
-    value_set = pa.array(spec.values, pa.string())
+    value_set = _value_set(name)
     parts = []
     for chunk in column.chunks:
         if pa.types.is_dictionary(chunk.type) and _is_text(chunk.type.value_type):
@@ -161,6 +162,11 @@ def _arrow_coded(name: str, column: pa.ChunkedArray) -> Coded | None:
             return None
     codes = np.concatenate(parts) if parts else np.empty(0, dtype=np.int16)
     return Coded(codes, tuple(spec.values))
+
+
+@cache
+def _value_set(name: str) -> pa.Array:
+    return pa.array(schemas.field(name).values, pa.string())
 
 
 def _is_text(kind: pa.DataType) -> bool:
