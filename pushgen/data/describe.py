@@ -23,9 +23,14 @@ import pyarrow as pa
 from pushgen import schemas
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
+from pushgen.data.describe_columns import Coded, TableColumns
+from pushgen.data.describe_counts import CrossCounts
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
 from pushgen.data.describe_time import (
+    PERIOD_DAYS,
     Rows,
+    counts_and_opens,
+    distinct,
     fatigue_stats,
     group_medians,
     mean_or_none,
@@ -33,6 +38,7 @@ from pushgen.data.describe_time import (
     num_or_none,
     period_stats,
 )
+from pushgen.data.equal_rows import EqualRows
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
 from pushgen.progress import stages
@@ -43,65 +49,101 @@ QUICK_SECONDS = 600
 TOP_APPS = 10
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MS_PER_DAY = 86_400_000
+MINUTES_PER_DAY = 1_440
+ONGOING_FLAG = "ongoing as a flag"
 
 
-def describe(notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> dict:
-    """The calibration statistics of a notifications table (see ``docs/calibration.md``).
+def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Table | None = None) -> dict:
+    """The calibration statistics of a notifications table (see ``docs/calibration.md``), a pandas
+    frame or an Arrow table in the dataset's layout.
 
     Days are the dataset's span, from the first to the last calendar day in ``posted_at``;
     users are those of ``users['user_id']`` (if given) together with those who have rows.
     """
-    frame = notifications
-    missing = [name for name in REQUIRED if name not in frame.columns]
+    table = TableColumns(notifications)
+    missing = [name for name in REQUIRED if name not in table.names]
     if missing:
         raise DatasetError(f"cannot describe the table: it has no column {missing[0]!r}")
-    if len(frame) == 0:
+    if len(table) == 0:
         raise DatasetError("cannot describe the table: it has no notifications")
-    rows = table_rows(frame)
+    if isinstance(users, pa.Table):
+        users = users.to_pandas()
+    rows = columns_rows(table)
+    by_user = UserRows.of(rows.user)
     first_day = int(rows.ms.min() // MS_PER_DAY)
     days = int(rows.day.max()) + 1
     last_day = first_day + days - 1
-    population = _population(rows.user, users)
+    population = _population(by_user.ids, users)
     calendar = np.arange(first_day, last_day + 1)
+    apps, kinds = table.coded("postingApp"), _kind_of(table.coded("postingApp"))
+    counts = _cross_counts(table, rows, kinds)
     return {
-        "rows": len(frame),
+        "rows": len(table),
         "users": len(population),
         "days": days,
         "first_day": str(np.datetime64(first_day, "D")),
         "last_day": str(np.datetime64(last_day, "D")),
-        "per_user_day": _volume(rows.user, population, days),
-        "hourly": _hourly(rows),
-        "weekday": _weekday(rows, len(population), (calendar + 3) % 7),
-        "asleep": _asleep(rows, users),
-        "open_rate": _open_rates(frame, rows),
-        "by_kind": _groups(_kind_of(frame["postingApp"]), rows.opened),
-        "by_category": _groups(frame["category"], rows.opened),
-        "top_apps": _top_apps(frame["postingApp"], rows.opened),
-        "ongoing": _groups(frame["ongoing"], rows.opened),
-        "ringer_mode": _groups(frame["ringerMode"], rows.opened, rows.seen),
-        "activity": _groups(frame["activity"], rows.opened, rows.seen),
-        "headphones_music": _headphones_music(frame, rows.opened),
+        "per_user_day": _volume(by_user, population, days),
+        "hourly": _hourly(rows, counts),
+        "weekday": _weekday(counts, len(population), (calendar + 3) % 7),
+        "asleep": _asleep(rows, by_user, users),
+        "open_rate": _open_rates(counts, by_user.open_rates(rows.opened), kinds),
+        "by_kind": _groups(kinds.labels, *counts.per_value("kind"), len(table)),
+        "by_category": _groups(table.coded("category").labels, *counts.per_value("category"), len(table)),
+        "top_apps": _top_apps(apps, counts),
+        "ongoing": _groups(table.coded("ongoing").labels, *counts.per_value("ongoing"), len(table)),
+        "ringer_mode": _seen_groups(table, "ringerMode", counts, rows.seen),
+        "activity": _seen_groups(table, "activity", counts, rows.seen),
+        "headphones_music": _headphones_music(counts),
         "timing": _timing(rows),
-        "repetition": _repetition(frame, rows.user, rows.opened),
-        "fatigue": fatigue_stats(rows, frame["postingApp"].astype("category").cat.codes.to_numpy()),
-        "periods": period_stats(rows, len(population), days),
+        "repetition": _repetition(table, by_user, rows.opened),
+        "fatigue": fatigue_stats(rows, apps.codes),
+        "periods": period_stats(*counts.per_value("period"), len(population), days),
     }
 
 
-def table_rows(frame: pd.DataFrame) -> Rows:
+def table_rows(frame: pd.DataFrame | pa.Table) -> Rows:
     """The columns of a notifications table that the statistics read, as arrays."""
-    ms = frame["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
-    day_number = ms // MS_PER_DAY
+    return columns_rows(TableColumns(frame))
+
+
+def columns_rows(table: TableColumns) -> Rows:
+    ms = table.milliseconds("posted_at")
+    day = ms // MS_PER_DAY
+    first_day = int(day.min()) if len(ms) else 0
+    time_of_day = day * MS_PER_DAY
+    np.subtract(ms, time_of_day, out=time_of_day)
+    hour = np.floor_divide(time_of_day, 3_600_000, out=time_of_day).astype(np.int8)
+    day -= first_day
+    weekdays = (np.arange(int(day.max()) + 1 if len(ms) else 0) + first_day + 3) % 7  # 1970-01-01: a Thursday
     return Rows(
-        user=frame["user_id"].to_numpy(),
+        user=table.values("user_id"),
         ms=ms,
-        day=day_number - day_number.min(),
-        hour=(ms % MS_PER_DAY) // 3_600_000,
-        weekday=(day_number + 3) % 7,  # 1970-01-01 was a Thursday
-        opened=(frame["action"] == "opened").to_numpy(dtype=bool),
-        response=frame["responseTime"].to_numpy(dtype=np.float64),
-        seen=frame["seenTime"].to_numpy(dtype=np.float64),
+        day=day,
+        hour=hour,
+        weekday=weekdays.astype(np.int8)[day],
+        opened=table.coded("action").equals("opened"),
+        response=table.floats("responseTime"),
+        seen=table.floats("seenTime"),
     )
+
+
+@dataclass(frozen=True)
+class UserRows:
+    """The distinct users of the rows (sorted), each row's position among them and their row counts."""
+
+    ids: np.ndarray
+    index: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def of(cls, user: np.ndarray) -> UserRows:
+        ids, index = distinct(user)
+        return cls(ids, index, np.bincount(index, minlength=len(ids)))
+
+    def open_rates(self, opened: np.ndarray) -> np.ndarray:
+        """Each user's share of ``opened`` rows, as a groupby's ``mean``."""
+        return counts_and_opens(self.index, opened, len(self.ids))[1] / self.counts
 
 
 @dataclass(frozen=True)
@@ -168,26 +210,23 @@ def _read(path: Path) -> pd.DataFrame:
         raise DatasetError(f"cannot read {path}: {reason}") from None
 
 
-def _population(user: np.ndarray, users: pd.DataFrame | None) -> np.ndarray:
-    ids = np.unique(user)
+def _population(ids: np.ndarray, users: pd.DataFrame | None) -> np.ndarray:
     if users is not None and "user_id" in users:
         ids = np.union1d(ids, users["user_id"].to_numpy())
     return ids
 
 
-def _volume(user: np.ndarray, population: np.ndarray, days: int) -> dict:
-    ids, counts = np.unique(user, return_counts=True)
+def _volume(by_user: UserRows, population: np.ndarray, days: int) -> dict:
     per_user = np.zeros(len(population))
-    per_user[np.searchsorted(population, ids)] = counts
+    per_user[np.searchsorted(population, by_user.ids)] = by_user.counts
     per_day = per_user / days
     p10, median, p90 = np.percentile(per_day, [10, 50, 90])
     return {"mean": num_or_none(per_day.mean()), "median": num_or_none(median), "p10": num_or_none(p10),
             "p90": num_or_none(p90), "min": num_or_none(per_day.min()), "max": num_or_none(per_day.max())}
 
 
-def _hourly(rows: Rows) -> dict:
-    counts = np.bincount(rows.hour, minlength=24)
-    opened = np.bincount(rows.hour, weights=rows.opened, minlength=24)
+def _hourly(rows: Rows, by_value: CrossCounts) -> dict:
+    counts, opened = by_value.per_value("hour")
     delay = group_medians(rows.hour, rows.response, 24)
     return {
         "share": [num_or_none(c / len(rows.hour)) for c in counts],
@@ -196,9 +235,8 @@ def _hourly(rows: Rows) -> dict:
     }
 
 
-def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
-    counts = np.bincount(rows.weekday, minlength=7)
-    opened = np.bincount(rows.weekday, weights=rows.opened, minlength=7)
+def _weekday(by_value: CrossCounts, n_users: int, calendar_weekdays: np.ndarray) -> dict:
+    counts, opened = by_value.per_value("weekday")
     days_of = np.bincount(calendar_weekdays, minlength=7)
     workday = np.arange(7) < 5
 
@@ -211,7 +249,7 @@ def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
         return num_or_none(opened[mask].sum() / counts[mask].sum()) if counts[mask].sum() else None
 
     return {
-        "share": [num_or_none(c / len(rows.weekday)) for c in counts],
+        "share": [num_or_none(c / counts.sum()) for c in counts],
         "per_user_day": [per_user_day(np.arange(7) == d) for d in range(7)],
         "open_rate": [open_rate(np.arange(7) == d) for d in range(7)],
         "per_user_day_weekdays": per_user_day(workday),
@@ -221,22 +259,29 @@ def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
     }
 
 
-def _asleep(rows: Rows, users: pd.DataFrame | None) -> dict:
+def _asleep(rows: Rows, by_user: UserRows, users: pd.DataFrame | None) -> dict:
     first, last = ASLEEP_HOURS
     out = {"hours": [first, last], "share": mean_or_none((rows.hour >= first) & (rows.hour < last)),
            "share_in_users_sleep": None}
     window = _sleep_window(users)
     if window is not None:
-        bed, wake = window
-        index = pd.Index(users["user_id"].to_numpy())
-        where = index.get_indexer(rows.user)
-        known = where >= 0
-        minute = (rows.ms[known] % MS_PER_DAY) // 60_000
-        bed, wake = bed[where[known]], wake[where[known]]
-        asleep = np.where(bed > wake, (minute >= bed) | (minute < wake),
-                          (minute >= bed) & (minute < wake))
-        out["share_in_users_sleep"] = mean_or_none(asleep)
+        where = pd.Index(users["user_id"].to_numpy()).get_indexer(by_user.ids)  # per distinct user
+        bed, wake = (times[np.maximum(where, 0)] for times in window)
+        known = (where >= 0)[by_user.index]
+        minute = rows.ms % MS_PER_DAY
+        np.floor_divide(minute, 60_000, out=minute)
+        if MINUTES_PER_DAY * len(bed) <= 4 * len(minute) + (1 << 20):  # each user's sleep by minute
+            minute *= len(bed)
+            minute += by_user.index
+            asleep = _sleeping(np.arange(MINUTES_PER_DAY)[:, None], bed, wake).reshape(-1)[minute]
+        else:
+            asleep = _sleeping(minute, bed[by_user.index], wake[by_user.index])
+        out["share_in_users_sleep"] = mean_or_none(asleep if known.all() else asleep[known])
     return out
+
+
+def _sleeping(minute: np.ndarray, bed: np.ndarray, wake: np.ndarray) -> np.ndarray:
+    return np.where(bed > wake, (minute >= bed) | (minute < wake), (minute >= bed) & (minute < wake))
 
 
 def _sleep_window(users: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray] | None:
@@ -254,76 +299,101 @@ def _minutes(clock: pd.Series) -> np.ndarray:
     return parts[0].astype(int).to_numpy() * 60 + parts[1].astype(int).to_numpy()
 
 
-def _positions(values: pd.Series, allowed) -> np.ndarray:
-    """Each value's position in ``allowed`` (-1: not there), looked up once per distinct value."""
-    column = values.astype("category")
-    lookup = np.append(pd.Index(list(allowed)).get_indexer(column.cat.categories), -1)
-    return lookup[column.cat.codes.to_numpy()]
-
-
-def _kind_of(apps: pd.Series) -> pd.Categorical:
+def _kind_of(apps: Coded) -> Coded:
     catalog = app_catalog()
-    codes = _positions(apps, catalog.apps)
-    kind = np.where(codes >= 0, catalog.kind_of_app[codes], -1)
-    return pd.Categorical.from_codes(kind, categories=list(catalog.kinds))
+    positions = pd.Index(catalog.apps).get_indexer(list(apps.labels))
+    kind = np.where(positions >= 0, catalog.kind_of_app[positions], -1)
+    return Coded(np.append(kind, -1)[apps.codes], tuple(catalog.kinds))
 
 
-def _groups(keys, opened: np.ndarray, seen: np.ndarray | None = None) -> dict[str, dict]:
-    """Rows, share and open rate per value (in value-set order), and the median seenTime."""
-    codes, values = pd.factorize(keys, sort=True)  # a categorical's values in their set's order
-    known = codes >= 0
-    size = np.bincount(codes[known], minlength=len(values))
-    opens = np.bincount(codes[known], weights=np.asarray(opened)[known], minlength=len(values))
-    medians = group_medians(codes[known], seen[known], len(values)) if seen is not None else None
+def _cross_counts(table: TableColumns, rows: Rows, kinds: Coded) -> CrossCounts:
+    """Rows and opens per value of the grouped columns, the ongoing flag (unless the column is
+    boolean: then its own values), the listening state
+    (0: neither headphones with music nor a message, 1: a message, 2: headphones with music,
+    3: both), the clock hour, the weekday, the period and the app."""
+    listening = (table.flags("headphonesIn") & table.flags("musicActive")).view(np.int8) * 2
+    listening += table.coded("category").equals("msg")
+    columns = {"kind": (kinds.codes, len(kinds.labels)),
+               **{name: (table.coded(name).codes, len(table.coded(name).labels))
+                  for name in ("category", "ongoing", "ringerMode", "activity")},
+               "listening": (listening, 4), "hour": (rows.hour, 24), "weekday": (rows.weekday, 7)}
+    if not table.is_boolean("ongoing"):
+        columns[ONGOING_FLAG] = (table.flags("ongoing"), 2)
+    period = rows.day // PERIOD_DAYS
+    columns["period"] = (period, int(period.max()) + 1)
+    apps = table.coded("postingApp")
+    columns["postingApp"] = (apps.codes, len(apps.labels))
+    return CrossCounts.of(columns, rows.opened)
+
+
+def _seen_groups(table: TableColumns, name: str, counts: CrossCounts, seen: np.ndarray) -> dict[str, dict]:
+    """``_groups`` of column ``name`` with each value's median seenTime."""
+    keys = table.coded(name)
+    known = keys.codes >= 0
+    codes, seen_known = (keys.codes, seen) if known.all() else (keys.codes[known], seen[known])
+    medians = group_medians(codes, seen_known, len(keys.labels))
+    return _groups(keys.labels, *counts.per_value(name), len(keys.codes), medians)
+
+
+def _groups(labels: tuple, size: np.ndarray, opens: np.ndarray, rows: int,
+            medians: np.ndarray | None = None) -> dict[str, dict]:
+    """Rows, share (of all ``rows``) and open rate per value (in value-set order), and the median
+    seenTime, from each value's rows and opens."""
     out = {}
-    for code, key in enumerate(values):
+    for code, key in enumerate(labels):
         if not size[code]:
             continue
-        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / len(codes)),
+        out[str(key)] = {"n": int(size[code]), "share": num_or_none(size[code] / rows),
                          "open_rate": num_or_none(opens[code] / size[code])}
         if medians is not None:
             out[str(key)]["median_seen_s"] = num_or_none(medians[code])
     return out
 
 
-def _top_apps(apps: pd.Series, opened: np.ndarray) -> list[dict]:
+def _top_apps(apps: Coded, by_value: CrossCounts) -> list[dict]:
     catalog = app_catalog()
     kind_of = dict(zip(catalog.apps, (catalog.kinds[k] for k in catalog.kind_of_app), strict=True))
-    groups = _groups(apps, opened)
+    groups = _groups(apps.labels, *by_value.per_value("postingApp"), len(apps.codes))
     ranked = sorted(groups.items(), key=lambda item: (-item[1]["n"], item[0]))[:TOP_APPS]
     return [{"app": app, "kind": kind_of.get(app), **values} for app, values in ranked]
 
 
-def _open_rates(frame: pd.DataFrame, rows: Rows) -> dict:
-    per_user = pd.Series(rows.opened).groupby(rows.user).mean().to_numpy()
-    kind_of = _kind_of(frame["postingApp"])
-    kinds, codes = list(kind_of.categories), np.asarray(kind_of.codes)
-    kind = {name: codes == kinds.index(name) if name in kinds else np.zeros(len(codes), dtype=bool)
-            for name in ("messaging", "system")}
-    ongoing = frame["ongoing"].to_numpy(dtype=bool)
-    known = codes >= 0
+def _open_rates(counts: CrossCounts, per_user: np.ndarray, kinds: Coded) -> dict:
+    rows, opens = counts.total()
+    by_kind = counts.per_value("kind")
+    by_flag = counts.per_value(ONGOING_FLAG if ONGOING_FLAG in counts.names else "ongoing")
+    messaging, system = kinds.code_of("messaging"), kinds.code_of("system")
+
+    def rate(kind_codes: list[int]) -> float | None:
+        n = sum(int(by_kind[0][k]) for k in kind_codes)
+        return num_or_none(sum(int(by_kind[1][k]) for k in kind_codes) / n) if n else None
+
+    def flag_rate(flag: int) -> float | None:
+        return num_or_none(by_flag[1][flag] / by_flag[0][flag]) if by_flag[0][flag] else None
+
     return {
-        "overall": mean_or_none(rows.opened),
+        "overall": num_or_none(opens / rows),
         "users_min": num_or_none(per_user.min()),
         "users_median": median_or_none(per_user),
         "users_max": num_or_none(per_user.max()),
-        "messaging": mean_or_none(rows.opened[kind["messaging"]]),
-        "other_kinds": mean_or_none(rows.opened[known & ~kind["messaging"]]),
-        "system": mean_or_none(rows.opened[kind["system"]]),
-        "ongoing": mean_or_none(rows.opened[ongoing]),
-        "not_ongoing": mean_or_none(rows.opened[~ongoing]),
-        "dismissed_share": mean_or_none(~rows.opened),
+        "messaging": rate([messaging] if messaging >= 0 else []),
+        "other_kinds": rate([k for k in range(len(kinds.labels)) if k != messaging]),
+        "system": rate([system] if system >= 0 else []),
+        "ongoing": flag_rate(1),
+        "not_ongoing": flag_rate(0),
+        "dismissed_share": num_or_none((rows - opens) / rows),
     }
 
 
-def _headphones_music(frame: pd.DataFrame, opened: np.ndarray) -> dict:
-    both = frame["headphonesIn"].to_numpy(dtype=bool) & frame["musicActive"].to_numpy(dtype=bool)
-    chat = (frame["category"] == "msg").to_numpy(dtype=bool)
-    return {
-        name: {"n": int(mask.sum()), "open_rate": mean_or_none(opened[mask]),
-               "open_rate_msg": mean_or_none(opened[mask & chat])}
-        for name, mask in (("headphones_and_music", both), ("otherwise", ~both))
-    }
+def _headphones_music(counts: CrossCounts) -> dict:
+    size, opens = counts.per_value("listening")  # by 2 * (headphones and music) + (a message)
+
+    def figures(plain: int, chat: int) -> dict:
+        n = int(size[plain] + size[chat])
+        return {"n": n, "open_rate": num_or_none((opens[plain] + opens[chat]) / n) if n else None,
+                "open_rate_msg": num_or_none(opens[chat] / size[chat]) if size[chat] else None}
+
+    return {"headphones_and_music": figures(2, 3), "otherwise": figures(0, 1)}
 
 
 def _timing(rows: Rows) -> dict:
@@ -336,19 +406,17 @@ def _timing(rows: Rows) -> dict:
     }
 
 
-def _repetition(frame: pd.DataFrame, user: np.ndarray, opened: np.ndarray) -> dict:
+def _repetition(table: TableColumns, by_user: UserRows, opened: np.ndarray) -> dict:
     """Shares of rows equal to another row of the same user on all features (and the action)."""
-    hashed = pd.util.hash_pandas_object(frame[["user_id", *schemas.FEATURES]], index=False)
-    group = pd.factorize(hashed.to_numpy())[0]
-    size = np.bincount(group)[group]
-    opens = np.bincount(group, weights=opened)[group]
-    same_action = np.where(opened, opens, size - opens)
-    per_user = pd.Series(size > 1).groupby(user).mean()
+    features = [table.equality_codes(name) for name in schemas.FEATURES]
+    groups = EqualRows.of(by_user.index, len(by_user.ids), features, opened)
+    dismissed = groups.size - groups.flagged
+    same_action = groups.flagged * (groups.flagged > 1) + dismissed * (dismissed > 1)
+    per_user = np.bincount(groups.user, weights=groups.size, minlength=len(by_user.ids))
+    rows = len(opened)
     return {
-        "features": mean_or_none(size > 1),
-        "features_and_action": mean_or_none(same_action > 1),
-        "opposite_action": mean_or_none((opens > 0) & (opens < size)),
-        "users_max": num_or_none(per_user.max()),
+        "features": num_or_none(groups.size.sum() / rows),
+        "features_and_action": num_or_none(same_action.sum() / rows),
+        "opposite_action": num_or_none(groups.size[(groups.flagged > 0) & (dismissed > 0)].sum() / rows),
+        "users_max": num_or_none((per_user / by_user.counts).max()),
     }
-
-

@@ -72,7 +72,7 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
 
 def dataset_card(dataset: Dataset, manifest: Json) -> str:
     """The README.md of a dataset folder, from the dataset and its manifest."""
-    stats = describe(dataset.notifications, dataset.users)
+    stats = describe(dataset.notifications_arrow, dataset.users_arrow)
     parts = [
         _introduction(dataset, manifest, stats),
         _recipe(manifest),

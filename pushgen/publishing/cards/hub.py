@@ -135,5 +135,30 @@ def card_data(pretty_name: str, configs: Sequence[Config], rows: int) -> dict[st
 
 def render(data: dict[str, object], body: str) -> str:
     """The card: YAML front matter from ``data``, then the Markdown ``body``."""
-    front_matter = yaml.dump(data, sort_keys=False, allow_unicode=True).strip()
+    front_matter = yaml.dump(data, Dumper=dumper_for(data), sort_keys=False, allow_unicode=True).strip()
     return f"---\n{front_matter}\n---\n\n{body.lstrip()}"
+
+
+def dumper_for(data: object) -> type[yaml.Dumper]:
+    """libyaml's emitter (a fifth of the time) where it writes what PyYAML's own writes: on plain
+    ASCII data (see ``plain_ascii``); PyYAML's own elsewhere."""
+    if getattr(yaml, "__with_libyaml__", False) and plain_ascii(data):
+        return yaml.CDumper
+    return yaml.Dumper
+
+
+def plain_ascii(data: object) -> bool:
+    """Whether ``data`` is made of dicts with non-empty keys, lists, integers, booleans and strings,
+    every string printable ASCII."""
+    if isinstance(data, dict):
+        return all(isinstance(key, str) and key and _printable(key) and plain_ascii(value)
+                   for key, value in data.items())
+    if isinstance(data, list):
+        return all(plain_ascii(value) for value in data)
+    if isinstance(data, str):
+        return _printable(data)
+    return isinstance(data, bool | int)
+
+
+def _printable(text: str) -> bool:
+    return text.isascii() and text.isprintable()
