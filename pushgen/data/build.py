@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -55,11 +56,16 @@ def make_dataset(
                 if bucket.tables is not None and (not is_partitioned(recipe) or not described):
                     described.append(bucket.tables)
                 bar.update(len(bucket.user_ids))
-        manifest = writer.close(recipe)
+        dataset = _as_dataset(recipe, described) if card is not None and described else None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-closing") as closing:
+            closed = closing.submit(writer.close, recipe)
+            if dataset is not None:
+                dataset.statistics  # noqa: B018  (computed here, while the last files are written)
+            manifest = closed.result()
         if report is not None:
             manifest = list_file(work, manifest, report(work))
-        if card is not None and described:
-            (work / CARD).write_text(card(_as_dataset(recipe, described), manifest))
+        if dataset is not None:
+            (work / CARD).write_text(card(dataset, manifest))
         if describe is not None:
             describe(work)
     return manifest

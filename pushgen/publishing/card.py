@@ -14,7 +14,6 @@ import pyarrow as pa
 
 from pushgen import schemas
 from pushgen.data.dataset import CARD, MANIFEST, REPORT, TRUTH
-from pushgen.data.describe import describe
 from pushgen.data.describe_report import Section, pct, right_aligned, sections
 from pushgen.data.generator import Dataset
 from pushgen.model.priors import Priors
@@ -72,7 +71,7 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
 
 def dataset_card(dataset: Dataset, manifest: Json) -> str:
     """The README.md of a dataset folder, from the dataset and its manifest."""
-    stats = describe(dataset.notifications_arrow, dataset.users_arrow)
+    stats = dataset.statistics
     parts = [
         _introduction(dataset, manifest, stats),
         _recipe(manifest),
