@@ -155,8 +155,9 @@ class DatasetWriter:
         self.posted: list = []
         self.constants: dict | None = None
         self._streams: dict[str, pq.ParquetWriter | pacsv.CSVWriter] = {}
-        # one thread writes, in order, while the caller simulates the next bucket
-        self._writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-writer")
+        # while the caller simulates the next bucket, threads write: one per big table, in order,
+        # and one for the small tables and the digests
+        self._lanes: dict[str, ThreadPoolExecutor] = {}
         self._pending: list[Future] = []
         self._digests: list[Future | dict[str, list[tuple[int, bytes]]]] = []  # per bucket, in order
         (self.folder / TRUTH).mkdir(parents=True, exist_ok=True)
@@ -169,14 +170,14 @@ class DatasetWriter:
             for name, data in parts.items():
                 (self.folder / PARTS[name]).mkdir(exist_ok=True)
                 part = self.folder / PARTS[name] / f"part-{bucket.index:05d}.parquet"
-                self._submit(write_part, part, data)
+                self._submit(PARTS[name], write_part, part, data)
         else:
             for name, table in bucket.tables.big().items():
                 self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")
         self._stream("users", bucket.users, self.fmt)
         self._stream(f"{TRUTH}/engagement_users", bucket.engagement_users, "parquet")
         if bucket.digests is None:
-            self._digests.append(self._writing.submit(named_digests, bucket.tables.fingerprinted()))
+            self._digests.append(self._lane("").submit(named_digests, bucket.tables.fingerprinted()))
         else:
             self._digests.append(bucket.digests)
         for name in FINGERPRINTED:
@@ -194,12 +195,19 @@ class DatasetWriter:
             else:
                 stream = pacsv.CSVWriter(self.folder / f"{name}.csv", plain_table(table).schema)
             self._streams[name] = stream
-        self._submit(stream.write_table, table if fmt == "parquet" else plain_table(table))
+        self._submit(name, stream.write_table, table if fmt == "parquet" else plain_table(table))
 
-    def _submit(self, write: Callable, *args) -> None:
+    def _lane(self, name: str) -> ThreadPoolExecutor:
+        """The thread that writes ``name`` (a big table's file or parts; any other name: the small ones)."""
+        lane = name if name in PARTS.values() else ""
+        if lane not in self._lanes:
+            self._lanes[lane] = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-writer")
+        return self._lanes[lane]
+
+    def _submit(self, name: str, write: Callable, *args) -> None:
         while self._pending and (self._pending[0].done() or len(self._pending) >= MAX_PENDING_WRITES):
             self._pending.pop(0).result()  # a failed write surfaces here
-        self._pending.append(self._writing.submit(write, *args))
+        self._pending.append(self._lane(name).submit(write, *args))
 
     def _drain(self) -> None:
         for future in self._pending:
@@ -208,7 +216,8 @@ class DatasetWriter:
 
     def abort(self) -> None:
         """Stop writing (after an error); the folder is discarded by the caller."""
-        self._writing.shutdown(wait=True, cancel_futures=True)
+        for lane in self._lanes.values():
+            lane.shutdown(wait=True, cancel_futures=True)
         for stream in self._streams.values():
             with contextlib.suppress(Exception):
                 stream.close()
@@ -220,7 +229,8 @@ class DatasetWriter:
             digests = digests.result() if isinstance(digests, Future) else digests
             for name in FINGERPRINTED:
                 self.fingerprints[name].add_digests(digests[name])
-        self._writing.shutdown(wait=True)
+        for lane in self._lanes.values():
+            lane.shutdown(wait=True)
         for stream in self._streams.values():
             stream.close()
         (self.folder / MODEL_FILE).write_text(json.dumps(self.constants, indent=1) + "\n")
