@@ -52,9 +52,9 @@ def main() -> None:
 
     kept: dict[str, object] = {}
 
-    def keep(dataset: Dataset, manifest: dict) -> str:
+    def keep(dataset: Dataset, manifest: dict, statistics: dict) -> str:
         kept.update(dataset=dataset, manifest=manifest)
-        return dataset_card(dataset, manifest)
+        return dataset_card(dataset, manifest, statistics)
 
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary) / "dataset"

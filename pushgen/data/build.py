@@ -12,6 +12,7 @@ from tqdm.auto import tqdm
 
 from pushgen.data.capacity import check_fits
 from pushgen.data.dataset import CARD, MANIFEST, atomic_folder
+from pushgen.data.describe import describe as card_statistics
 from pushgen.data.engines import buckets, is_partitioned
 from pushgen.data.generator import Dataset, Recipe
 from pushgen.data.outputs import sha256_file
@@ -27,7 +28,7 @@ def make_dataset(
     jobs: int = 1,
     engine: str = "local",
     scheduler: str | None = None,
-    card: Callable[[Dataset, dict], str] | None = None,
+    card: Callable[[Dataset, dict, dict], str] | None = None,
     progress: bool = False,
     bucket_users: int | None = None,
     partitioned: bool | None = None,
@@ -59,13 +60,13 @@ def make_dataset(
         dataset = _as_dataset(recipe, described) if card is not None and described else None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-closing") as closing:
             closed = closing.submit(writer.close, recipe)
-            if dataset is not None:
-                dataset.statistics  # noqa: B018  (computed here, while the last files are written)
+            statistics = (card_statistics(dataset.notifications_arrow, dataset.users_arrow)
+                          if dataset is not None else None)  # while the last files are written
             manifest = closed.result()
         if report is not None:
             manifest = list_file(work, manifest, report(work))
         if dataset is not None:
-            (work / CARD).write_text(card(dataset, manifest))
+            (work / CARD).write_text(card(dataset, manifest, statistics))
         if describe is not None:
             describe(work)
     return manifest

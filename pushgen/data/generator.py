@@ -205,13 +205,6 @@ class Dataset:
     def truth_rows(self) -> pd.DataFrame:
         return self.truth_rows_arrow.to_pandas()
 
-    @cached_property
-    def statistics(self) -> dict:
-        """What ``pushgen describe`` reports of these tables (``pushgen.data.describe.describe``)."""
-        from pushgen.data.describe import describe
-
-        return describe(self.notifications_arrow, self.users_arrow)
-
     def _summary(self) -> list[tuple[str, str]]:
         recipe = self.recipe
         span = f"{recipe.months} months" if recipe.months is not None else f"{recipe.days} days"

@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from pushgen import schemas
 from pushgen.data.dataset import CARD, MANIFEST, REPORT, TRUTH
+from pushgen.data.describe import describe
 from pushgen.data.describe_report import Section, pct, right_aligned, sections
 from pushgen.data.generator import Dataset
 from pushgen.model.priors import Priors
@@ -69,9 +70,10 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
     )
 
 
-def dataset_card(dataset: Dataset, manifest: Json) -> str:
-    """The README.md of a dataset folder, from the dataset and its manifest."""
-    stats = dataset.statistics
+def dataset_card(dataset: Dataset, manifest: Json, statistics: dict | None = None) -> str:
+    """The README.md of a dataset folder, from the dataset and its manifest (and its ``describe``
+    statistics, if already computed)."""
+    stats = describe(dataset.notifications_arrow, dataset.users_arrow) if statistics is None else statistics
     parts = [
         _introduction(dataset, manifest, stats),
         _recipe(manifest),
