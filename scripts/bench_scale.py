@@ -380,8 +380,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--users, --months, --big-users, --big-months and --repeat must be at least 1")
 
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"pushgen {pushgen.__version__} scale bench: {args.users} users x {args.months} months"
-          + (f", best of {args.repeat}" if args.repeat > 1 else ""))
+    compared = (f"{args.users} users x {args.months} months"
+                + (f", best of {args.repeat}" if args.repeat > 1 else ""))
+    print(f"pushgen {pushgen.__version__} scale bench: "
+          f"{'the big run only' if args.big_only else compared}")
     print(f"python {platform.python_version()}, {cpus} usable cpus, {platform.machine()}, "
           f"{psutil.virtual_memory().total / (1 << 30):.1f} GiB RAM; "
           f"tree sampled every {SAMPLE_SECONDS} s; {load()}")

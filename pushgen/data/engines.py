@@ -8,9 +8,9 @@ flight, so memory stays bounded however many users are made.
 
 With ``jobs`` local processes, this process is one of them: it starts ``jobs - 1`` workers and
 simulates too, and every process takes the next bucket whenever it is free, so all stay busy
-to the last bucket. For a large (partitioned) dataset the workers also encode their bucket's
-Parquet parts and fingerprint their users, so the writer only stores bytes and chains
-digests; the buckets this process simulates are encoded by the writer's thread.
+to the last bucket. For a large (partitioned) dataset every process also encodes its
+bucket's Parquet parts and fingerprints its users, so the writer only stores bytes and chains
+digests; a single process leaves the encoding to the writer's thread, which runs beside it.
 """
 
 from __future__ import annotations
@@ -90,8 +90,9 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
     """Simulated buckets of ``recipe``'s users, in user order.
 
     ``jobs`` processes simulate: this one and ``jobs - 1`` workers (``engine="local"``), or
-    ``jobs`` Dask workers. ``encode``: other processes send their buckets as finished Parquet
-    parts; the buckets simulated here keep their tables, for the writer's thread to encode.
+    ``jobs`` Dask workers. ``encode``: buckets come as finished Parquet parts, encoded by the
+    process that simulated them; except with one process, whose buckets keep their tables for
+    the writer's thread to encode beside the simulation.
     """
     if engine not in ENGINES:
         raise EngineError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
@@ -101,16 +102,20 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
         index, ids = item
         return (simulate_bucket, recipe, ids, index, encode, fmt)
 
-    def here(item: tuple[int, list[int]]) -> Bucket:
+    def alone(item: tuple[int, list[int]]) -> Bucket:
         index, ids = item
         return simulate_bucket(recipe, ids, index, False, fmt)
+
+    def beside_workers(item: tuple[int, list[int]]) -> Bucket:
+        function, *args = task(item)
+        return function(*args)
 
     if engine == "dask":
         yield from _dask_buckets(work, task, jobs, scheduler)
     elif jobs <= 1:
-        yield from map(here, work)
+        yield from map(alone, work)
     else:
-        yield from _shared_buckets(work, task, here, jobs)
+        yield from _shared_buckets(work, task, beside_workers, jobs)
 
 
 def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -> Iterator[Bucket]:
@@ -127,9 +132,9 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
 
 
 def start_worker() -> None:
-    """In a worker process, before its first bucket: it ends with its parent, and Arrow gives the
-    memory a bucket freed back to the system (the C library's allocator does; mimalloc, Arrow's
-    default, keeps some 40 MiB more mapped after encoding a bucket, in every worker)."""
+    """In a worker process, before its first bucket: it ends with its parent, and Arrow allocates
+    from the C library's allocator, which gives a bucket's memory back once it is sent; mimalloc,
+    Arrow's default, keeps some 30-40 MiB more mapped in every worker."""
     end_with_parent()
     pa.set_memory_pool(pa.system_memory_pool())
 
