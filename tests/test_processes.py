@@ -56,7 +56,7 @@ def running(processes: list[psutil.Process]) -> list[int]:
 
 
 def test_workers_end_when_make_is_killed_and_the_next_run_clears_its_leftovers(tmp_path):
-    child = start([*BIG, "--jobs", "2", "--out", "big"], tmp_path)
+    child = start([*BIG, "--jobs", "3", "--out", "big"], tmp_path)  # make simulates too: 2 workers
     parent = psutil.Process(child.pid)
     wait_for(lambda: len(workers(parent)) == 2 and list(tmp_path.glob(".big.partial-*")))
     wait_for(lambda: list(tmp_path.glob(".big.partial-*/notifications/part-*")))  # the workers are writing

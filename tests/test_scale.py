@@ -43,9 +43,10 @@ def test_partitioned_output_holds_the_same_rows_as_the_in_memory_dataset(serial)
     assert (back.parameters.user_ids == in_memory.parameters.user_ids).all()
 
 
-def test_two_processes_write_the_same_bytes(serial, tmp_path):
-    out = tmp_path / "two"
-    make_dataset(make_recipe(**RECIPE), out, jobs=2, bucket_users=3, partitioned=True)
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_several_processes_write_the_same_bytes(serial, tmp_path, jobs):
+    out = tmp_path / "shared"
+    make_dataset(make_recipe(**RECIPE), out, jobs=jobs, bucket_users=3, partitioned=True)
     assert manifest(out)["files"] == manifest(serial)["files"]
     assert manifest(out)["fingerprints"] == manifest(serial)["fingerprints"]
 

@@ -50,11 +50,12 @@ def make_dataset(
     with atomic_folder(Path(out), force) as work, writing(
             DatasetWriter(work, fmt, partitioned)) as writer:
         described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
+        sampled = partitioned or is_partitioned(recipe)
         with tqdm(total=recipe.users, unit="user", disable=not progress, desc="pushgen") as bar:
             for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
                                   encode=partitioned, fmt=fmt):
                 writer.add(bucket)
-                if bucket.tables is not None and (not is_partitioned(recipe) or not described):
+                if bucket.tables is not None and not (sampled and described):
                     described.append(bucket.tables)
                 bar.update(len(bucket.user_ids))
         dataset = _as_dataset(recipe, described) if card is not None and described else None

@@ -3,10 +3,14 @@
 Users are simulated in buckets of consecutive user ids. Every engine yields the buckets in
 user order, and each user's rows depend only on the seed and the user's id, so the data is
 the same whatever the engine or the number of workers. Buckets hold about the same number
-of rows whatever the number of days, and at most ``workers + 1`` are in flight, so memory
-stays bounded however many users are made. For a large (partitioned) dataset the workers
-also encode their bucket's Parquet parts and fingerprint their users, so the writer only
-stores bytes and chains digests.
+of rows whatever the number of days, and only a few more than there are processes are in
+flight, so memory stays bounded however many users are made.
+
+With ``jobs`` local processes, this process is one of them: it starts ``jobs - 1`` workers and
+simulates too, and every process takes the next bucket whenever it is free, so all stay busy
+to the last bucket. For a large (partitioned) dataset every process also encodes its
+bucket's Parquet parts and fingerprints its users, so the writer only stores bytes and chains
+digests; a single process leaves the encoding to the writer's thread, which runs beside it.
 """
 
 from __future__ import annotations
@@ -23,8 +27,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
+import pyarrow as pa
+
 from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
+from pushgen.data.shared_work import SharedWork
 from pushgen.data.writer import Bucket, Tables
 
 ENGINES = ("local", "dask")
@@ -80,7 +87,13 @@ def _windowed(submit: Callable[[tuple], object], result: Callable[[object], Buck
 
 def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str | None = None,
             size: int | None = None, encode: bool = False, fmt: str = "parquet") -> Iterator[Bucket]:
-    """Simulated buckets of ``recipe``'s users, in user order."""
+    """Simulated buckets of ``recipe``'s users, in user order.
+
+    ``jobs`` processes simulate: this one and ``jobs - 1`` workers (``engine="local"``), or
+    ``jobs`` Dask workers. ``encode``: buckets come as finished Parquet parts, encoded by the
+    process that simulated them; except with one process, whose buckets keep their tables for
+    the writer's thread to encode beside the simulation.
+    """
     if engine not in ENGINES:
         raise EngineError(f"engine {engine!r} is not one of {', '.join(ENGINES)}")
     work = enumerate(bucket_ids(recipe, size))
@@ -89,22 +102,41 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
         index, ids = item
         return (simulate_bucket, recipe, ids, index, encode, fmt)
 
+    def alone(item: tuple[int, list[int]]) -> Bucket:
+        index, ids = item
+        return simulate_bucket(recipe, ids, index, False, fmt)
+
+    def beside_workers(item: tuple[int, list[int]]) -> Bucket:
+        function, *args = task(item)
+        return function(*args)
+
     if engine == "dask":
         yield from _dask_buckets(work, task, jobs, scheduler)
     elif jobs <= 1:
-        for item in work:
-            function, *args = task(item)
-            yield function(*args)
+        yield from map(alone, work)
     else:
-        context = multiprocessing.get_context("spawn")  # no server process left behind
-        with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                    initializer=end_with_parent) as pool:
-            try:
-                yield from _windowed(lambda item: pool.submit(*task(item)),
-                                     lambda future: future.result(), work, jobs + 1)
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        yield from _shared_buckets(work, task, beside_workers, jobs)
+
+
+def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -> Iterator[Bucket]:
+    """Buckets simulated by this process and ``jobs - 1`` worker processes together."""
+    context = multiprocessing.get_context("spawn")  # no server process left behind
+    with cf.ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context,
+                                initializer=start_worker) as pool:
+        shared = SharedWork(work, lambda item: pool.submit(*task(item)), window=2 * jobs)
+        try:
+            yield from shared.results(here, workers=jobs - 1)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def start_worker() -> None:
+    """In a worker process, before its first bucket: it ends with its parent, and Arrow allocates
+    from the C library's allocator, which gives a bucket's memory back once it is sent; mimalloc,
+    Arrow's default, keeps some 30-40 MiB more mapped in every worker."""
+    end_with_parent()
+    pa.set_memory_pool(pa.system_memory_pool())
 
 
 def end_with_parent() -> None:
