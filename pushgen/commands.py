@@ -77,7 +77,7 @@ def cli() -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @click.option("--jobs", type=WholeNumber(1, 1024), default=1, show_default=True,
-              help="Worker processes (the data is the same for any number).")
+              help="Processes that simulate: this one and N - 1 workers (the data is the same for any N).")
 @click.option("--engine", type=click.Choice(ENGINES), default="local", show_default=True,
               help="local processes, or a Dask cluster (needs pushgen[dask]).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
