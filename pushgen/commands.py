@@ -19,6 +19,7 @@ _INTERRUPT_HANDLER = signal.signal(signal.SIGINT, _stop_while_starting) if _STAR
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -253,7 +254,8 @@ def split_command(dataset: Path, out: Path | None, train_months: int | None, tes
         recipe = verify_dataset(dataset)["recipe"]
         train_months, test_months = fill_months(recipe, train_months, test_months)
         spec = SplitSpec(train_months, test_months, validation_weeks, cold_start_users)
-        make_split(dataset, out, spec, force=force, describe=write_metadata)
+        make_split(dataset, out, spec, force=force,
+                   describe=functools.partial(write_metadata, final_name=out.name))
     description = json.loads((out / "split.json").read_text())
     parts = ", ".join(f"{part} {p['rows']:,} rows ({plural(len(p['users']), 'user')})"
                       for part, p in description["parts"].items())

@@ -217,6 +217,18 @@ def test_split_command_writes_a_described_split(dataset_folder, tmp_path, capsys
     assert main([*args, "--force"]) == 0
 
 
+def test_split_command_card_names_the_written_folder_and_repeats_to_the_byte(dataset_folder, tmp_path):
+    args = ["split", str(dataset_folder), "--train-months", "2", "--test-months", "1"]
+    first, second = tmp_path / "one" / "s", tmp_path / "two" / "s"
+    for out in (first, second):
+        out.parent.mkdir()
+        assert main([*args, "--out", str(out)]) == 0
+    card = (first / "README.md").read_text()
+    assert 'load_split("s", task=1)' in card and "partial" not in card
+    assert {p.relative_to(first): p.read_bytes() for p in first.rglob("*") if p.is_file()} == {
+        p.relative_to(second): p.read_bytes() for p in second.rglob("*") if p.is_file()}
+
+
 @pytest.mark.parametrize(("extra", "message"), [
     (["--train-months", "3", "--test-months", "3"], "do not fit"),
     (["--cold-start-users", "9"], "below the dataset's 5 users; got 9"),

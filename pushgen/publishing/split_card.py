@@ -176,9 +176,12 @@ def files_list(description: Json) -> str:
     return "\n".join(model + answer_key)
 
 
-def split_card(folder: Path, title: str | None = None, summary: str | None = None) -> str:
-    """The card of the split folder ``folder`` (its ``split.json`` must be written)."""
+def split_card(folder: Path, title: str | None = None, summary: str | None = None,
+               final_name: str | None = None) -> str:
+    """The card of the split folder ``folder`` (its ``split.json`` must be written); a local split
+    is named by ``final_name``, the folder's name once written (default: its name now)."""
     folder = Path(folder)
+    local_name = final_name or folder.name
     description = json.loads((folder / SPLIT_FILE).read_text())
     summaries = [summarize_part(folder, part, description) for part in model_parts(description)]
     configs = split_configs(folder, description)
@@ -198,8 +201,8 @@ def split_card(folder: Path, title: str | None = None, summary: str | None = Non
         "of every data file) or share the recipe below, which remakes it exactly."
     )
     fetch = (f"pushgen download {label}              # or add --regenerate: rebuild it here, no network"
-             if standard else f"# a local split: load it by its folder, {folder.name}")
-    source = f'"{label}"' if standard else f'"{folder.name}"'
+             if standard else f"# a local split: load it by its folder, {local_name}")
+    source = f'"{label}"' if standard else f'"{local_name}"'
     hf_folder = ('folder = "..."  # the folder that pushgen download printed' if standard
                  else f"folder = {source}")
     history_splits = ", ".join(s.name for c in configs if c.name == HISTORY for s in c.splits)
@@ -333,7 +336,8 @@ a new version, and older versions stay downloadable. See `docs/versioning.md` in
     return hub.render(hub.card_data(pretty_name(description), configs, rows), body)
 
 
-def write_card(folder: Path, title: str | None = None, summary: str | None = None) -> Path:
+def write_card(folder: Path, title: str | None = None, summary: str | None = None,
+               final_name: str | None = None) -> Path:
     path = Path(folder) / CARD_FILE
-    path.write_text(split_card(folder, title, summary))
+    path.write_text(split_card(folder, title, summary, final_name))
     return path

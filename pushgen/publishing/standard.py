@@ -17,9 +17,10 @@ from pushgen.splits import SplitSpec, make_split
 
 
 def write_metadata(folder: Path, title: str | None = None, summary: str | None = None,
-                   url: str | None = None) -> None:
-    """Add the dataset card and the Croissant description to a split folder."""
-    write_card(folder, title, summary)
+                   url: str | None = None, final_name: str | None = None) -> None:
+    """Add the dataset card and the Croissant description to a split folder (``final_name``: its
+    name once written, if it is written under another)."""
+    write_card(folder, title, summary, final_name)
     write_croissant(folder, title, url)
 
 
