@@ -16,6 +16,8 @@ from pushgen.data.dataset import read_parameters
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import (
+    CONTEXT_FEATURES,
+    NOTIFICATION_FEATURES,
     ROW_FIELDS,
     RowState,
     combine,
@@ -217,3 +219,50 @@ def test_open_logit_is_the_judges_combination_whatever_the_inputs(lived_user, da
     got = open_logit(params, rows, codes, state, exposure)
     expected = judged_logit(params, rows, codes, state, exposure)
     np.testing.assert_array_equal(got.view(np.uint64), expected.view(np.uint64))
+
+
+def small_inputs(dataset: pushgen.Dataset, n: int = 40):
+    """The first ``n`` rows of ``dataset`` as the engagement functions take them."""
+    table = dataset.notifications_arrow.slice(0, n)
+    codes = {f: np.asarray(table.column(f).combine_chunks().indices) if schemas.field(f).is_categorical
+             else schemas.field(f).codes(table.column(f).to_pylist()) for f in schemas.FEATURES}
+    rng = np.random.default_rng(0)
+    state = RowState(hour=rng.uniform(0, 24, n), days=rng.uniform(0, 30, n), asleep=rng.random(n) < 0.2,
+                     mood=rng.normal(0, 1, n))
+    exposure = Exposure(*(rng.exponential(1.0, n) for _ in EXPOSURE_FIELDS))
+    rows = dataset.parameters.rows(np.asarray(table.column("user_id")))
+    return rows, codes, state, exposure
+
+
+@pytest.mark.parametrize("dtype", ["<i2", "<i8", ">i8", "<u8", "<u1", "<f8"])
+def test_open_logit_takes_codes_of_any_integer_or_float_type(small, dtype):
+    rows, codes, state, exposure = small_inputs(small)
+    expected = open_logit(small.parameters, rows, codes, state, exposure)
+    converted = {f: c.astype(dtype) for f, c in codes.items()}
+    np.testing.assert_array_equal(open_logit(small.parameters, rows, converted, state, exposure), expected)
+    assert np.isfinite(expected).any()
+
+
+@pytest.mark.parametrize(("feature", "code", "message"), [
+    ("day", 7, "codes of day must be from 0 to 6; got values from 0 to 7"),
+    ("day", -1, "codes of day must be from 0 to 6; got values from -1"),
+    ("postingApp", 10**9, "codes of postingApp must be from 0 to 105"),
+    ("rows", 4, "parameter rows must be from 0 to 3"),
+    ("rows", -1, "parameter rows must be from 0 to 3"),
+])
+def test_engagement_functions_refuse_codes_outside_the_published_values(small, feature, code, message):
+    rows, codes, state, exposure = small_inputs(small)
+    if feature == "rows":
+        rows = rows.copy()
+        rows[3] = code
+    else:
+        codes[feature] = codes[feature].astype(np.int64)
+        codes[feature][3] = code
+    with pytest.raises(IndexError, match=message.replace("(", r"\(")):
+        open_logit(small.parameters, rows, codes, state, exposure)
+    part = {f: codes[f] for f in (CONTEXT_FEATURES if feature == "day" else NOTIFICATION_FEATURES)}
+    with pytest.raises(IndexError, match="must be from 0 to"):
+        if feature == "day" or feature == "rows":
+            row_terms(small.parameters, rows, {**codes, **part}, state)
+        if feature != "day":
+            notification_terms(small.parameters, rows, codes)

@@ -84,3 +84,22 @@ def test_channel_of_finds_every_channel_in_rows_and_in_a_column():
     np.testing.assert_array_equal(channel_of({f: c[:, None] for f, c in codes.items()})[:, 0], every_channel)
     codes["subject"] = np.argmin(table.subjects, axis=1)  # a subject no channel carries
     assert (channel_of(codes) == -1).all()
+
+
+@pytest.mark.parametrize("convert", [
+    lambda c: c.astype(np.int16), lambda c: c.astype(">i8"), lambda c: c.astype(np.uint64),
+    lambda c: c.astype(np.uint8), lambda c: c.astype(np.float64),
+], ids=["int16", "big-endian", "uint64", "uint8", "float"])
+def test_channel_of_gives_the_same_channels_whatever_the_codes_type_and_mix(convert):
+    table = app_catalog().channels
+    codes = {"postingApp": table.app, "category": table.category, "priority": table.priority,
+             "visibility": table.visibility, "ongoing": table.ongoing,
+             "subject": np.argmax(table.subjects, axis=1), "numberOfUpdates": table.usual_updates}
+    expected = channel_of(codes)
+    converted = {f: convert(np.asarray(c)) for f, c in codes.items()}
+    np.testing.assert_array_equal(channel_of(converted), expected)
+    read_only = dict(converted)
+    read_only["subject"] = read_only["subject"].copy()
+    read_only["subject"].flags.writeable = False  # e.g. an Arrow column's zero-copy view beside numpy arrays
+    np.testing.assert_array_equal(channel_of(read_only), expected)
+    assert is_possible(read_only, everyone()).all()

@@ -52,7 +52,7 @@ from pushgen.model.exposure import (
     INTERRUPTION_BY_PRIORITY,
     Exposure,
 )
-from pushgen.model.feasibility import channel_of
+from pushgen.model.feasibility import channel_of, same_integer_arrays
 from pushgen.model.logistic import expit
 from pushgen.model.situations import (
     SITUATIONS,
@@ -162,10 +162,25 @@ def _flat(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
 
 
 def _feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[str, np.ndarray]:
-    """Flat code arrays by feature, of one integer type (as the kernels take them)."""
-    if any(c.dtype != columns[0].dtype for c in columns):
+    """Flat code arrays by feature, of one native integer type (as the kernels take them), each
+    code checked to be a position in its feature's published values."""
+    if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
+    for name, column in zip(features, columns, strict=True):
+        _check_positions(column, len(schemas.values(name)), f"codes of {name}")
     return dict(zip(features, columns, strict=True))
+
+
+def _user_rows(params: EngagementParameters, rows: np.ndarray) -> np.ndarray:
+    """``rows`` checked to be rows of ``params`` (one per user)."""
+    _check_positions(rows, len(params.user_ids), "parameter rows")
+    return rows
+
+
+def _check_positions(values: np.ndarray, size: int, what: str) -> None:
+    if len(values) and (values.min() < 0 or values.max() >= size):
+        raise IndexError(f"{what} must be from 0 to {size - 1}; got values from {values.min()} to "
+                         f"{values.max()}")
 
 
 def _weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tuple[np.ndarray, ...]:
@@ -195,6 +210,7 @@ def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str,
     shape, (rows, hour, days, asleep, mood, *columns) = _flat(
         np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
         *(np.asarray(context[f]) for f in CONTEXT_FEATURES))
+    rows = _user_rows(params, rows)
     base = _weights(params, s["intercept"][rows], rows, _feature_codes(CONTEXT_FEATURES, columns),
                     CONTEXT_FEATURES)
     base += s["attention_amplitude"][rows] * _attention(params, rows, hour)
@@ -209,7 +225,7 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
     """Notification part of the logit for users at parameter rows ``rows``."""
     shape, (rows, *columns) = _flat(np.asarray(rows, dtype=np.int64),
                                      *(np.asarray(codes[f]) for f in NOTIFICATION_FEATURES))
-    feature = _feature_codes(NOTIFICATION_FEATURES, columns)
+    rows, feature = _user_rows(params, rows), _feature_codes(NOTIFICATION_FEATURES, columns)
     base = _weights(params, np.zeros(len(rows)), rows, feature, NOTIFICATION_FEATURES)
     channel = channel_of(feature)
     group = app_catalog().channels.group[np.maximum(channel, 0)]
@@ -253,7 +269,11 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
         *(np.asarray(codes[f]) for f in FEATURES))
     hour, days, mood = (np.asarray(x, dtype=np.float64) for x in (hour, days, mood))
     exposures = tuple(np.asarray(x, dtype=np.float64) for x in flat[:len(EXPOSURE_FIELDS)])
-    code = _feature_codes(FEATURES, flat[len(EXPOSURE_FIELDS):])
+    rows, code = _user_rows(params, rows), _feature_codes(FEATURES, flat[len(EXPOSURE_FIELDS):])
+    if channel is None:
+        channel = channel_of(code)
+    else:
+        _check_positions(np.asarray(channel) + 1, len(app_catalog().channels.group) + 1, "channels (or -1)")
     user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
         "intercept", "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight",
         *HABITUATION_SCALARS))
@@ -268,7 +288,7 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
                                                   tables["listening"]),
         tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive")),
         np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group,
-        channel_of(code) if channel is None else channel, priority_effects(), updates_effects(),
+        channel, priority_effects(), updates_effects(),
         (code["priority"], code["numberOfUpdates"], code["postingApp"]), params.has_app, exposures)
     return logit.reshape(shape)
 

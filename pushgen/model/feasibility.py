@@ -21,6 +21,14 @@ from pushgen.model.feasibility_kernel import carried_channels
 CHANNEL_FIELDS = ("postingApp", *SIGNATURE)
 
 
+def same_integer_arrays(arrays: list[np.ndarray]) -> bool:
+    """Whether the arrays are of one type as a compiled kernel takes them together: the same native
+    signed integer type, all writable or all read-only."""
+    first = arrays[0]
+    return first.dtype.kind == "i" and first.dtype.isnative and all(
+        a.dtype == first.dtype and a.flags.writeable == first.flags.writeable for a in arrays)
+
+
 def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
     """The channel that posts each notification (arrays of schema codes), -1 where none does.
 
@@ -29,6 +37,8 @@ def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
     table = app_catalog().channels
     fields = [np.asarray(codes[f]) for f in (*CHANNEL_FIELDS, "subject", "numberOfUpdates")]
     if all(f.ndim == 1 and len(f) == len(fields[0]) and f.dtype.kind in "iu" for f in fields):
+        if not same_integer_arrays(fields):
+            fields = [f.astype(np.int64) for f in fields]
         return carried_channels(table.lookup, table.subjects, table.updates, *fields)
     channel = table.channel_of(codes)
     safe = np.maximum(channel, 0)
