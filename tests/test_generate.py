@@ -12,7 +12,10 @@ import pushgen
 from pushgen import schemas
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.generator import GenerationError, make_recipe
+from pushgen.data.verify import verify_dataset
+from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
+from pushgen.publishing.card import dataset_card
 
 ENGAGEMENT_COLUMNS = ("action", "seenTime", "decisionTime", "responseTime")
 
@@ -222,3 +225,14 @@ def test_weekday_does_not_act_like_a_number(population):
         steps = np.diff(rates.to_numpy())
         monotone += bool((steps > 0).all() or (steps < 0).all())
     assert monotone <= 2
+
+
+def test_a_user_whose_phone_stays_off_has_no_rows_and_the_dataset_is_written(tmp_path):
+    # user 209 of seed 0 has its phone off on the one day (a regime day of volume 0)
+    dataset = pushgen.generate(users=2, first_user=209, days=1, seed=0)
+    per_user = dataset.users_arrow.column("notifications_per_day").to_pylist()
+    assert per_user[0] == 0.0 and per_user[1] > 0
+    assert set(dataset.notifications_arrow.column("user_id").to_pylist()) == {210}
+    folder = write_dataset(dataset, tmp_path / "d", card=dataset_card)
+    verify_dataset(folder)
+    assert (folder / "README.md").read_text().count("\n") > 100

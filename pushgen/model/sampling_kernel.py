@@ -21,10 +21,11 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
     row over ``width`` equal buckets, says that every value before is below the key.
     """
     n_rows, width = cdf.shape
-    stacked = np.empty((n_rows, width))
+    stacked = np.full((n_rows, width), np.nan)  # a row of total 0, which no draw names, stays NaN
     for r in range(n_rows):
-        for j in range(width):
-            stacked[r, j] = cdf[r, j] / cdf[r, width - 1] + r
+        if cdf[r, width - 1] != 0:
+            for j in range(width):
+                stacked[r, j] = cdf[r, j] / cdf[r, width - 1] + r
     n = len(uniforms)
     codes = np.empty(n, dtype=np.int16)
     last = width - 1
