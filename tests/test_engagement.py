@@ -14,6 +14,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.data.dataset import read_parameters
 from pushgen.data.writer import write_dataset
+from pushgen.model import feasibility
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import (
     CONTEXT_FEATURES,
@@ -266,3 +267,14 @@ def test_engagement_functions_refuse_codes_outside_the_published_values(small, f
             row_terms(small.parameters, rows, {**codes, **part}, state)
         if feature != "day":
             notification_terms(small.parameters, rows, codes)
+
+
+def test_open_logit_refuses_a_channel_argument_of_another_length_or_out_of_range(small):
+    rows, codes, state, exposure = small_inputs(small)
+    channel = feasibility.channel_of(codes)
+    np.testing.assert_array_equal(open_logit(small.parameters, rows, codes, state, exposure, channel),
+                                  open_logit(small.parameters, rows, codes, state, exposure))
+    with pytest.raises(ValueError, match=r"one channel per notification \(40\); got 3"):
+        open_logit(small.parameters, rows, codes, state, exposure, channel[:3])
+    with pytest.raises(IndexError, match="channels must be from -1 to"):
+        open_logit(small.parameters, rows, codes, state, exposure, np.full(40, 10**6))

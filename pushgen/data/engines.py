@@ -3,7 +3,7 @@
 Users are simulated in buckets of consecutive user ids. Every engine yields the buckets in
 user order, and each user's rows depend only on the seed and the user's id, so the data is
 the same whatever the engine or the number of workers. Buckets hold about the same number
-of rows whatever the number of days, and only a few more than there are processes are in
+of rows whatever the number of days, and at most twice as many as there are processes are in
 flight, so memory stays bounded however many users are made.
 
 With ``jobs`` local processes, this process is one of them: it starts ``jobs - 1`` workers and
@@ -63,13 +63,14 @@ def bucket_ids(recipe: Recipe, size: int | None = None) -> Iterator[list[int]]:
 
 
 def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: bool,
-                    fmt: str = "parquet") -> Bucket:
-    """Simulate a bucket of users into its tables; ``encode``: as finished Parquet parts."""
+                    fmt: str = "parquet", digest: bool = True) -> Bucket:
+    """Simulate a bucket of users into its tables; ``encode``: as finished Parquet parts;
+    ``digest``: with its users' digests (else the writer finds them)."""
     made = Dataset.from_users(recipe, list(simulate(recipe, user_ids)))
     tables = Tables(made.notifications_arrow, made.users_arrow, made.truth_rows_arrow,
                     made.parameters)
     return Bucket.of(index, user_ids, tables, encode=encode, fmt=fmt,
-                     keep_tables=not encode or index == 0)
+                     keep_tables=not encode or index == 0, digest=digest)
 
 
 def _windowed(submit: Callable[[tuple], object], result: Callable[[object], Bucket],
@@ -104,7 +105,7 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
 
     def alone(item: tuple[int, list[int]]) -> Bucket:
         index, ids = item
-        return simulate_bucket(recipe, ids, index, False, fmt)
+        return simulate_bucket(recipe, ids, index, False, fmt, digest=False)
 
     def beside_workers(item: tuple[int, list[int]]) -> Bucket:
         function, *args = task(item)

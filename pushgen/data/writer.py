@@ -36,7 +36,7 @@ from pushgen.data.parameter_frames import user_table, weight_table
 from pushgen.model.engagement import EngagementParameters
 
 FINGERPRINTED = ("notifications", "users", "engagement_rows")
-MAX_PENDING_WRITES = 10  # about two buckets' files queued for the writing thread
+MAX_PENDING_WRITES = 10  # about two buckets' files queued for the writing threads
 PARTS = {  # the big tables: one file, or a folder of one part per bucket
     "notifications": "notifications",
     "engagement_rows": f"{TRUTH}/engagement_rows",
@@ -68,8 +68,8 @@ class Bucket:
     """What the writer needs of a run of consecutive users: small tables, digests, counts,
     and the big tables either as Arrow or already encoded as Parquet parts.
 
-    A bucket whose tables travel with it leaves its users' digests to the writer, which
-    computes them in its writing thread; an encoded bucket brings them.
+    A bucket made in the writer's own process may leave its users' digests to the writer, which
+    computes them in a writing thread; a bucket from a worker brings them.
     """
 
     index: int
@@ -86,7 +86,7 @@ class Bucket:
 
     @classmethod
     def of(cls, index: int, user_ids: list[int], tables: Tables, encode: bool = False,
-           fmt: str = "parquet", keep_tables: bool = True) -> Bucket:
+           fmt: str = "parquet", keep_tables: bool = True, digest: bool = True) -> Bucket:
         notifications = tables.notifications
         opened, posted = 0, []
         if notifications.num_rows:
@@ -100,7 +100,7 @@ class Bucket:
             users=tables.users,
             engagement_users=user_table(tables.parameters),
             constants=tables.parameters.constants(),
-            digests=named_digests(named) if encode else None,
+            digests=named_digests(named) if digest else None,
             rows={name: named[name].num_rows for name in FINGERPRINTED},
             opened=opened,
             posted=posted,
@@ -141,7 +141,8 @@ class DatasetWriter:
     """Streams buckets of users into a dataset folder, in user order.
 
     Unpartitioned, each table is one file; partitioned, the big tables are folders of
-    ``part-NNNNN.parquet`` files, one per bucket, written as the workers encoded them.
+    ``part-NNNNN.parquet`` files, one per bucket, written as they come encoded (or encoded here,
+    in the writing threads).
     """
 
     def __init__(self, folder: Path, fmt: str = "parquet", partitioned: bool = False) -> None:
@@ -159,7 +160,6 @@ class DatasetWriter:
         # and one for the small tables and the digests
         self._lanes: dict[str, ThreadPoolExecutor] = {}
         self._pending: list[Future] = []
-        self._digests: list[Future | dict[str, list[tuple[int, bytes]]]] = []  # per bucket, in order
         (self.folder / TRUTH).mkdir(parents=True, exist_ok=True)
 
     def add(self, bucket: Bucket) -> None:
@@ -176,15 +176,18 @@ class DatasetWriter:
                 self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")
         self._stream("users", bucket.users, self.fmt)
         self._stream(f"{TRUTH}/engagement_users", bucket.engagement_users, "parquet")
-        if bucket.digests is None:
-            self._digests.append(self._lane("").submit(named_digests, bucket.tables.fingerprinted()))
-        else:
-            self._digests.append(bucket.digests)
+        self._submit("", self._fingerprint, bucket.digests, bucket.tables if bucket.digests is None else None)
         for name in FINGERPRINTED:
             self.rows[name] += bucket.rows[name]
         self.opened += bucket.opened
         self.posted += bucket.posted
         self.constants = self.constants or bucket.constants
+
+    def _fingerprint(self, digests: dict[str, list[tuple[int, bytes]]] | None, tables: Tables | None) -> None:
+        """Chain a bucket's users' digests (found from ``tables`` if not given), in bucket order."""
+        digests = named_digests(tables.fingerprinted()) if digests is None else digests
+        for name in FINGERPRINTED:
+            self.fingerprints[name].add_digests(digests[name])
 
     def _stream(self, name: str, table: pa.Table, fmt: str) -> None:
         stream = self._streams.get(name)
@@ -225,10 +228,6 @@ class DatasetWriter:
     def close(self, recipe: Recipe, pushgen_version: str = __version__) -> dict:
         """Finish the files and write the manifest; returns the manifest."""
         self._drain()
-        for digests in self._digests:
-            digests = digests.result() if isinstance(digests, Future) else digests
-            for name in FINGERPRINTED:
-                self.fingerprints[name].add_digests(digests[name])
         for lane in self._lanes.values():
             lane.shutdown(wait=True)
         for stream in self._streams.values():

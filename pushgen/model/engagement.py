@@ -273,7 +273,14 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
     if channel is None:
         channel = channel_of(code)
     else:
-        _check_positions(np.asarray(channel) + 1, len(app_catalog().channels.group) + 1, "channels (or -1)")
+        channel = np.ascontiguousarray(channel, dtype=np.int64).ravel()
+        if len(channel) != len(rows):
+            raise ValueError(f"channel must give one channel per notification ({len(rows)}); "
+                             f"got {len(channel)}")
+        groups = len(app_catalog().channels.group)
+        if len(channel) and (channel.min() < -1 or channel.max() >= groups):
+            raise IndexError(f"channels must be from -1 to {groups - 1}; got values from {channel.min()} "
+                             f"to {channel.max()}")
     user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
         "intercept", "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight",
         *HABITUATION_SCALARS))
