@@ -36,7 +36,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError
 from pushgen.data.outputs import leftovers, sha256_file
-from pushgen.model.priors import BOUNDS
+from pushgen.model.priors import BETA_MEANS, BOUNDS
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -272,10 +272,22 @@ def test_priors_refuse_values_outside_their_range_in_one_line(name, value):
     from pushgen.model.priors import Priors, PriorsError
 
     low, high = BOUNDS[name]
-    valid = isinstance(value, float) and low <= value <= high
+    valid = isinstance(value, float) and (low < value < high if name in BETA_MEANS else low <= value <= high)
     if valid:
         assert getattr(Priors(**{name: value}), name) == value
         return
-    with pytest.raises(PriorsError, match=rf"^priors\.{name} must be a number from .* to .*; got ") as error:
+    with pytest.raises(PriorsError, match=rf"^priors\.{name} must be a number "
+                                          rf"(from .* to .*|above .* and below .*); got ") as error:
         Priors(**{name: value})
     assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("name", sorted(BOUNDS))
+def test_every_prior_generates_at_both_ends_of_what_it_allows(name):
+    from pushgen.model.priors import Priors
+
+    low, high = BOUNDS[name]
+    ends = (low + 1e-6, high - 1e-6) if name in BETA_MEANS else (low, high)
+    for value in ends:
+        dataset = pushgen.generate(users=2, days=5, seed=1, priors=Priors(**{name: value}))
+        assert dataset.users_arrow.num_rows == 2

@@ -33,10 +33,21 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "interest_effect": (-5.0, 5.0), "context_sensitivity_sd": (0.0, 5.0), "interaction_sd": (0.0, 5.0),
     "habituation_app_mean": (0.0, 5.0), "habituation_subject_mean": (0.0, 5.0),
     "habituation_channel_mean": (0.0, 5.0), "fatigue_weight_mean": (0.0, 5.0),
-    "fatigue_tau_minutes": (0.1, 1440.0), "novelty_mean": (-5.0, 5.0), "novelty_days": (0.1, 3650.0),
+    "fatigue_tau_minutes": (0.1, 1440.0), "novelty_mean": (0.0, 5.0), "novelty_days": (0.1, 3650.0),
     "mood_day_sd": (0.0, 5.0), "mood_segment_sd": (0.0, 5.0), "asleep_penalty_mean": (-10.0, 10.0),
     "seen_seconds_median": (0.1, 86400.0),
 }
+BETA_MEANS = {"night_charge_share", "headphone_share", "night_quiet_share"}  # ends excluded: a Beta's mean
+
+
+def allowed(name: str) -> str:
+    """The values a numeric prior may take, in words."""
+    low, high = BOUNDS[name]
+    return f"above {low:g} and below {high:g}" if name in BETA_MEANS else f"from {low:g} to {high:g}"
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _check_shares(name: str, value: object, length: int) -> None:
@@ -202,8 +213,9 @@ class Priors:
                 _check_shares(name, value, SHARES[name])
                 continue
             low, high = BOUNDS[name]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise PriorsError(f"priors.{name} must be a number from {low:g} to {high:g}; got {value!r}")
+            if not _is_number(value) or not (low < value < high if name in BETA_MEANS
+                                             else low <= value <= high):
+                raise PriorsError(f"priors.{name} must be a number {allowed(name)}; got {value!r}")
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}

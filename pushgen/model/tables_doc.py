@@ -113,15 +113,14 @@ def prior_readers() -> dict[str, list[str]]:
 
 def priors_markdown() -> str:
     """Every prior: its default, allowed range, meaning and the nodes that read it."""
-    from pushgen.model.priors import BOUNDS, SHARES, Priors
+    from pushgen.model.priors import SHARES, Priors, allowed
 
     defaults, meanings, readers = Priors().to_dict(), prior_meanings(), prior_readers()
     rows = []
     for name, default in defaults.items():
-        allowed = (f"{SHARES[name]} shares summing to 1" if name in SHARES
-                   else f"{BOUNDS[name][0]:g} to {BOUNDS[name][1]:g}")
+        values = f"{SHARES[name]} shares summing to 1" if name in SHARES else allowed(name)
         shown = ", ".join(f"{v:g}" for v in default) if isinstance(default, list) else f"{default:g}"
-        rows.append((f"`{name}`", shown, allowed, meanings.get(name, ""),
+        rows.append((f"`{name}`", shown, values, meanings.get(name, ""),
                      ", ".join(f"`{r}`" for r in readers[name])))
     return markdown_table(("prior", "default", "allowed", "meaning", "read by"), rows)
 
