@@ -38,6 +38,7 @@ from pushgen.model import (
     regime_kernel,
     routine_kernel,
     sampling_kernel,
+    seeding_kernel,
     situations_kernel,
     timings_kernel,
 )
@@ -68,6 +69,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
     "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
     "clock situations (clock_exponents)": (situations_kernel.clock_exponents, reference.clock_exponents),
+    "random streams' seeds (sequence_state)": (seeding_kernel.sequence_state, reference.sequence_state),
 }
 COLD_RUN = "import pushgen; pushgen.generate(users=1, months=1, seed=1)"
 

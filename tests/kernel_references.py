@@ -375,3 +375,8 @@ def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, b
         1.0 - night_ends * day_ends, by_day[day, 1], by_activity[activity], silent[ringer],
         listening[headphones, music],
     ])
+
+
+def sequence_state(entropy: np.ndarray, n_words64: int) -> np.ndarray:
+    """NumPy's own SeedSequence of those words (no spawn key: its assembled entropy is the words)."""
+    return np.random.SeedSequence([int(word) for word in entropy]).generate_state(n_words64, np.uint64)

@@ -25,12 +25,14 @@ from pushgen.model import (
     routine_kernel,
     sampling,
     sampling_kernel,
+    seeding_kernel,
     situations_kernel,
     timings,
     timings_kernel,
 )
 from pushgen.model.compiled import Kernel
 from pushgen.model.exposure import keyed_exposure
+from pushgen.model.seeding import NodeFamily, stream
 
 KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arrivals_kernel.all_posts,
            arrivals_kernel.time_order,
@@ -42,7 +44,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            situations_kernel.clock_exponents, situations_kernel.situation_columns,
            timings_kernel.branch_exponents, timings_kernel.seen_seconds,
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
-           feasibility_kernel.carried_channels, features_kernel.context_codes)
+           feasibility_kernel.carried_channels, features_kernel.context_codes,
+           seeding_kernel.sequence_state)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -507,3 +510,28 @@ def test_autoregression_keeps_the_stationary_variance(persistence):
     assert abs(level[1000:].var() - 1.0) < 0.03
     lag1 = np.corrcoef(level[1000:-1], level[1001:])[0, 1]
     assert abs(lag1 - persistence) < 0.01
+
+
+@settings(max_examples=100, deadline=None)
+@given(entropy=hnp.arrays(np.uint64, st.integers(1, 9), elements=st.integers(0, 2**32 - 1)),
+       n_words=st.integers(1, 6))
+def test_sequence_state_equals_numpy_seed_sequence(entropy, n_words):
+    np.testing.assert_array_equal(seeding_kernel.sequence_state(entropy, n_words),
+                                  reference.sequence_state(entropy, n_words))
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.one_of(st.integers(0, 2**63 - 1), st.sampled_from([0, 2**32 - 1, 2**32, 2**63 - 1])),
+       user=st.one_of(st.integers(0, 10_000_000), st.sampled_from([0, 2**32, 2**70])),
+       family=st.sampled_from(list(NodeFamily)))
+def test_streams_draw_as_pcg64_seeded_by_the_seed_sequence_of_seed_user_and_family(seed, user, family):
+    expected_sequence = np.random.SeedSequence(seed, spawn_key=(user, int(family)))
+    expected = np.random.Generator(np.random.PCG64(expected_sequence))
+    rng = stream(seed, user, family)
+    assert rng.bit_generator.state == expected.bit_generator.state
+    np.testing.assert_array_equal(rng.random(5), expected.random(5))
+    seed_sequence = rng.bit_generator.seed_seq
+    assert seed_sequence.generate_state(3).tolist() == expected_sequence.generate_state(3).tolist()
+    assert [child.generate_state(2).tolist() for child in seed_sequence.spawn(2)] == [
+        child.generate_state(2).tolist() for child in expected_sequence.spawn(2)]
+    np.testing.assert_array_equal(rng.spawn(1)[0].random(3), expected.spawn(1)[0].random(3))
