@@ -380,3 +380,11 @@ def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, b
 def sequence_state(entropy: np.ndarray, n_words64: int) -> np.ndarray:
     """NumPy's own SeedSequence of those words (no spawn key: its assembled entropy is the words)."""
     return np.random.SeedSequence([int(word) for word in entropy]).generate_state(n_words64, np.uint64)
+
+
+def state_runs(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A mask of the changes, its running count, and the values where it is set."""
+    change = np.empty(len(state), dtype=bool)
+    change[:1] = True
+    np.not_equal(state[1:], state[:-1], out=change[1:])
+    return np.cumsum(change) - 1, state[change]

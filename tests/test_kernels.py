@@ -45,7 +45,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            timings_kernel.branch_exponents, timings_kernel.seen_seconds,
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
            feasibility_kernel.carried_channels, features_kernel.context_codes,
-           seeding_kernel.sequence_state)
+           seeding_kernel.sequence_state, sampling_kernel.state_runs)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -71,6 +71,16 @@ def test_categorical_codes_equal_one_search_over_the_stacked_rows(cdf, data):
     u = data.draw(hnp.arrays(np.float64, len(rows), elements=uniform))
     np.testing.assert_array_equal(sampling_kernel.categorical_codes(cdf, u, rows),
                                   reference.categorical_codes(cdf, u, rows))
+
+
+@settings(max_examples=80, deadline=None)
+@given(state=hnp.arrays(st.sampled_from([np.int8, np.int64]), st.integers(0, 60), elements=st.integers(0, 3)))
+def test_state_runs_equal_the_running_count_of_changes(state):
+    run, values = sampling_kernel.state_runs(state)
+    expected_run, expected_values = reference.state_runs(state)
+    np.testing.assert_array_equal(run, expected_run)
+    np.testing.assert_array_equal(values, expected_values)
+    assert run.dtype == np.int64 and values.dtype == state.dtype
 
 
 def test_categorical_rows_draws_each_row_with_its_probabilities():

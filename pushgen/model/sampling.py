@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.sampling_kernel import categorical_codes
+from pushgen.model.sampling_kernel import categorical_codes, state_runs
 
 
 def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -25,8 +25,5 @@ def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator
 
 
 def segment_states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of equal state: each slot's run index, and each run's state."""
-    change = np.empty(len(state), dtype=bool)
-    change[0] = True
-    np.not_equal(state[1:], state[:-1], out=change[1:])
-    return np.cumsum(change) - 1, state[change]
+    """Runs of equal state: each slot's run index, and each run's state (``sampling_kernel.state_runs``)."""
+    return state_runs(state)

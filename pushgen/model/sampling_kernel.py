@@ -1,4 +1,5 @@
-"""Kernel of ``sampling.categorical_rows``: each draw located in its row's cumulative distribution."""
+"""Kernels of ``sampling``: each draw located in its row's cumulative distribution, and the runs of
+equal state."""
 
 from __future__ import annotations
 
@@ -57,3 +58,19 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
             j += 1
         codes[i] = j
     return codes
+
+
+@kernel
+def state_runs(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each element's run index (a run: consecutive equal values, at least one element) and each run's
+    value."""
+    n = len(state)
+    run = np.empty(n, dtype=np.int64)
+    values = np.empty(n, dtype=state.dtype)
+    k = -1
+    for i in range(n):
+        if i == 0 or state[i] != state[i - 1]:
+            k += 1
+            values[k] = state[i]
+        run[i] = k
+    return run, values[:k + 1].copy()
