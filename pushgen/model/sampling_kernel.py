@@ -8,6 +8,7 @@ import numpy as np
 from pushgen.model.compiled import kernel
 
 LINEAR_WIDTH = 16  # up to this many values a row, counting beats a guide table
+GUIDE_BUCKETS = 2  # guide buckets per value of a wide row
 
 
 @kernel
@@ -18,18 +19,22 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
 
     A key u + r lies in [r, r + 1], so every value of the rows before r is below or at it and
     the code is the count of values of row r (all but its last, which is r + 1) at or below
-    the key. Narrow rows are counted; wide rows start counting where a guide table, built per
-    row over ``width`` equal buckets, says that every value before is below the key.
+    the key. Narrow rows are counted. Wide rows are cut into ``GUIDE_BUCKETS * width`` equal
+    buckets: a key's bucket b (by u = key - r, exact) bounds its code between the count of values
+    below r + (b - 1) / buckets and the count below r + (b + 2) / buckets (a whole bucket left on
+    either side for rounding); two steps settle a narrow interval, a bisection a wider one.
     """
     n_rows, width = cdf.shape
-    stacked = np.full((n_rows, width), np.nan)  # a row of total 0, which no draw names, stays NaN
-    for r in range(n_rows):
-        if cdf[r, width - 1] != 0:
-            for j in range(width):
-                stacked[r, j] = cdf[r, j] / cdf[r, width - 1] + r
+    last = width - 1
     n = len(uniforms)
     codes = np.empty(n, dtype=np.int16)
-    last = width - 1
+    # row r: its values but the last, normalised, plus r; a row of total 0, which no draw names, NaN
+    stacked = np.empty((n_rows, width))
+    for r in range(n_rows):
+        total = cdf[r, last]
+        for j in range(last):
+            stacked[r, j] = cdf[r, j] / total + r if total != 0 else np.nan
+        stacked[r, last] = np.inf  # never at or below a key: the count stops before the last value
     if width <= LINEAR_WIDTH:
         for i in range(n):
             r = rows[i]
@@ -39,24 +44,34 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
                 count += stacked[r, j] <= key
             codes[i] = count
         return codes
-    # guide[r, b]: how many values of row r lie below r + (b - 1) / width; a key in bucket b is at
-    # least about r + b / width, so a whole bucket is left for rounding
-    guide = np.empty((n_rows, width + 1), dtype=np.int64)
+    buckets = GUIDE_BUCKETS * width
+    lower_edge = np.empty(buckets + 4)
+    for b in range(buckets + 4):
+        lower_edge[b] = (b - 1) / buckets
+    below = np.empty((n_rows, buckets + 4), dtype=np.int32)  # below[r, b]: values < r + lower_edge[b]
     for r in range(n_rows):
         j = 0
-        guide[r, 0] = 0
-        for b in range(1, width + 1):
-            threshold = r + (b - 1) / width
+        for b in range(buckets + 4):
+            threshold = r + lower_edge[b]
             while j < last and stacked[r, j] < threshold:
                 j += 1
-            guide[r, b] = j
+            below[r, b] = j
     for i in range(n):
         r = rows[i]
         key = uniforms[i] + r
-        j = guide[r, int((key - r) * width)]
-        while j < last and stacked[r, j] <= key:
-            j += 1
-        codes[i] = j
+        b = int((key - r) * buckets)
+        low, high = below[r, b], below[r, b + 3]
+        if high - low <= 2:
+            low += stacked[r, low] <= key
+            low += stacked[r, low] <= key
+        else:
+            while low < high:
+                middle = (low + high) >> 1
+                if stacked[r, middle] <= key:
+                    low = middle + 1
+                else:
+                    high = middle
+        codes[i] = low
     return codes
 
 
