@@ -82,22 +82,22 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
                ringerMode, headphonesIn, musicActive)
     interaction = sum over k of situation_k * (interactions[r, group, k] + by_priority[priority, k]
                + by_updates[updates, k]), ``effect_codes`` = (priority, numberOfUpdates, postingApp),
-               added as NumPy's einsum adds a contiguous product: in two lanes (even and odd k),
-               eight k at a time, each block's last pair first, then the two lanes' sums
+               over the 10 situations, added as NumPy's einsum adds a contiguous product: in two
+               lanes (even and odd k), eight k at a time, each block's last pair first, then the
+               two lanes' sums
     penalty = fatigue_weight * fatigue + sum over the habituation keys of habituation * sqrt(exposure)
     logit = row base + notification base + interaction - penalty
 
     ``user_terms`` = (intercept, attention_amplitude, asleep_penalty, novelty, fatigue_weight,
-    habituation per key) per user, ``cycle`` = (cos, exp) of ``state_exponents``, ``exposures`` =
-    (fatigue, exposure per key) per row.
+    habituation per key: app, subject, channel) per user, ``cycle`` = (cos, exp) of
+    ``state_exponents``, ``exposures`` = (fatigue, exposure per key) per row.
     """
-    intercept, amplitude, asleep_penalty, novelty, fatigue_weight = user_terms[:5]
+    intercept, amplitude, asleep_penalty, novelty, fatigue_weight, by_app, by_subject, by_channel = user_terms
+    fatigue, app_exposure, subject_exposure, channel_exposure = exposures
     by_day, by_activity, silent, listening = indicators
     day, activity, ringer, headphones, music = situation_codes
     priority, updates, app = effect_codes
     n = len(rows)
-    width = interactions.shape[2]
-    situation = np.zeros(max(width, 10))
     out = np.empty(n)
     for i in range(n):
         r = rows[i]
@@ -115,35 +115,34 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
         notification = 0.0
         for f in range(len(notification_tables)):
             notification += notification_tables[f][r, notification_codes[f][i]]
-        situation[0] = curves[0, i]
-        situation[1] = by_day[day[i], 0] * curves[1, i] * curves[2, i]
-        situation[2] = curves[3, i] * curves[4, i]
-        situation[3] = 1.0 - curves[5, i] * curves[4, i]
-        situation[4] = by_day[day[i], 1]
-        situation[5] = by_activity[activity[i], 0]
-        situation[6] = by_activity[activity[i], 1]
-        situation[7] = by_activity[activity[i], 2]
-        situation[8] = silent[ringer[i]]
-        situation[9] = listening[headphones[i], music[i]]
+        s0 = curves[0, i]
+        s1 = by_day[day[i], 0] * curves[1, i] * curves[2, i]
+        s2 = curves[3, i] * curves[4, i]
+        s3 = 1.0 - curves[5, i] * curves[4, i]
+        s4 = by_day[day[i], 1]
+        s5 = by_activity[activity[i], 0]
+        s6 = by_activity[activity[i], 1]
+        s7 = by_activity[activity[i], 2]
+        s8 = silent[ringer[i]]
+        s9 = listening[headphones[i], music[i]]
         a = interactions[r, group_of_channel[c]]
         b = by_priority[priority[i]]
         u = by_updates[updates[i]]
-        even = 0.0
-        odd = 0.0
-        k = 0
-        while k + 8 <= width:
-            for j in (6, 4, 2, 0):
-                even = situation[k + j] * (a[k + j] + b[k + j] + u[k + j]) + even
-                odd = situation[k + j + 1] * (a[k + j + 1] + b[k + j + 1] + u[k + j + 1]) + odd
-            k += 8
-        while k < width:
-            even = situation[k] * (a[k] + b[k] + u[k]) + even
-            odd = (situation[k + 1] * (a[k + 1] + b[k + 1] + u[k + 1]) if k + 1 < width else 0.0) + odd
-            k += 2
+        even = s6 * (a[6] + b[6] + u[6]) + 0.0
+        odd = s7 * (a[7] + b[7] + u[7]) + 0.0
+        even = s4 * (a[4] + b[4] + u[4]) + even
+        odd = s5 * (a[5] + b[5] + u[5]) + odd
+        even = s2 * (a[2] + b[2] + u[2]) + even
+        odd = s3 * (a[3] + b[3] + u[3]) + odd
+        even = s0 * (a[0] + b[0] + u[0]) + even
+        odd = s1 * (a[1] + b[1] + u[1]) + odd
+        even = s8 * (a[8] + b[8] + u[8]) + even
+        odd = s9 * (a[9] + b[9] + u[9]) + odd
         interaction = 0.0 + (even + odd)
-        penalty = fatigue_weight[r] * exposures[0][i]
-        for key in range(1, len(exposures)):
-            penalty = penalty + user_terms[4 + key][r] * np.sqrt(exposures[key][i])
+        penalty = fatigue_weight[r] * fatigue[i]
+        penalty = penalty + by_app[r] * np.sqrt(app_exposure[i])
+        penalty = penalty + by_subject[r] * np.sqrt(subject_exposure[i])
+        penalty = penalty + by_channel[r] * np.sqrt(channel_exposure[i])
         out[i] = base + notification + interaction - penalty
     return out
 
