@@ -70,7 +70,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
     "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
     "clock situations (clock_exponents)": (situations_kernel.clock_exponents, reference.clock_exponents),
-    "random streams' seeds (sequence_state)": (seeding_kernel.sequence_state, reference.sequence_state),
+    "random streams' seeds (sequence_states)": (seeding_kernel.sequence_states, reference.sequence_states),
 }
 COLD_RUN = "import pushgen; pushgen.generate(users=1, months=1, seed=1)"
 

@@ -377,9 +377,10 @@ def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, b
     ])
 
 
-def sequence_state(entropy: np.ndarray, n_words64: int) -> np.ndarray:
-    """NumPy's own SeedSequence of those words (no spawn key: its assembled entropy is the words)."""
-    return np.random.SeedSequence([int(word) for word in entropy]).generate_state(n_words64, np.uint64)
+def sequence_states(entropies: np.ndarray, n_words64: int) -> np.ndarray:
+    """NumPy's own SeedSequence of each row's words (no spawn key: its assembled entropy is the words)."""
+    return np.array([np.random.SeedSequence([int(word) for word in row]).generate_state(n_words64, np.uint64)
+                     for row in entropies], dtype=np.uint64).reshape(len(entropies), n_words64)
 
 
 def state_runs(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

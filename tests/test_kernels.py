@@ -45,7 +45,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            timings_kernel.branch_exponents, timings_kernel.seen_seconds,
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
            feasibility_kernel.carried_channels, features_kernel.context_codes,
-           seeding_kernel.sequence_state, sampling_kernel.state_runs)
+           seeding_kernel.sequence_states, sampling_kernel.state_runs)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -523,11 +523,12 @@ def test_autoregression_keeps_the_stationary_variance(persistence):
 
 
 @settings(max_examples=100, deadline=None)
-@given(entropy=hnp.arrays(np.uint64, st.integers(1, 9), elements=st.integers(0, 2**32 - 1)),
+@given(entropies=hnp.arrays(np.uint64, st.tuples(st.integers(0, 3), st.integers(1, 9)),
+                            elements=st.integers(0, 2**32 - 1)),
        n_words=st.integers(1, 6))
-def test_sequence_state_equals_numpy_seed_sequence(entropy, n_words):
-    np.testing.assert_array_equal(seeding_kernel.sequence_state(entropy, n_words),
-                                  reference.sequence_state(entropy, n_words))
+def test_sequence_states_equal_numpy_seed_sequences(entropies, n_words):
+    np.testing.assert_array_equal(seeding_kernel.sequence_states(entropies, n_words),
+                                  reference.sequence_states(entropies, n_words))
 
 
 @settings(max_examples=100, deadline=None)

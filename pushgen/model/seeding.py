@@ -7,13 +7,14 @@ The order of ``NodeFamily`` is part of the data format: append, never reorder.
 
 from __future__ import annotations
 
+import functools
 import operator
 from enum import IntEnum
 
 import numpy as np
 from numpy.random.bit_generator import ISpawnableSeedSequence
 
-from pushgen.model.seeding_kernel import POOL_SIZE, sequence_state
+from pushgen.model.seeding_kernel import POOL_SIZE, sequence_states
 
 
 class NodeFamily(IntEnum):
@@ -45,22 +46,22 @@ def stream(seed: int, user: int, family: NodeFamily) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(FamilySeed(seed, user, family)))
 
 
+PCG64_WORDS = 4  # 64-bit words of state a PCG64 takes from its seed sequence
+
+
 class FamilySeed(ISpawnableSeedSequence):
-    """``numpy.random.SeedSequence(seed, spawn_key=(user, family))`` whose 64-bit state words are
-    computed by ``seeding_kernel.sequence_state`` (what a bit generator takes at its creation);
-    anything else is the ``SeedSequence``'s own."""
+    """``numpy.random.SeedSequence(seed, spawn_key=(user, family))``, whose state for a PCG64 comes
+    from the user's ``family_states``; anything else is the ``SeedSequence``'s own."""
 
     def __init__(self, seed: int, user: int, family: NodeFamily) -> None:
         self.seed, self.user, self.family = operator.index(seed), operator.index(user), int(family)
         self._sequence: np.random.SeedSequence | None = None
 
     def generate_state(self, n_words: int, dtype: type = np.uint32) -> np.ndarray:
-        if np.dtype(dtype) != np.uint64 or min(self.seed, self.user, self.family) < 0:
-            return self.sequence().generate_state(n_words, dtype)
-        run = _words(self.seed)
-        entropy = np.array([*run, *[0] * (POOL_SIZE - len(run)), *_words(self.user), *_words(self.family)],
-                           dtype=np.uint64)
-        return sequence_state(entropy, operator.index(n_words))
+        if (n_words == PCG64_WORDS and np.dtype(dtype) == np.uint64 and min(self.seed, self.user) >= 0
+                and 0 <= self.family < len(NodeFamily)):
+            return family_states(self.seed, self.user)[self.family].copy()
+        return self.sequence().generate_state(n_words, dtype)
 
     def spawn(self, n_children: int) -> list[np.random.SeedSequence]:
         return self.sequence().spawn(n_children)
@@ -69,6 +70,18 @@ class FamilySeed(ISpawnableSeedSequence):
         if self._sequence is None:
             self._sequence = np.random.SeedSequence(self.seed, spawn_key=(self.user, self.family))
         return self._sequence
+
+
+@functools.lru_cache(maxsize=8)
+def family_states(seed: int, user: int) -> np.ndarray:
+    """(families, 4) read-only: the PCG64 state words of ``SeedSequence(seed, spawn_key=(user,
+    family))`` for every node family, in one ``seeding_kernel.sequence_states`` call."""
+    run = _words(seed)
+    key = [*run, *[0] * (POOL_SIZE - len(run)), *_words(user)]
+    states = sequence_states(np.array([[*key, family] for family in range(len(NodeFamily))], dtype=np.uint64),
+                             PCG64_WORDS)
+    states.flags.writeable = False
+    return states
 
 
 def _words(value: int) -> list[int]:

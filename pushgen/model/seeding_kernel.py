@@ -1,5 +1,5 @@
 """Kernel of ``seeding.stream``: the state a ``numpy.random.SeedSequence`` gives a bit generator,
-computed in one call instead of through its Python-level mixing."""
+computed in one call for many sequences instead of through its Python-level mixing."""
 
 from __future__ import annotations
 
@@ -16,39 +16,40 @@ XSHIFT = np.uint64(16)
 
 
 @kernel
-def sequence_state(entropy: np.ndarray, n_words64: int) -> np.ndarray:
-    """``SeedSequence.generate_state(n_words64, np.uint64)`` of the sequence whose assembled entropy
-    is ``entropy`` (uint64 holding 32-bit words: the run entropy padded to the pool size, then the
-    spawn key's words), by O'Neill's seed_seq mixing with NumPy's constants: each word is hashed
-    into a pool of four, the pool mixed with itself, then with the words beyond the pool; the
-    state is the pool hashed again in turn, word pairs read little-endian."""
+def sequence_states(entropies: np.ndarray, n_words64: int) -> np.ndarray:
+    """(sequences, n_words64): ``SeedSequence.generate_state(n_words64, np.uint64)`` of each
+    sequence whose assembled entropy is a row of ``entropies`` (uint64 holding 32-bit words: the run
+    entropy padded to the pool size, then the spawn key's words), by O'Neill's seed_seq mixing with
+    NumPy's constants: each word is hashed into a pool of four, the pool mixed with itself, then
+    with the words beyond the pool; the state is the pool hashed again in turn, word pairs read
+    little-endian."""
+    n_sequences, n_entropy = entropies.shape
+    states = np.zeros((n_sequences, n_words64), dtype=np.uint64)
     pool = np.zeros(POOL_SIZE, dtype=np.uint64)
-    hash_const = INIT_A
-    for i in range(POOL_SIZE):
-        value = entropy[i] if i < len(entropy) else np.uint64(0)
-        value ^= hash_const
-        hash_const = (hash_const * MULT_A) & MASK32
-        value = (value * hash_const) & MASK32
-        pool[i] = value ^ (value >> XSHIFT)
-    for i_src in range(max(POOL_SIZE, len(entropy))):  # the pool's words, then the words beyond it
-        for i_dst in range(POOL_SIZE):
-            if i_src == i_dst:
-                continue
-            value = (pool[i_src] if i_src < POOL_SIZE else entropy[i_src]) ^ hash_const
+    for row in range(n_sequences):
+        entropy = entropies[row]
+        hash_const = INIT_A
+        for i in range(POOL_SIZE):
+            value = entropy[i] if i < n_entropy else np.uint64(0)
+            value ^= hash_const
             hash_const = (hash_const * MULT_A) & MASK32
             value = (value * hash_const) & MASK32
+            pool[i] = value ^ (value >> XSHIFT)
+        for i_src in range(max(POOL_SIZE, n_entropy)):  # the pool's words, then the words beyond it
+            for i_dst in range(POOL_SIZE):
+                if i_src == i_dst:
+                    continue
+                value = (pool[i_src] if i_src < POOL_SIZE else entropy[i_src]) ^ hash_const
+                hash_const = (hash_const * MULT_A) & MASK32
+                value = (value * hash_const) & MASK32
+                value ^= value >> XSHIFT
+                mixed = ((MIX_MULT_L * pool[i_dst]) - (MIX_MULT_R * value)) & MASK32
+                pool[i_dst] = mixed ^ (mixed >> XSHIFT)
+        hash_const = INIT_B
+        for i in range(2 * n_words64):
+            value = pool[i % POOL_SIZE] ^ hash_const
+            hash_const = (hash_const * MULT_B) & MASK32
+            value = (value * hash_const) & MASK32
             value ^= value >> XSHIFT
-            mixed = ((MIX_MULT_L * pool[i_dst]) - (MIX_MULT_R * value)) & MASK32
-            pool[i_dst] = mixed ^ (mixed >> XSHIFT)
-    state = np.empty(n_words64, dtype=np.uint64)
-    hash_const = INIT_B
-    for i in range(2 * n_words64):
-        value = pool[i % POOL_SIZE] ^ hash_const
-        hash_const = (hash_const * MULT_B) & MASK32
-        value = (value * hash_const) & MASK32
-        value ^= value >> XSHIFT
-        if i % 2 == 0:
-            state[i // 2] = value
-        else:
-            state[i // 2] |= value << np.uint64(32)
-    return state
+            states[row, i // 2] |= value << np.uint64(32 * (i % 2))
+    return states
