@@ -65,7 +65,7 @@ def measure(users: int, months: int, repeat: int) -> dict[str, Any]:
                                   "priors": recipe.priors, "catalog": app_catalog()}
         streams: dict[Any, np.random.Generator] = {}
         for node in graph.NODES:
-            arguments = {p: graph.read(values, source) for p, source in node.inputs.items()}
+            arguments = graph.node_arguments(node, values)
             if node.stream is not None:
                 rng = streams.setdefault(node.stream, stream(recipe.seed, user, node.stream))
                 arguments["rng"] = rng

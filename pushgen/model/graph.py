@@ -10,6 +10,7 @@ order listed. Adding a node is one entry here and one function.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -48,6 +49,12 @@ class Node:
     def parents(self) -> tuple[str, ...]:
         """The variables this node reads, without field names, in parameter order."""
         return tuple(dict.fromkeys(source.split(".")[0] for source in self.inputs.values()))
+
+    @functools.cached_property
+    def sources(self) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """(parameter, variable, fields read in turn) of each input."""
+        return tuple((parameter, name, tuple(fields))
+                     for parameter, (name, *fields) in ((p, s.split(".")) for p, s in self.inputs.items()))
 
     @property
     def distribution(self) -> str:
@@ -123,12 +130,15 @@ def signature_inputs(node: Node) -> set[str]:
     return {p.name for p in parameters if p.name != "rng" and p.default is inspect.Parameter.empty}
 
 
-def read(values: dict[str, Any], source: str) -> Any:
-    name, *fields = source.split(".")
-    value = values[name]
-    for field in fields:
-        value = getattr(value, field)
-    return value
+def node_arguments(node: Node, values: dict[str, Any]) -> dict[str, Any]:
+    """The arguments of a node's function from the variables known so far (all but ``rng``)."""
+    arguments = {}
+    for parameter, name, fields in node.sources:
+        value = values[name]
+        for field in fields:
+            value = getattr(value, field)
+        arguments[parameter] = value
+    return arguments
 
 
 def run(inputs: dict[str, Any], nodes_: tuple[Node, ...] = NODES) -> Iterator[tuple[Node, Any]]:
@@ -136,7 +146,7 @@ def run(inputs: dict[str, Any], nodes_: tuple[Node, ...] = NODES) -> Iterator[tu
     values = dict(inputs)
     streams: dict[NodeFamily, np.random.Generator] = {}
     for node in nodes_:
-        arguments = {parameter: read(values, source) for parameter, source in node.inputs.items()}
+        arguments = node_arguments(node, values)
         if node.stream is not None:
             if node.stream not in streams:
                 streams[node.stream] = stream(inputs["seed"], inputs["user_id"], node.stream)
