@@ -68,6 +68,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
     "row state (row_states)": (engagement_kernel.row_states, reference.row_states),
     "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
+    "codes in range (first_outside)": (engagement_kernel.first_outside, reference.first_outside),
     "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
     "clock situations (clock_exponents)": (situations_kernel.clock_exponents, reference.clock_exponents),
     "random streams' seeds (sequence_states)": (seeding_kernel.sequence_states, reference.sequence_states),

@@ -389,3 +389,10 @@ def state_runs(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     change[:1] = True
     np.not_equal(state[1:], state[:-1], out=change[1:])
     return np.cumsum(change) - 1, state[change]
+
+
+def first_outside(columns: tuple, sizes: np.ndarray) -> int:
+    """The first column whose minimum or maximum falls outside its range."""
+    outside = [len(column) > 0 and (column.min() < 0 or column.max() >= size)
+               for column, size in zip(columns, sizes, strict=True)]
+    return outside.index(True) if any(outside) else -1

@@ -45,7 +45,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            timings_kernel.branch_exponents, timings_kernel.seen_seconds,
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
            feasibility_kernel.carried_channels, features_kernel.context_codes,
-           seeding_kernel.sequence_states, sampling_kernel.state_runs)
+           seeding_kernel.sequence_states, sampling_kernel.state_runs,
+           engagement_kernel.first_outside)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -419,6 +420,15 @@ def test_feature_sums_add_each_feature_in_turn_as_whole_arrays_do(data, users, n
         tables, codes = (np.zeros((users, 1)),), (np.zeros(n, dtype=np.int16),)
     assert_same_bits(engagement_kernel.feature_sums(start, tables, rows, codes),
                      reference.feature_sums(start, tables, rows, codes))
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), dtype=st.sampled_from([np.int8, np.int16, np.int64]),
+       sizes=st.lists(st.integers(1, 9), min_size=1, max_size=5))
+def test_first_outside_names_the_first_column_out_of_its_range(data, n, dtype, sizes):
+    columns = tuple(data.draw(hnp.arrays(dtype, n, elements=st.integers(-2, size + 1))) for size in sizes)
+    sizes = np.array(sizes, dtype=np.int64)
+    assert engagement_kernel.first_outside(columns, sizes) == reference.first_outside(columns, sizes)
 
 
 @st.composite

@@ -31,6 +31,7 @@ a notification with a few additions; ``open_logit`` is their sum.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,6 +42,7 @@ from pushgen.model.channels import GROUPS
 from pushgen.model.engagement_kernel import (
     autoregression,
     feature_sums,
+    first_outside,
     open_logits,
     situation_effects,
     state_exponents,
@@ -166,9 +168,16 @@ def _feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict
     code checked to be a position in its feature's published values."""
     if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
-    for name, column in zip(features, columns, strict=True):
-        _check_positions(column, len(schemas.values(name)), f"codes of {name}")
+    outside = first_outside(tuple(columns), _value_counts(features))
+    if outside >= 0:
+        name = features[outside]
+        _check_positions(columns[outside], len(schemas.values(name)), f"codes of {name}")
     return dict(zip(features, columns, strict=True))
+
+
+@functools.cache
+def _value_counts(features: tuple[str, ...]) -> np.ndarray:
+    return np.array([len(schemas.values(name)) for name in features], dtype=np.int64)
 
 
 def _user_rows(params: EngagementParameters, rows: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Kernels of the engagement nodes: the hidden availability's daily AR(1) level, each post's row
 state, the arguments of the attention cycle and the novelty, and the open log-odds of rows in one
 pass; for the judge's terms, the features' weights and what each notification adds per unit of
-each situation."""
+each situation; the check that codes are positions in their features' values."""
 
 from __future__ import annotations
 
@@ -19,6 +19,19 @@ def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
         previous = shocks[d] + persistence * previous
         level[d] = previous
     return level
+
+
+@kernel
+def first_outside(columns: tuple, sizes: np.ndarray) -> int:
+    """The index of the first column holding a value outside [0, sizes[column]), -1 if none does."""
+    for f in range(len(columns)):
+        column, size = columns[f], sizes[f]
+        outside = False
+        for i in range(len(column)):
+            outside |= (column[i] < 0) | (column[i] >= size)
+        if outside:
+            return f
+    return -1
 
 
 @kernel
