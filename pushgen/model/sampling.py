@@ -20,7 +20,9 @@ def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator
     The normalised rows are stacked end to end (row r spans [r, r + 1]), and each uniform plus
     its row is located in its row (``sampling_kernel.categorical_codes``).
     """
-    rows = np.asarray(rows, dtype=np.int64)
+    rows = np.asarray(rows)
+    if rows.dtype.kind not in "iu":
+        rows = rows.astype(np.int64)
     return categorical_codes(np.asarray(cdf, dtype=np.float64), rng.random(len(rows)), rows)
 
 
