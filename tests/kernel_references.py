@@ -396,3 +396,13 @@ def first_outside(columns: tuple, sizes: np.ndarray) -> int:
     outside = [len(column) > 0 and (column.min() < 0 or column.max() >= size)
                for column, size in zip(columns, sizes, strict=True)]
     return outside.index(True) if any(outside) else -1
+
+
+def trigger_lasts(app: np.ndarray, slot: np.ndarray, trigger_of_app: np.ndarray, state: np.ndarray,
+                  music: np.ndarray, triggers: np.ndarray, states: np.ndarray) -> np.ndarray:
+    """Nested whole-array choices by trigger."""
+    trigger, at_slot = trigger_of_app[app], state[slot]
+    commuting = (at_slot == states[0]) | (at_slot == states[1])
+    exercising = (trigger == triggers[2]) & (at_slot == states[2])
+    not_music = np.where(trigger == triggers[1], commuting, exercising)
+    return np.where(trigger == triggers[0], music[slot], not_music)

@@ -20,6 +20,7 @@ from pushgen.model import (
     exposure_kernel,
     feasibility_kernel,
     features_kernel,
+    nodes_kernel,
     regime_kernel,
     routine,
     routine_kernel,
@@ -46,7 +47,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
            feasibility_kernel.carried_channels, features_kernel.context_codes,
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
-           engagement_kernel.first_outside)
+           engagement_kernel.first_outside, nodes_kernel.trigger_lasts)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -430,6 +431,18 @@ def test_first_outside_names_the_first_column_out_of_its_range(data, n, dtype, s
     columns = tuple(data.draw(hnp.arrays(dtype, n, elements=st.integers(-2, size + 1))) for size in sizes)
     sizes = np.array(sizes, dtype=np.int64)
     assert engagement_kernel.first_outside(columns, sizes) == reference.first_outside(columns, sizes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), slots=st.integers(1, 30))
+def test_trigger_lasts_equal_the_nested_choices(data, n, slots):
+    trigger_of_app = data.draw(hnp.arrays(np.int64, 6, elements=st.integers(-1, 2)))
+    app = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 5)))
+    slot = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, slots - 1)))
+    state = data.draw(hnp.arrays(np.int8, slots, elements=st.integers(0, 7)))
+    music = data.draw(hnp.arrays(np.bool_, slots))
+    arguments = (app, slot, trigger_of_app, state, music, np.array([0, 1, 2]), np.array([2, 7, 6]))
+    np.testing.assert_array_equal(nodes_kernel.trigger_lasts(*arguments), reference.trigger_lasts(*arguments))
 
 
 @st.composite

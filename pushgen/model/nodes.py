@@ -15,6 +15,7 @@ from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import Audio, Battery, battery_level
 from pushgen.model.engagement_kernel import row_states
 from pushgen.model.features_kernel import CONTEXT_ROWS, context_codes
+from pushgen.model.nodes_kernel import trigger_lasts
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
@@ -29,14 +30,13 @@ def post_slots(posts: Arrivals) -> np.ndarray:
 
 def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: np.ndarray) -> np.ndarray:
     """Deterministic: whether each post's app's trigger (music, commuting or travel, a workout)
-    lasts at its slot (``catalog.TRIGGERS``)."""
-    slot = post_slots(posts)
-    trigger = catalog.trigger[posts.app]
-    at_slot = state[slot]
-    travelling = (at_slot == routine.State.COMMUTE) | (at_slot == routine.State.TRAVEL)
-    return np.where(trigger == TRIGGERS.index("music"), music[slot],
-                    np.where(trigger == TRIGGERS.index("commute"), travelling,
-                             (trigger == TRIGGERS.index("exercise")) & (at_slot == routine.State.EXERCISE)))
+    lasts at its slot (``catalog.TRIGGERS``; ``nodes_kernel.trigger_lasts``)."""
+    return trigger_lasts(posts.app, post_slots(posts), catalog.trigger, state, music, TRIGGER_CODES,
+                         TRIGGER_STATES)
+
+
+TRIGGER_CODES = np.array([TRIGGERS.index(name) for name in ("music", "commute", "exercise")])
+TRIGGER_STATES = np.array([routine.State.COMMUTE, routine.State.TRAVEL, routine.State.EXERCISE])
 
 
 FLAG_CODES = np.array([[schemas.field(name).code(flag) for flag in (False, True)]
