@@ -62,6 +62,8 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "possible channels (carried_channels)": (feasibility_kernel.carried_channels, reference.carried_channels),
     "context at the posts (context_codes)": (features_kernel.context_codes, reference.context_codes),
     "exposure (keyed_decayed_sums)": (exposure_kernel.keyed_decayed_sums, reference.keyed_decayed_sums),
+    "logged exposure (logged_decayed_sums)": (exposure_kernel.logged_decayed_sums,
+                                              reference.logged_decayed_sums),
     "battery (charge_runs)": (device_kernel.charge_runs, reference.charge_runs),
     "battery drain (spending)": (device_kernel.spending, reference.spending),
     "battery per slot (slot_levels)": (device_kernel.slot_levels, reference.slot_levels),

@@ -406,3 +406,19 @@ def trigger_lasts(app: np.ndarray, slot: np.ndarray, trigger_of_app: np.ndarray,
     exercising = (trigger == triggers[2]) & (at_slot == states[2])
     not_music = np.where(trigger == triggers[1], commuting, exercising)
     return np.where(trigger == triggers[0], music[slot], not_music)
+
+
+def logged_decayed_sums(seconds: np.ndarray, priority: np.ndarray, updates: np.ndarray,
+                        interruption_by_priority: np.ndarray, no_updates: int, update_interruption: float,
+                        fatigue_tau_seconds: float, app: np.ndarray, subject: np.ndarray, channel: np.ndarray,
+                        key_sizes: np.ndarray, habituation_tau_seconds: np.ndarray, lead: int, shift: float
+                        ) -> np.ndarray:
+    """The interruptions as whole arrays, then one ``keyed_decayed_sums`` per sum."""
+    update_factor = np.where(updates != no_updates, update_interruption, 1.0)
+    interrupts = interruption_by_priority[priority] * update_factor
+    alone = np.zeros(len(seconds), dtype=np.int64)
+    once = np.ones(len(seconds))
+    sums = [keyed_decayed_sums(seconds, alone, 1, fatigue_tau_seconds, interrupts, lead, shift)]
+    for keys, size, tau in zip((app, subject, channel), key_sizes, habituation_tau_seconds, strict=True):
+        sums.append(keyed_decayed_sums(seconds, keys.astype(np.int64), int(size), tau, once, lead, shift))
+    return np.array(sums).reshape(4, len(seconds))

@@ -47,7 +47,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
            feasibility_kernel.carried_channels, features_kernel.context_codes,
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
-           engagement_kernel.first_outside, nodes_kernel.trigger_lasts)
+           engagement_kernel.first_outside, nodes_kernel.trigger_lasts,
+           exposure_kernel.logged_decayed_sums)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -279,6 +280,34 @@ def test_keyed_decayed_sums_match_the_chunked_cumulative_sums(gaps, data, tau):
     expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
     got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(gaps=hnp.arrays(np.float64, st.integers(0, 120), elements=st.floats(0, 40000)), data=st.data(),
+       fatigue_tau=st.floats(30, 2e5), shift=st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
+def test_logged_decayed_sums_are_the_four_keyed_sums_to_the_bit(gaps, data, fatigue_tau, shift):
+    seconds = np.cumsum(gaps)
+    n = len(seconds)
+    before = int(np.searchsorted(seconds, seconds[0] + shift)) if n and shift else 0
+    lead = data.draw(st.integers(0, before))
+    priority = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 5)))
+    updates = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 3)))
+    by_priority = np.array([1.0, 1.0, 0.7, 0.5, 0.3, 0.0])
+    keys = [data.draw(hnp.arrays(dtype, n, elements=st.integers(0, 6)))
+            for dtype in (np.int16, np.int16, np.int64)]
+    taus = np.array([86400.0, 86400.0, 3 * 86400.0])
+    sizes = np.array([7, 7, 7])
+    arguments = (seconds, priority, updates, by_priority, 0, 0.25, fatigue_tau, *keys, sizes, taus, lead,
+                 shift)
+    got = exposure_kernel.logged_decayed_sums(*arguments)
+    interrupts = by_priority[priority] * np.where(updates != 0, 0.25, 1.0)
+    alone = np.zeros(n, dtype=np.int64)
+    fatigue = exposure_kernel.keyed_decayed_sums(seconds, alone, 1, fatigue_tau, interrupts, lead, shift)
+    assert_same_bits(got[0], fatigue)
+    for row, key, tau in zip(got[1:], keys, taus, strict=True):
+        once = np.ones(n)
+        assert_same_bits(row, exposure_kernel.keyed_decayed_sums(seconds, key, 7, tau, once, lead, shift))
+    np.testing.assert_allclose(got, reference.logged_decayed_sums(*arguments), rtol=1e-10, atol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)

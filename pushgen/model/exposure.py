@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model.exposure_kernel import keyed_decayed_sums
+from pushgen.model.exposure_kernel import keyed_decayed_sums, logged_decayed_sums
 
 HABITUATION_KEYS = ("app", "subject", "channel")
 HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
@@ -29,12 +29,15 @@ INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 
 UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
 
 
+INTERRUPTION_BY_CODE = np.array([INTERRUPTION_BY_PRIORITY[v] for v in schemas.field("priority").values])
+NO_UPDATES = schemas.field("numberOfUpdates").code("none")
+
+
 def interruption(priority: np.ndarray, updates: np.ndarray) -> np.ndarray:
     """How much each notification interrupts (0-1), from its priority and numberOfUpdates codes."""
-    field = schemas.field("priority")
-    by_code = np.array([INTERRUPTION_BY_PRIORITY[v] for v in field.values])
-    is_update = np.asarray(updates) != schemas.field("numberOfUpdates").code("none")
-    return by_code[np.asarray(priority, dtype=np.int64)] * np.where(is_update, UPDATE_INTERRUPTION, 1.0)
+    is_update = np.asarray(updates) != NO_UPDATES
+    update_factor = np.where(is_update, UPDATE_INTERRUPTION, 1.0)
+    return INTERRUPTION_BY_CODE[np.asarray(priority, dtype=np.int64)] * update_factor
 
 
 def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
@@ -78,17 +81,33 @@ def key_sizes(n_channels: int) -> dict[str, int]:
             "channel": n_channels}
 
 
-def logged_exposure(seconds: np.ndarray, keys: dict[str, np.ndarray], interrupts: np.ndarray,
-                    fatigue_tau_seconds: float, lead: int = 0, shift_seconds: float = 0.0) -> Exposure:
+def logged_exposure(seconds: np.ndarray, keys: dict[str, np.ndarray], priority: np.ndarray,
+                    updates: np.ndarray, fatigue_tau_seconds: float, lead: int = 0,
+                    shift_seconds: float = 0.0) -> Exposure:
     """The exposure of each of a user's time-ordered notifications to the ones before it, the
-    notifications at seconds + shift_seconds after the first ``lead`` came at their seconds."""
-    once = np.ones(len(seconds))
-    alone = np.zeros(len(seconds), dtype=np.int8)
-    return Exposure(
-        fatigue=keyed_exposure(seconds, alone, fatigue_tau_seconds, interrupts, lead, shift_seconds),
-        **{key: keyed_exposure(seconds, keys[key], HABITUATION_TAU_DAYS[key] * 86400.0, once, lead,
-                               shift_seconds) for key in HABITUATION_KEYS},
-    )
+    notifications at seconds + shift_seconds after the first ``lead`` came at their seconds: fatigue
+    weighted by ``interruption`` (of the priority and numberOfUpdates codes), habituation by the
+    ``keys``' codes (``HABITUATION_KEYS``), in one pass (``exposure_kernel.logged_decayed_sums``)."""
+    columns = [_codes(keys[key], f"{key} keys") for key in HABITUATION_KEYS]
+    priority = _codes(priority, "priority codes", len(INTERRUPTION_BY_CODE))
+    sizes = np.array([int(c.max()) + 1 if len(c) else 1 for c in columns], dtype=np.int64)
+    sums = logged_decayed_sums(
+        np.asarray(seconds, dtype=np.float64), priority, np.asarray(updates), INTERRUPTION_BY_CODE,
+        NO_UPDATES, UPDATE_INTERRUPTION, float(fatigue_tau_seconds), *columns, sizes,
+        np.array([HABITUATION_TAU_DAYS[key] * 86400.0 for key in HABITUATION_KEYS]), int(lead),
+        float(shift_seconds))
+    return Exposure(*sums)
+
+
+def _codes(codes: np.ndarray, what: str, size: int | None = None) -> np.ndarray:
+    """Integer codes checked to be from 0 (and below ``size``)."""
+    codes = np.asarray(codes)
+    if codes.dtype.kind not in "iu":
+        raise TypeError(f"{what} must be integers; got {codes.dtype}")
+    if len(codes) and (codes.min() < 0 or (size is not None and codes.max() >= size)):
+        allowed = "at least 0" if size is None else f"from 0 to {size - 1}"
+        raise IndexError(f"{what} must be {allowed}; got values from {codes.min()} to {codes.max()}")
+    return codes
 
 
 class ExposureState:

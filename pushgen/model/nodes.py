@@ -99,10 +99,10 @@ def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], channel: np.n
     lived-in state rather than from none (habituation fades within days, so nothing of it is
     left by the test months)."""
     keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
-    interrupts = exposure.interruption(codes["priority"], codes["numberOfUpdates"])
     first_week = int(np.searchsorted(posts.seconds, WEEK_BEFORE_SECONDS))  # seconds are sorted
-    return exposure.logged_exposure(posts.seconds, keys, interrupts, params.fatigue_tau_seconds,
-                                    lead=first_week, shift_seconds=WEEK_BEFORE_SECONDS)
+    return exposure.logged_exposure(posts.seconds, keys, codes["priority"], codes["numberOfUpdates"],
+                                    params.fatigue_tau_seconds, lead=first_week,
+                                    shift_seconds=WEEK_BEFORE_SECONDS)
 
 
 def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray], channel: np.ndarray,
