@@ -58,6 +58,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
     "timing branches (branch_exponents)": (timings_kernel.branch_exponents, reference.branch_exponents),
     "seen time (seen_seconds)": (timings_kernel.seen_seconds, reference.seen_seconds),
+    "evening dip (evening_exponents)": (timings_kernel.evening_exponents, reference.evening_exponents),
     "time to wake-up (seconds_to_wake)": (timings_kernel.seconds_to_wake, reference.seconds_to_wake),
     "possible channels (carried_channels)": (feasibility_kernel.carried_channels, reference.carried_channels),
     "context at the posts (context_codes)": (features_kernel.context_codes, reference.context_codes),

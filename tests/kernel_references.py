@@ -422,3 +422,10 @@ def logged_decayed_sums(seconds: np.ndarray, priority: np.ndarray, updates: np.n
     for keys, size, tau in zip((app, subject, channel), key_sizes, habituation_tau_seconds, strict=True):
         sums.append(keyed_decayed_sums(seconds, keys.astype(np.int64), int(size), tau, once, lead, shift))
     return np.array(sums).reshape(4, len(seconds))
+
+
+def evening_exponents(hour: np.ndarray, peak_hour: float, width_hours: float) -> np.ndarray:
+    """The circular distance and the Gaussian exponent as whole arrays."""
+    distance = np.abs(hour - peak_hour)
+    distance = np.minimum(distance, 24.0 - distance)
+    return -0.5 * (distance / width_hours) ** 2

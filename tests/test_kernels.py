@@ -48,7 +48,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            feasibility_kernel.carried_channels, features_kernel.context_codes,
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
            engagement_kernel.first_outside, nodes_kernel.trigger_lasts,
-           exposure_kernel.logged_decayed_sums)
+           exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -265,6 +265,15 @@ def test_timing_kernels_equal_both_branches_picked_by_where(data, n, shares, del
             timings.evening_factor(rows(np.float64, st.floats(0, 24, exclude_max=True))),
             np.exp(rows(np.float64, normal)))
     np.testing.assert_array_equal(timings_kernel.seen_seconds(*seen), reference.seen_seconds(*seen))
+
+
+@settings(max_examples=60, deadline=None)
+@given(hour=hnp.arrays(np.float64, st.integers(0, 50),
+                       elements=st.floats(0, 24) | st.sampled_from([0.0, 11.5, 12.0, 23.5, 24.0])),
+       peak=st.floats(0, 24), width=st.floats(0.1, 6))
+def test_evening_exponents_equal_the_whole_array_expression(hour, peak, width):
+    assert_same_bits(timings_kernel.evening_exponents(hour, peak, width),
+                     reference.evening_exponents(hour, peak, width))
 
 
 @settings(max_examples=60, deadline=None)

@@ -18,7 +18,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.priors import Priors
 from pushgen.model.routine import State
-from pushgen.model.timings_kernel import branch_exponents, seen_seconds
+from pushgen.model.timings_kernel import branch_exponents, evening_exponents, seen_seconds
 
 RINGER_FACTOR = {"vibrate": 0.7, "normal": 1.0, "silent": 3.0}
 STATE_FACTOR = np.array([1.0, 1.5, 0.6, 1.2, 0.9, 1.1, 2.5, 0.9])  # by routine state
@@ -58,9 +58,11 @@ def attention_habits(priors: Priors, rng: np.random.Generator) -> AttentionHabit
 def evening_factor(hour: np.ndarray) -> np.ndarray:
     """Multiplier of the time until seen over the clock: 1 by day, ``EVENING_FACTOR`` at
     ``EVENING_PEAK_HOUR``, a Gaussian dip (circular hours) with no step anywhere."""
-    distance = np.abs(np.asarray(hour) - EVENING_PEAK_HOUR)
-    distance = np.minimum(distance, 24.0 - distance)
-    return 1.0 - (1.0 - EVENING_FACTOR) * np.exp(-0.5 * (distance / EVENING_WIDTH_HOURS) ** 2)
+    hours = np.asarray(hour, dtype=np.float64)
+    dip = evening_exponents(hours.ravel(), EVENING_PEAK_HOUR, EVENING_WIDTH_HOURS)
+    np.exp(dip, out=dip)
+    np.multiply(1.0 - EVENING_FACTOR, dip, out=dip)
+    return np.subtract(1.0, dip, out=dip).reshape(hours.shape)
 
 
 @dataclass(frozen=True)

@@ -60,3 +60,16 @@ def seconds_to_wake(slot: np.ndarray, hour: np.ndarray, seconds: np.ndarray, wak
         wake_seconds = (after_wake * 24.0 + wake[min(after_wake, days - 1)]) * 3600.0
         out[i] = max(wake_seconds - seconds[i], 0.0)
     return out
+
+
+@kernel
+def evening_exponents(hour: np.ndarray, peak_hour: float, width_hours: float) -> np.ndarray:
+    """-((distance / width_hours)^2) / 2 of each hour's circular distance to ``peak_hour``
+    (the shorter way round the clock)."""
+    out = np.empty(len(hour))
+    for i in range(len(hour)):
+        distance = abs(hour[i] - peak_hour)
+        distance = min(distance, 24.0 - distance)
+        z = distance / width_hours
+        out[i] = -0.5 * (z * z)
+    return out
