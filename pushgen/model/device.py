@@ -95,11 +95,14 @@ def battery(
 
 def battery_level(percent: np.ndarray) -> np.ndarray:
     """The batteryLevel label codes: low below 25 %, high from 70 %, medium between."""
-    field = schemas.field("batteryLevel")
-    codes = np.full(len(percent), field.code("medium"), dtype=np.int16)
-    codes[percent < LOW_BELOW] = field.code("low")
-    codes[percent >= HIGH_FROM] = field.code("high")
+    low, medium, high = BATTERY_LEVEL_CODES
+    codes = np.full(len(percent), medium, dtype=np.int16)
+    codes[percent < LOW_BELOW] = low
+    codes[percent >= HIGH_FROM] = high
     return codes
+
+
+BATTERY_LEVEL_CODES = tuple(schemas.field("batteryLevel").code(level) for level in ("low", "medium", "high"))
 
 
 def ringer_mode(

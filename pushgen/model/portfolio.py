@@ -69,7 +69,7 @@ def portfolio(
         trigger_rate=catalog.trigger_rate[apps] * np.sqrt(volume) * spread,
         peaks=np.mod(peaks, 24),
         peak_heights=catalog.peak_heights[apps] * rng.uniform(0.6, 1.4, peaks.shape),
-        clock_app=int(clock[np.isin(clock, apps)][0]),
+        clock_app=int(clock[has[clock]][0]),
         alarm_workday=float(rng.beta(6, 1.5)),
         alarm_day_off=float(rng.beta(1, 4)),
         chattiness=chattiness,

@@ -8,6 +8,7 @@ from the state.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -70,7 +71,7 @@ def day_plan(
     workday = sched.workdays[weekday] & ~on_vacation
     day_off = ~workday
     wake = chrono.wake_hour + day_off * chrono.weekend_delay + rng.normal(0, 0.3, days)
-    late_night = np.isin(weekday, (4, 5))
+    late_night = (weekday == 4) | (weekday == 5)  # Friday and Saturday nights
     bedtime = wake + 24 - chrono.sleep_hours + rng.normal(0, 0.4, days) + late_night * 0.8
     shift = rng.normal(0, 0.2, days)
     arrive = np.maximum(sched.work_start + shift, wake + sched.commute_hours + 0.3)
@@ -94,7 +95,8 @@ def day_plan(
         life.exercise_morning, wake + 0.3, np.where(workday, home_again + 0.7, wake + 3.0)
     )
     exercise_start = maybe(life.exercise_per_week / 7, exercise_hour)
-    before, after = np.r_[False, on_vacation[:-1]], np.r_[on_vacation[1:], False]
+    before = np.concatenate(([False], on_vacation[:-1]))
+    after = np.concatenate((on_vacation[1:], [False]))
     vacation_edge = on_vacation & (~before | ~after)
     trip_start = maybe(vacation_edge * 0.5, rng.uniform(7, 16, days))
     return DayPlan(
@@ -169,10 +171,17 @@ def cdf_given_state(name: str, rows: dict[State, dict]) -> np.ndarray:
 
 def activity_table(sched: Schedule, life: Lifestyle) -> np.ndarray:
     """(N_STATES, n_activity) cumulative P(activity | state) for this user's commute and workout."""
+    return _activity_cdf(sched.commute, life.exercise_running)
+
+
+@functools.cache
+def _activity_cdf(commute: Commute, running: bool) -> np.ndarray:
     rows = dict(ACTIVITY_GIVEN_STATE)
-    rows[State.COMMUTE] = ACTIVITY_ON_COMMUTE[sched.commute]
-    rows[State.EXERCISE] = ACTIVITY_ON_WORKOUT[life.exercise_running]
-    return cdf_given_state("activity", rows)
+    rows[State.COMMUTE] = ACTIVITY_ON_COMMUTE[commute]
+    rows[State.EXERCISE] = ACTIVITY_ON_WORKOUT[running]
+    cdf = cdf_given_state("activity", rows)
+    cdf.flags.writeable = False
+    return cdf
 
 
 def activity(state: np.ndarray, table: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -56,7 +56,12 @@ def _population(name: str, effects: dict) -> np.ndarray:
     out = np.zeros(len(f.values))
     for value, effect in effects.items():
         out[f.code(value)] = effect
+    out.flags.writeable = False
     return out
+
+
+POPULATION_EFFECTS = {name: _population(name, effects)
+                      for table in (NOTIFICATION_EFFECTS, CONTEXT_EFFECTS) for name, effects in table.items()}
 
 
 def engagement_traits(
@@ -84,14 +89,11 @@ def engagement_traits(
         elif name == "subject":
             w = priors.interest_effect * log_interest
         elif name == "category":
-            w = _population(name, NOTIFICATION_EFFECTS[name]) + rng.normal(
-                0, priors.category_affinity_sd, n_values)
+            w = POPULATION_EFFECTS[name] + rng.normal(0, priors.category_affinity_sd, n_values)
         elif name in NOTIFICATION_EFFECTS:
-            w = _population(name, NOTIFICATION_EFFECTS[name]) + rng.normal(
-                0, PERSONAL_SD[name], n_values)
+            w = POPULATION_EFFECTS[name] + rng.normal(0, PERSONAL_SD[name], n_values)
         else:
-            w = sensitivity * _population(name, CONTEXT_EFFECTS[name]) + rng.normal(
-                0, PERSONAL_SD[name], n_values)
+            w = sensitivity * POPULATION_EFFECTS[name] + rng.normal(0, PERSONAL_SD[name], n_values)
             if name == "day":
                 w[list(WEEKEND)] += rng.normal(0, 0.25)
         weights[name] = w[None, :]
