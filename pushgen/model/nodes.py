@@ -30,7 +30,9 @@ def post_slots(posts: Arrivals) -> np.ndarray:
 
 def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: np.ndarray) -> np.ndarray:
     """Deterministic: whether each post's app's trigger (music, commuting or travel, a workout)
-    lasts at its slot (``catalog.TRIGGERS``; ``nodes_kernel.trigger_lasts``)."""
+    lasts at its slot (``catalog.TRIGGERS``).
+
+    Read in one pass (``nodes_kernel.trigger_lasts``)."""
     return trigger_lasts(posts.app, post_slots(posts), catalog.trigger, state, music, TRIGGER_CODES,
                          TRIGGER_STATES)
 
