@@ -49,6 +49,8 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "categorical draws (categorical_codes)": (sampling_kernel.categorical_codes, reference.categorical_codes),
     "runs of the routine (state_runs)": (sampling_kernel.state_runs, reference.state_runs),
     "sleep thinning (thinned_slots)": (arrivals_kernel.thinned_slots, reference.thinned_slots),
+    "apps' daily rhythm (rhythm_exponents)": (arrivals_kernel.rhythm_exponents, reference.rhythm_exponents),
+    "apps' daily rhythm (rhythm_sums)": (arrivals_kernel.rhythm_sums, reference.rhythm_sums),
     "conversations and alarms (all_posts)": (arrivals_kernel.all_posts, reference.all_posts),
     "arrivals in time order (time_order)": (arrivals_kernel.time_order, reference.time_order),
     "channels (post_channels)": (content_kernel.post_channels, reference.post_channels),

@@ -429,3 +429,15 @@ def evening_exponents(hour: np.ndarray, peak_hour: float, width_hours: float) ->
     distance = np.abs(hour - peak_hour)
     distance = np.minimum(distance, 24.0 - distance)
     return -0.5 * (distance / width_hours) ** 2
+
+
+def rhythm_exponents(hours: np.ndarray, peaks: np.ndarray, width_hours: float) -> np.ndarray:
+    """The circular distances and the Gaussian exponents as one broadcast."""
+    distance = np.abs(hours[None, None, :] - peaks[:, :, None])
+    distance = np.minimum(distance, 24 - distance)
+    return -0.5 * (distance / width_hours) ** 2
+
+
+def rhythm_sums(floor: float, heights: np.ndarray, bells: np.ndarray) -> np.ndarray:
+    """NumPy's nansum over the peaks."""
+    return floor + np.nansum(heights[:, :, None] * bells, axis=1)

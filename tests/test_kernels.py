@@ -48,7 +48,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            feasibility_kernel.carried_channels, features_kernel.context_codes,
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
            engagement_kernel.first_outside, nodes_kernel.trigger_lasts,
-           exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents)
+           exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents,
+           arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -265,6 +266,20 @@ def test_timing_kernels_equal_both_branches_picked_by_where(data, n, shares, del
             timings.evening_factor(rows(np.float64, st.floats(0, 24, exclude_max=True))),
             np.exp(rows(np.float64, normal)))
     np.testing.assert_array_equal(timings_kernel.seen_seconds(*seen), reference.seen_seconds(*seen))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), apps=st.integers(1, 6), peaks=st.integers(1, 4), width=st.floats(0.1, 6))
+def test_rhythm_kernels_equal_the_broadcast_and_nansum(data, apps, peaks, width):
+    hour = st.floats(0, 24) | st.just(np.nan)
+    peak_hours = data.draw(hnp.arrays(np.float64, (apps, peaks), elements=hour))
+    heights = data.draw(hnp.arrays(np.float64, (apps, peaks), elements=st.floats(0, 5) | st.just(np.nan)))
+    hours = np.arange(0, 24, 0.25)
+    exponents = arrivals_kernel.rhythm_exponents(hours, peak_hours, width)
+    assert_same_bits(exponents, reference.rhythm_exponents(hours, peak_hours, width))
+    bells = np.exp(exponents)
+    sums = arrivals_kernel.rhythm_sums(0.25, heights, bells)
+    assert_same_bits(sums, reference.rhythm_sums(0.25, heights, bells))
 
 
 @settings(max_examples=60, deadline=None)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.model.arrivals_kernel import all_posts, thinned_slots, time_order
+from pushgen.model.arrivals_kernel import all_posts, rhythm_exponents, rhythm_sums, thinned_slots, time_order
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
@@ -32,6 +32,7 @@ from pushgen.model.timegrid import SLOT_HOURS, SLOT_SECONDS, TimeGrid
 RHYTHM_FLOOR = 0.25
 RHYTHM_WIDTH_HOURS = 1.5
 FOLLOW_UP_GAP_SECONDS = 75.0
+SLOT_START_HOURS = np.arange(0, 24, SLOT_HOURS)
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,9 @@ class Arrivals:
 
 def rhythm(folio: Portfolio) -> np.ndarray:
     """(n_apps, slots per day): each app's daily rhythm for this user."""
-    hours = np.arange(0, 24, SLOT_HOURS)
-    distance = np.abs(hours[None, None, :] - folio.peaks[:, :, None])
-    distance = np.minimum(distance, 24 - distance)
-    bumps = folio.peak_heights[:, :, None] * np.exp(-0.5 * (distance / RHYTHM_WIDTH_HOURS) ** 2)
-    return RHYTHM_FLOOR + np.nansum(bumps, axis=1)
+    bells = rhythm_exponents(SLOT_START_HOURS, np.asarray(folio.peaks, dtype=np.float64), RHYTHM_WIDTH_HOURS)
+    np.exp(bells, out=bells)
+    return rhythm_sums(RHYTHM_FLOOR, np.asarray(folio.peak_heights, dtype=np.float64), bells)
 
 
 def routine_arrivals(

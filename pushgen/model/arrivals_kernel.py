@@ -120,3 +120,36 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
         parent = thread[kept[p]]
         kept_thread[p] = new_index[parent] if parent >= 0 else -1
     return kept, slot, hour, kept_thread
+
+
+@kernel
+def rhythm_exponents(hours: np.ndarray, peaks: np.ndarray, width_hours: float) -> np.ndarray:
+    """(apps, peaks, hours): -((distance / width_hours)^2) / 2 of each hour's circular distance to
+    each of each app's peaks (NaN for a missing peak)."""
+    n_apps, n_peaks = peaks.shape
+    out = np.empty((n_apps, n_peaks, len(hours)))
+    for a in range(n_apps):
+        for p in range(n_peaks):
+            for k in range(len(hours)):
+                distance = abs(hours[k] - peaks[a, p])
+                distance = min(distance, 24 - distance)
+                z = distance / width_hours
+                out[a, p, k] = -0.5 * (z * z)
+    return out
+
+
+@kernel
+def rhythm_sums(floor: float, heights: np.ndarray, bells: np.ndarray) -> np.ndarray:
+    """(apps, hours): floor + the sum over each app's peaks, in order, of height x bell, a missing
+    (NaN) term left out."""
+    n_apps, n_peaks, n_hours = bells.shape
+    out = np.empty((n_apps, n_hours))
+    for a in range(n_apps):
+        for k in range(n_hours):
+            total = 0.0
+            for p in range(n_peaks):
+                bump = heights[a, p] * bells[a, p, k]
+                if not np.isnan(bump):
+                    total = bump if p == 0 else total + bump
+            out[a, k] = floor + total
+    return out
