@@ -441,3 +441,10 @@ def rhythm_exponents(hours: np.ndarray, peaks: np.ndarray, width_hours: float) -
 def rhythm_sums(floor: float, heights: np.ndarray, bells: np.ndarray) -> np.ndarray:
     """NumPy's nansum over the peaks."""
     return floor + np.nansum(heights[:, :, None] * bells, axis=1)
+
+
+def count_updates(updates: np.ndarray, thread: np.ndarray, thread_position: np.ndarray, channel: np.ndarray,
+                  carries_every_update: np.ndarray, steps: np.ndarray, levels: np.ndarray) -> None:
+    """The conversation rows through a mask, their levels through one sorted search."""
+    in_thread = np.flatnonzero((thread >= 0) & carries_every_update[channel])
+    updates[in_thread] = levels[np.searchsorted(steps, thread_position[in_thread], side="right")]

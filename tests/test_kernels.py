@@ -49,7 +49,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
            engagement_kernel.first_outside, nodes_kernel.trigger_lasts,
            exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents,
-           arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums)
+           arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums, content_kernel.count_updates)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -266,6 +266,21 @@ def test_timing_kernels_equal_both_branches_picked_by_where(data, n, shares, del
             timings.evening_factor(rows(np.float64, st.floats(0, 24, exclude_max=True))),
             np.exp(rows(np.float64, normal)))
     np.testing.assert_array_equal(timings_kernel.seen_seconds(*seen), reference.seen_seconds(*seen))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40))
+def test_count_updates_equals_the_masked_sorted_search(data, n):
+    updates = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 3)))
+    thread = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0))))
+    position = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 9)))
+    channel = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, 4)))
+    carries = data.draw(hnp.arrays(np.bool_, 5))
+    steps, levels = np.array([1, 3, 6]), np.array([0, 1, 2, 3])
+    expected = updates.copy()
+    reference.count_updates(expected, thread, position, channel, carries, steps, levels)
+    content_kernel.count_updates(updates, thread, position, channel, carries, steps, levels)
+    np.testing.assert_array_equal(updates, expected)
 
 
 @settings(max_examples=60, deadline=None)

@@ -22,7 +22,7 @@ from pushgen import schemas
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.channel_table import SIGNATURE, ChannelTable
-from pushgen.model.content_kernel import post_channels, thread_values
+from pushgen.model.content_kernel import count_updates, post_channels, thread_values
 from pushgen.model.sampling import categorical_rows
 
 UPDATE_STEPS = np.array([1, 3, 6])  # thread positions where none->low->medium->high
@@ -69,9 +69,8 @@ def content(
     codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})
     codes["numberOfUpdates"] = _updates(table, channel, rng)
     codes["subject"] = thread_values(codes["subject"], arrivals.thread_position, arrivals.thread)
-    in_thread = np.flatnonzero((arrivals.thread >= 0) & table.carries_every_update[channel])
-    codes["numberOfUpdates"][in_thread] = UPDATE_LEVELS[
-        np.searchsorted(UPDATE_STEPS, arrivals.thread_position[in_thread], side="right")]
+    count_updates(codes["numberOfUpdates"], arrivals.thread, arrivals.thread_position, channel,
+                  table.carries_every_update, UPDATE_STEPS, UPDATE_LEVELS)
     return {name: codes[name].astype(np.int16, copy=False) for name in schemas.NOTIFICATION_FEATURES}
 
 

@@ -1,5 +1,5 @@
-"""Kernels of ``content.content``: each post's channel, and the values a conversation's
-follow-ups take from its first message."""
+"""Kernels of ``content.content``: each post's channel, the values a conversation's follow-ups take
+from its first message, and the numberOfUpdates level a conversation's position sets."""
 
 from __future__ import annotations
 
@@ -34,3 +34,16 @@ def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.nd
         if thread_position[i] > 0:
             out[i] = values[thread[i]]
     return out
+
+
+@kernel
+def count_updates(updates: np.ndarray, thread: np.ndarray, thread_position: np.ndarray, channel: np.ndarray,
+                  carries_every_update: np.ndarray, steps: np.ndarray, levels: np.ndarray) -> None:
+    """In place: each conversation row (``thread`` not -1) whose channel carries every level gets the
+    level of its position, ``levels[number of steps at or below it]`` (``steps`` ascending)."""
+    for i in range(len(updates)):
+        if thread[i] >= 0 and carries_every_update[channel[i]]:
+            level = 0
+            while level < len(steps) and steps[level] <= thread_position[i]:
+                level += 1
+            updates[i] = levels[level]
