@@ -57,6 +57,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "triggers at the posts (trigger_lasts)": (nodes_kernel.trigger_lasts, reference.trigger_lasts),
     "follow-ups (thread_values)": (content_kernel.thread_values, reference.thread_values),
     "conversation updates (count_updates)": (content_kernel.count_updates, reference.count_updates),
+    "updates levels (chosen_updates)": (content_kernel.chosen_updates, reference.chosen_updates),
     "routine state (slot_states)": (routine_kernel.slot_states, reference.slot_states),
     "place (slot_places)": (routine_kernel.slot_places, reference.slot_places),
     "timing branches (branch_exponents)": (timings_kernel.branch_exponents, reference.branch_exponents),

@@ -448,3 +448,10 @@ def count_updates(updates: np.ndarray, thread: np.ndarray, thread_position: np.n
     """The conversation rows through a mask, their levels through one sorted search."""
     in_thread = np.flatnonzero((thread >= 0) & carries_every_update[channel])
     updates[in_thread] = levels[np.searchsorted(steps, thread_position[in_thread], side="right")]
+
+
+def chosen_updates(channel: np.ndarray, other: np.ndarray, usual_updates: np.ndarray, has_others: np.ndarray,
+                   keep_draws: np.ndarray, usual_share: float) -> np.ndarray:
+    """A mask of the usual levels, then one choice."""
+    keep_usual = ~has_others[channel] | (keep_draws < usual_share)
+    return np.where(keep_usual, usual_updates[channel], other).astype(np.int16)

@@ -49,7 +49,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
            engagement_kernel.first_outside, nodes_kernel.trigger_lasts,
            exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents,
-           arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums, content_kernel.count_updates)
+           arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums, content_kernel.count_updates,
+           content_kernel.chosen_updates)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -266,6 +267,19 @@ def test_timing_kernels_equal_both_branches_picked_by_where(data, n, shares, del
             timings.evening_factor(rows(np.float64, st.floats(0, 24, exclude_max=True))),
             np.exp(rows(np.float64, normal)))
     np.testing.assert_array_equal(timings_kernel.seen_seconds(*seen), reference.seen_seconds(*seen))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), n=st.integers(0, 40), share=st.floats(0, 1))
+def test_chosen_updates_equal_the_masked_choice(data, n, share):
+    channel = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, 4)))
+    other = data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, 3)))
+    usual = data.draw(hnp.arrays(np.int16, 5, elements=st.integers(0, 3)))
+    has_others = data.draw(hnp.arrays(np.bool_, 5))
+    draws = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1, exclude_max=True)))
+    arguments = (channel, other, usual, has_others, draws, share)
+    expected = reference.chosen_updates(*arguments)
+    np.testing.assert_array_equal(content_kernel.chosen_updates(*arguments), expected)
 
 
 @settings(max_examples=60, deadline=None)

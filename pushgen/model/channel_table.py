@@ -61,10 +61,15 @@ class ChannelTable:
         return others
 
     @cached_property
+    def has_other_updates(self) -> np.ndarray:
+        """(C,) whether a channel carries a numberOfUpdates level besides its usual one."""
+        return self.other_updates.any(axis=1)
+
+    @cached_property
     def other_updates_cdf(self) -> np.ndarray:
         """(C, n_updates) cumulative weights of each channel's other numberOfUpdates levels (of all
         levels for a channel with none)."""
-        has_others = self.other_updates.any(axis=1, keepdims=True)
+        has_others = self.has_other_updates[:, None]
         return np.cumsum(np.where(has_others, self.other_updates, True).astype(np.float64), axis=1)
 
     @cached_property

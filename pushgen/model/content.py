@@ -22,7 +22,7 @@ from pushgen import schemas
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.channel_table import SIGNATURE, ChannelTable
-from pushgen.model.content_kernel import count_updates, post_channels, thread_values
+from pushgen.model.content_kernel import chosen_updates, count_updates, post_channels, thread_values
 from pushgen.model.sampling import categorical_rows
 
 UPDATE_STEPS = np.array([1, 3, 6])  # thread positions where none->low->medium->high
@@ -76,5 +76,6 @@ def content(
 
 def _updates(table: ChannelTable, channel: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     other = categorical_rows(table.other_updates_cdf, channel, rng)
-    keep_usual = ~table.other_updates.any(axis=1)[channel] | (rng.random(len(channel)) < USUAL_UPDATES)
-    return np.where(keep_usual, table.usual_updates[channel], other).astype(np.int16)
+    keep_draws = rng.random(len(channel))
+    return chosen_updates(channel, other, table.usual_updates, table.has_other_updates, keep_draws,
+                          USUAL_UPDATES)

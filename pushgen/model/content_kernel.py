@@ -47,3 +47,15 @@ def count_updates(updates: np.ndarray, thread: np.ndarray, thread_position: np.n
             while level < len(steps) and steps[level] <= thread_position[i]:
                 level += 1
             updates[i] = levels[level]
+
+
+@kernel
+def chosen_updates(channel: np.ndarray, other: np.ndarray, usual_updates: np.ndarray, has_others: np.ndarray,
+                   keep_draws: np.ndarray, usual_share: float) -> np.ndarray:
+    """Each post's numberOfUpdates code: its channel's usual one when the channel carries no other
+    or the post's draw is below ``usual_share``, else the ``other`` one drawn for it."""
+    levels = np.empty(len(channel), dtype=np.int16)
+    for i in range(len(channel)):
+        c = channel[i]
+        levels[i] = usual_updates[c] if not has_others[c] or keep_draws[i] < usual_share else other[i]
+    return levels
