@@ -39,7 +39,7 @@ def channels(
     rng: np.random.Generator,
 ) -> np.ndarray:
     """Channel of every arrival (follow-ups take their conversation's)."""
-    app = arrivals.app.astype(np.int64, copy=False)
+    app = arrivals.app
     pick = categorical_rows(table.untriggered_cdf, app, rng)
     channel = post_channels(app, pick, table.of_app, table.triggered_channel, arrivals.alarm, trigger_on,
                             rng.random(len(app)), TRIGGERED_SHARE)
