@@ -143,13 +143,19 @@ def carried_channels(lookup: np.ndarray, subjects: np.ndarray, updates: np.ndarr
 
 
 def context_codes(slot: np.ndarray, slots_per_day: int, place: np.ndarray, activity: np.ndarray,
-                  noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray, charging: np.ndarray,
+                  noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray, percent: np.ndarray,
+                  level_bounds: np.ndarray, level_codes: np.ndarray, charging: np.ndarray,
                   headphones: np.ndarray, music: np.ndarray, flag_codes: np.ndarray,
                   weekday_of_day: np.ndarray, hour: np.ndarray, time_block: np.ndarray) -> np.ndarray:
-    """Every per-slot array read at the slots, the flags through np.where, stacked."""
+    """Every per-slot array read at the slots, the battery level and the flags through masks and
+    np.where, stacked."""
+    at_slot = percent[slot]
+    level = np.full(len(slot), level_codes[1])
+    level[at_slot < level_bounds[0]] = level_codes[0]
+    level[at_slot >= level_bounds[1]] = level_codes[2]
     flags = [np.where(flag[slot], codes[1], codes[0])
              for flag, codes in zip((charging, headphones, music), flag_codes, strict=True)]
-    rows = [place[slot], activity[slot], noise[slot], proximity[slot], ringer[slot], *flags,
+    rows = [place[slot], activity[slot], noise[slot], proximity[slot], ringer[slot], level, *flags,
             weekday_of_day[slot // slots_per_day], time_block[hour.astype(np.int64)]]
     return np.stack(rows).astype(np.int16)
 

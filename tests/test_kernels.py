@@ -177,7 +177,10 @@ def test_context_codes_equal_the_gathers_and_wheres(data, days, n):
 
     codes = st.integers(0, 300)
     inputs = (data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, slots - 1))), 8,
-              *(per_slot(np.int16, codes) for _ in range(5)), *(per_slot(np.bool_) for _ in range(3)),
+              *(per_slot(np.int16, codes) for _ in range(5)),
+              per_slot(np.float64, st.floats(0, 100) | st.sampled_from([25.0, 70.0, np.nan])),
+              np.array([25.0, 70.0]), data.draw(hnp.arrays(np.int16, 3, elements=codes)),
+              *(per_slot(np.bool_) for _ in range(3)),
               data.draw(hnp.arrays(np.int16, (3, 2), elements=codes)),
               data.draw(hnp.arrays(np.int8, days, elements=st.integers(0, 6))),
               data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 24, exclude_max=True))),

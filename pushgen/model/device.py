@@ -93,16 +93,10 @@ def battery(
     return Battery(percent=percent, charging=charging)
 
 
-def battery_level(percent: np.ndarray) -> np.ndarray:
-    """The batteryLevel label codes: low below 25 %, high from 70 %, medium between."""
-    low, medium, high = BATTERY_LEVEL_CODES
-    codes = np.full(len(percent), medium, dtype=np.int16)
-    codes[percent < LOW_BELOW] = low
-    codes[percent >= HIGH_FROM] = high
-    return codes
-
-
-BATTERY_LEVEL_CODES = tuple(schemas.field("batteryLevel").code(level) for level in ("low", "medium", "high"))
+# the batteryLevel labels: low below LOW_BELOW %, high from HIGH_FROM %, medium between
+BATTERY_LEVEL_BOUNDS = np.array([LOW_BELOW, HIGH_FROM])
+BATTERY_LEVEL_CODES = np.array([schemas.field("batteryLevel").code(level)
+                                for level in ("low", "medium", "high")], dtype=np.int16)
 
 
 def ringer_mode(

@@ -12,7 +12,7 @@ from pushgen import schemas
 from pushgen.model import engagement, exposure, feasibility, routine, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import TRIGGERS, AppCatalog
-from pushgen.model.device import Audio, Battery, battery_level
+from pushgen.model.device import BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, Audio, Battery
 from pushgen.model.engagement_kernel import row_states
 from pushgen.model.features_kernel import CONTEXT_ROWS, context_codes
 from pushgen.model.nodes_kernel import trigger_lasts
@@ -50,13 +50,12 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
              power: Battery, sound: Audio) -> dict[str, np.ndarray]:
     """Deterministic: the 18 published features of each post, its context read at its slot."""
     slot = post_slots(posts)
-    context = context_codes(slot, SLOTS_PER_DAY, place, activity, noise, proximity, ringer, power.charging,
-                            sound.headphones, sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour,
+    context = context_codes(slot, SLOTS_PER_DAY, place, activity, noise, proximity, ringer, power.percent,
+                            BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, power.charging, sound.headphones,
+                            sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour,
                             schemas.hour_to_time_block())
     codes = dict(notification)
-    codes.update(zip(CONTEXT_ROWS[:5], context[:5], strict=True))  # place ... ringerMode
-    codes["batteryLevel"] = battery_level(power.percent[slot])
-    codes.update(zip(CONTEXT_ROWS[5:], context[5:], strict=True))  # charging ... time
+    codes.update(zip(CONTEXT_ROWS, context, strict=True))
     return codes
 
 
