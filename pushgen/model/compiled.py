@@ -33,7 +33,10 @@ class Kernel:
         return self._compiled
 
     def __call__(self, *args: Any) -> Any:
-        return (self._compiled or self.compiled())(*args)
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self.compiled()
+        return compiled(*args)
 
 
 def kernel(function: Callable[..., Any]) -> Kernel:
