@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ENTITIES = ("notification", "context", "engagement")
 
@@ -47,12 +49,14 @@ class Field:
 
     def codes(self, values) -> np.ndarray:
         """Integer codes of many values, -1 where a value is not allowed."""
+        import pandas as pd
         lookup = {v: i for i, v in enumerate(self.values)}
         positions, uniques = pd.factorize(np.asarray(values, dtype=object))  # each distinct value once
         table = np.fromiter((lookup.get(v, -1) for v in uniques), dtype=np.int16, count=len(uniques))
         return np.append(table, np.int16(-1))[positions]
 
     def pandas_dtype(self) -> pd.CategoricalDtype | np.dtype[Any]:
+        import pandas as pd
         if self.is_categorical:
             return pd.CategoricalDtype(list(self.values), ordered=False)
         if self.type == "boolean":
@@ -132,6 +136,7 @@ def hour_to_time_block() -> np.ndarray:
 
 def column_from_codes(name: str, codes: np.ndarray) -> pd.Series | np.ndarray:
     """A pandas-ready column from integer codes (categorical) or raw values."""
+    import pandas as pd
     f = field(name)
     if f.is_categorical:
         return pd.Categorical.from_codes(codes, dtype=f.pandas_dtype())
@@ -140,6 +145,7 @@ def column_from_codes(name: str, codes: np.ndarray) -> pd.Series | np.ndarray:
 
 def apply_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     """Give every schema column of ``frame`` its schema dtype (categories = the full value set)."""
+    import pandas as pd
     converted = {}
     for name in frame.columns:
         f = fields().get(name)
@@ -160,6 +166,7 @@ def apply_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
 def _categorical(column: pd.Series, f: Field) -> pd.Categorical:
     """``column`` over ``f``'s full value set (values outside it become missing), by Arrow when
     the column is strings: ten times faster than pandas on the string columns Parquet gives."""
+    import pandas as pd
     try:
         values = pa.array(column, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -183,6 +190,7 @@ def check_frame(frame: pd.DataFrame, required: tuple[str, ...] = FEATURES) -> No
     values and those values' Python kinds (numpy scalars count as their Python kind).
     Numbers must be finite and >= 0.
     """
+    import pandas as pd
     missing = [name for name in required if name not in frame.columns]
     if missing:
         raise SchemaViolation(f"missing column {missing[0]!r}; required: {', '.join(required)}")
@@ -245,6 +253,7 @@ def _same_kind(kind: type, f: Field) -> bool:
 
 def frame_codes(frame: pd.DataFrame, features: Iterable[str]) -> dict[str, np.ndarray]:
     """Codes of a frame's feature columns (schema dtypes or plain values) as int64 arrays."""
+    import pandas as pd
     out = {}
     for name in features:
         column = frame[name]

@@ -21,8 +21,8 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -51,6 +51,9 @@ from pushgen.data.parameter_frames import from_frames
 from pushgen.data.verify import verify_dataset
 from pushgen.model.engagement import EngagementParameters
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
 # No Arrow schema in the files: categoricals read back as strings (their pages stay dictionary-encoded),
 # which Hugging Face datasets can load as ClassLabel; it cannot cast Arrow dictionaries to ClassLabel.
@@ -77,6 +80,7 @@ def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
 
 def read_table(path: Path) -> pd.DataFrame:
     """A table file (Parquet or CSV) as pandas, schema columns with their schema dtypes."""
+    import pandas as pd
     if path.suffix == ".parquet" or path.is_dir():
         frame = pq.read_table(path).to_pandas()
     else:

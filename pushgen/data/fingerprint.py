@@ -15,6 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pushgen.data.arrow_numpy import to_numpy
+
 USER = "user_id"
 
 
@@ -94,9 +96,11 @@ def _column_bytes(column: pa.Array) -> tuple[str, np.ndarray]:
         return "string", _value_hashes(column.dictionary_encode())
     if pa.types.is_list(column.type):
         kind, flat = _column_bytes(column.flatten())
-        lengths = np.asarray(pc.list_value_length(column).fill_null(0), dtype=np.int64).view(np.uint8)
+        lengths = pc.list_value_length(column)
+        lengths = to_numpy(lengths.fill_null(0) if lengths.null_count else lengths)
+        lengths = lengths.astype(np.int64).view(np.uint8)
         return f"list<{kind}>", np.concatenate([lengths, np.asarray(flat).view(np.uint8)])
-    return str(column.type), np.ascontiguousarray(column.to_numpy(zero_copy_only=False)).view(np.uint8)
+    return str(column.type), np.ascontiguousarray(to_numpy(column)).view(np.uint8)
 
 
 _HASHED: list[tuple[pa.Array, np.ndarray]] = []  # recent dictionaries and their value hashes
@@ -113,7 +117,8 @@ def _value_hashes(column: pa.DictionaryArray) -> np.ndarray:
             for value in dictionary.to_pylist()], dtype=np.uint64)
         _HASHED.insert(0, (dictionary, hashes))
         del _HASHED[32:]
-    indices = pc.fill_null(column.indices, len(hashes)).to_numpy(zero_copy_only=False)
+    indices = column.indices
+    indices = to_numpy(pc.fill_null(indices, len(hashes)) if indices.null_count else indices)
     return np.append(hashes, np.uint64(0))[indices]
 
 
@@ -121,7 +126,7 @@ def _runs(table: pa.Table) -> list[tuple[int, int, int]]:
     """(user, first row, row count) of each contiguous run of one user (user -1: no user_id)."""
     if USER not in table.column_names:
         return [(-1, 0, table.num_rows)] if table.num_rows else []
-    users = table.column(USER).to_numpy()
+    users = to_numpy(table.column(USER))
     if not len(users):
         return []
     starts = np.r_[0, np.flatnonzero(users[1:] != users[:-1]) + 1]

@@ -8,8 +8,8 @@ import numbers
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm.auto import tqdm
@@ -23,6 +23,9 @@ from pushgen.model.seeding import NodeFamily, integer_seed
 from pushgen.model.timegrid import TimeGrid, add_months
 from pushgen.model.user import UserData, simulate_user
 from pushgen.text_tables import html_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_START = dt.date(2026, 1, 5)  # a Monday
 EARLIEST_START, LATEST_START = dt.date(1970, 1, 1), dt.date(2199, 12, 31)

@@ -7,23 +7,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
+from pushgen.data.arrow_numpy import array, dictionary, lists, strings
 from pushgen.model.engagement import FEATURES, SCALARS, EngagementParameters
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def user_table(params: EngagementParameters) -> pa.Table:
-    apps = np.asarray(schemas.values("postingApp"), dtype=object)
+    apps = schemas.values("postingApp")
     n_users = len(params.user_ids)
     return pa.table({
-        "user_id": pa.array(params.user_ids.astype(np.int32)),
-        **{name: pa.array(values, type=pa.float64()) for name, values in params.scalars.items()},
-        "apps": pa.array([list(apps[row]) for row in params.has_app], type=pa.list_(pa.string())),
-        "interactions": pa.array(list(params.interactions.reshape(n_users, -1)),
-                                 type=pa.list_(pa.float64())),
+        "user_id": array(params.user_ids.astype(np.int32)),
+        **{name: array(values, pa.float64()) for name, values in params.scalars.items()},
+        "apps": lists(params.has_app.sum(axis=1),
+                      strings(apps[i] for row in params.has_app for i in np.flatnonzero(row))),
+        "interactions": lists(np.full(n_users, params.interactions[0].size if n_users else 0),
+                              array(params.interactions.reshape(-1).astype(np.float64))),
     })
 
 
@@ -32,19 +38,20 @@ def weight_table(params: EngagementParameters) -> pa.Table:
     feature_codes = np.concatenate([np.full(len(schemas.values(f)), i, dtype=np.int8)
                                     for i, f in enumerate(FEATURES)])
     codes = np.concatenate([np.arange(len(schemas.values(f)), dtype=np.int16) for f in FEATURES])
-    values = np.array([str(v) for f in FEATURES for v in schemas.values(f)], dtype=object)
+    values = [str(v) for f in FEATURES for v in schemas.values(f)]
     matrix = np.concatenate([params.weights[f] for f in FEATURES], axis=1)
     n_users, width = matrix.shape
     return pa.table({
-        "user_id": pa.array(np.repeat(params.user_ids.astype(np.int32), width)),
-        "feature": pa.DictionaryArray.from_arrays(np.tile(feature_codes, n_users), list(FEATURES)),
-        "code": pa.array(np.tile(codes, n_users)),
-        "value": pa.array(np.tile(values, n_users), type=pa.string()),
-        "weight": pa.array(matrix.ravel()),
+        "user_id": array(np.repeat(params.user_ids.astype(np.int32), width)),
+        "feature": dictionary(np.tile(feature_codes, n_users), FEATURES, pa.int8()),
+        "code": array(np.tile(codes, n_users)),
+        "value": strings(values * n_users),
+        "weight": array(matrix.ravel()),
     })
 
 
 def from_frames(users: pd.DataFrame, weights: pd.DataFrame, constants: dict) -> EngagementParameters:
+    import pandas as pd
     user_ids = users["user_id"].to_numpy()
     position = pd.Series(np.arange(len(user_ids)), index=user_ids)
     table = {}

@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from pushgen import schemas
+from pushgen.data.arrow_numpy import array, dictionary, strings
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.exposure import EXPOSURE_FIELDS
 from pushgen.model.routine import State
@@ -15,20 +16,11 @@ ID_STRIDE = 10_000_000  # notification_id = user_id * ID_STRIDE + the user's row
 ROUTINE_STATES = tuple(s.name.lower() for s in State)
 
 
-def dictionary(codes: np.ndarray, values: tuple) -> pa.DictionaryArray:
-    """A dictionary column whose dictionary is the full value set (``codes`` index it)."""
-    return pa.DictionaryArray.from_arrays(
-        pa.array(codes.astype(np.int16), type=pa.int16()),
-        pa.array([str(v) for v in values], type=pa.string()),
-    )
-
-
 def feature_column(name: str, codes: np.ndarray) -> pa.Array:
     f = schemas.field(name)
     if f.is_categorical:
         return dictionary(codes, f.values)
-    values = np.asarray(f.values)[codes]
-    return pa.array(values.astype(f.pandas_dtype()), type=f.arrow_type())
+    return array(np.asarray(f.values)[codes], f.arrow_type())
 
 
 def notification_ids(user_ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -45,9 +37,9 @@ def notifications_table(users: list[UserData], start_seconds: int) -> pa.Table:
     seconds = np.concatenate([u.seconds for u in users])
     posted_ms = (start_seconds * 1000 + np.floor(seconds * 1000)).astype(np.int64)
     columns: dict[str, pa.Array] = {
-        "user_id": pa.array(np.repeat(user_ids, counts).astype(np.int32)),
-        "notification_id": pa.array(notification_ids(user_ids, counts)),
-        "posted_at": pa.array(posted_ms.astype("datetime64[ms]")),
+        "user_id": array(np.repeat(user_ids, counts).astype(np.int32)),
+        "notification_id": array(notification_ids(user_ids, counts)),
+        "posted_at": array(posted_ms.astype("datetime64[ms]")),
     }
     for name in schemas.FEATURES:
         columns[name] = feature_column(name, np.concatenate([u.codes[name] for u in users]))
@@ -57,9 +49,9 @@ def notifications_table(users: list[UserData], start_seconds: int) -> pa.Table:
         np.where(opened, action.code("opened"), action.code("dismissed")), action.values)
     seen = np.concatenate([u.timings.seen for u in users])
     decision = np.concatenate([u.timings.decision for u in users])
-    columns["seenTime"] = pa.array(seen.astype(np.float32))
-    columns["decisionTime"] = pa.array(decision.astype(np.float32))
-    columns["responseTime"] = pa.array((seen + decision).astype(np.float32))
+    columns["seenTime"] = array(seen.astype(np.float32))
+    columns["decisionTime"] = array(decision.astype(np.float32))
+    columns["responseTime"] = array((seen + decision).astype(np.float32))
     return pa.table(columns)
 
 
@@ -75,28 +67,37 @@ def truth_rows_table(users: list[UserData]) -> pa.Table:
         return np.concatenate([getattr(u.exposure, attribute) for u in users]).astype(np.float32)
 
     return pa.table({
-        "notification_id": pa.array(notification_ids(user_ids, counts)),
-        "user_id": pa.array(np.repeat(user_ids, counts).astype(np.int32)),
-        "hour": pa.array(cat("hour").astype(np.float32)),
-        "days": pa.array(cat("days").astype(np.float32)),
-        "asleep": pa.array(cat("asleep")),
-        "mood": pa.array(cat("mood").astype(np.float32)),
-        **{f"exposure_{name}": pa.array(exposed(name)) for name in EXPOSURE_FIELDS},
+        "notification_id": array(notification_ids(user_ids, counts)),
+        "user_id": array(np.repeat(user_ids, counts).astype(np.int32)),
+        "hour": array(cat("hour").astype(np.float32)),
+        "days": array(cat("days").astype(np.float32)),
+        "asleep": array(cat("asleep")),
+        "mood": array(cat("mood").astype(np.float32)),
+        **{f"exposure_{name}": array(exposed(name)) for name in EXPOSURE_FIELDS},
         "routine_state": dictionary(np.concatenate([u.routine_state for u in users]),
                                     ROUTINE_STATES),
-        "draw": pa.array(np.concatenate([u.draw for u in users]).astype(np.float32)),
-        "p_open": pa.array(np.concatenate([u.p_open for u in users])),
+        "draw": array(np.concatenate([u.draw for u in users]).astype(np.float32)),
+        "p_open": array(np.concatenate([u.p_open for u in users])),
     })
 
 
 def users_table(users: list[UserData], names: list[str]) -> pa.Table:
     summary = {key: [u.summary[key] for u in users] for key in users[0].summary}
     return pa.table({
-        "user_id": pa.array([u.user_id for u in users], type=pa.int32()),
-        "name": pa.array(names, type=pa.string()),
-        **{key: pa.array(values) for key, values in summary.items()},
+        "user_id": array(np.array([u.user_id for u in users], dtype=np.int32)),
+        "name": strings(names),
+        **{key: _summary_column(values) for key, values in summary.items()},
     })
 
 
 def parameters_of(users: list[UserData]) -> EngagementParameters:
     return EngagementParameters.concat([u.parameters for u in users])
+
+
+def _summary_column(values: list) -> pa.Array:
+    """A column of the users' summaries: strings, whole numbers (int64) or numbers (double)."""
+    if all(isinstance(v, str) for v in values):
+        return strings(values)
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        return array(np.array(values, dtype=np.int64))
+    return array(np.array(values, dtype=np.float64))

@@ -10,12 +10,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen._version import __version__
+from pushgen.data.arrow_numpy import numpy
 from pushgen.data.dataset import (
     CARD,
     FORMATS,
@@ -118,9 +120,11 @@ def named_digests(named: dict[str, pa.Table]) -> dict[str, list[tuple[int, bytes
 def _count(column: pa.Array, value: str) -> int:
     """Rows of ``column`` equal to ``value``; a dictionary column by its codes, not its strings."""
     if pa.types.is_dictionary(column.type):
-        codes = pc.index(column.dictionary, value).as_py()
-        return 0 if codes < 0 else pc.sum(pc.equal(column.indices, codes)).as_py() or 0
-    return pc.sum(pc.equal(column.cast(pa.string()), value)).as_py() or 0
+        names = column.dictionary.to_pylist()
+        if value not in names:
+            return 0
+        return int(np.count_nonzero(numpy(column.indices) == names.index(value)))
+    return column.cast(pa.string()).to_pylist().count(value)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
