@@ -56,8 +56,9 @@ class Field:
         return np.append(table, np.int16(-1))[positions]
 
     def pandas_dtype(self) -> pd.CategoricalDtype | np.dtype[Any]:
-        import pandas as pd
         if self.is_categorical:
+            import pandas as pd
+
             return pd.CategoricalDtype(list(self.values), ordered=False)
         if self.type == "boolean":
             return np.dtype(bool)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from pushgen import schemas
+from pushgen.data.arrow_numpy import to_numpy, viewable
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_columns import Coded, TableColumns
@@ -42,6 +43,9 @@ from pushgen.data.equal_rows import EqualRows
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
 from pushgen.progress import stages
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps
@@ -66,8 +70,7 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
         raise DatasetError(f"cannot describe the table: it has no column {missing[0]!r}")
     if len(table) == 0:
         raise DatasetError("cannot describe the table: it has no notifications")
-    if isinstance(users, pa.Table):
-        users = users.to_pandas()
+    users = _user_columns(users)
     rows = columns_rows(table)
     by_user = UserRows.of(rows.user)
     first_day = int(rows.ms.min() // MS_PER_DAY)
@@ -210,9 +213,19 @@ def _read(path: Path) -> pd.DataFrame:
         raise DatasetError(f"cannot read {path}: {reason}") from None
 
 
-def _population(ids: np.ndarray, users: pd.DataFrame | None) -> np.ndarray:
+def _user_columns(users: pd.DataFrame | pa.Table | None) -> dict[str, np.ndarray] | None:
+    """The users table's columns as NumPy arrays (text as objects)."""
+    if users is None:
+        return None
+    if isinstance(users, pa.Table):
+        return {name: to_numpy(column) if viewable(column) else np.array(column.to_pylist(), dtype=object)
+                for name, column in zip(users.column_names, users.columns, strict=True)}
+    return {name: users[name].to_numpy() for name in users.columns}
+
+
+def _population(ids: np.ndarray, users: dict[str, np.ndarray] | None) -> np.ndarray:
     if users is not None and "user_id" in users:
-        ids = np.union1d(ids, users["user_id"].to_numpy())
+        ids = np.union1d(ids, users["user_id"])
     return ids
 
 
@@ -259,13 +272,13 @@ def _weekday(by_value: CrossCounts, n_users: int, calendar_weekdays: np.ndarray)
     }
 
 
-def _asleep(rows: Rows, by_user: UserRows, users: pd.DataFrame | None) -> dict:
+def _asleep(rows: Rows, by_user: UserRows, users: dict[str, np.ndarray] | None) -> dict:
     first, last = ASLEEP_HOURS
     out = {"hours": [first, last], "share": mean_or_none((rows.hour >= first) & (rows.hour < last)),
            "share_in_users_sleep": None}
     window = _sleep_window(users)
     if window is not None:
-        where = pd.Index(users["user_id"].to_numpy()).get_indexer(by_user.ids)  # per distinct user
+        where = _positions(users["user_id"], by_user.ids)  # per distinct user
         bed, wake = (times[np.maximum(where, 0)] for times in window)
         known = (where >= 0)[by_user.index]
         minute = rows.ms % MS_PER_DAY
@@ -284,9 +297,18 @@ def _sleeping(minute: np.ndarray, bed: np.ndarray, wake: np.ndarray) -> np.ndarr
     return np.where(bed > wake, (minute >= bed) | (minute < wake), (minute >= bed) & (minute < wake))
 
 
-def _sleep_window(users: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray] | None:
+def _positions(known: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of ``wanted`` first is in ``known`` (-1: nowhere)."""
+    if not len(known):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    order = np.argsort(known, kind="stable")
+    at = order[np.minimum(np.searchsorted(known, wanted, sorter=order), len(known) - 1)]
+    return np.where(known[at] == wanted, at, -1)
+
+
+def _sleep_window(users: dict[str, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray] | None:
     """Each user's usual bedtime and wake time in minutes after midnight, if the table has them."""
-    if users is None or not {"user_id", "bedtime", "wake_time"} <= set(users.columns):
+    if users is None or not {"user_id", "bedtime", "wake_time"} <= set(users):
         return None
     try:
         return tuple(_minutes(users[name]) for name in ("bedtime", "wake_time"))
@@ -294,14 +316,15 @@ def _sleep_window(users: pd.DataFrame | None) -> tuple[np.ndarray, np.ndarray] |
         return None
 
 
-def _minutes(clock: pd.Series) -> np.ndarray:
-    parts = clock.astype(str).str.split(":", n=2, expand=True)
-    return parts[0].astype(int).to_numpy() * 60 + parts[1].astype(int).to_numpy()
+def _minutes(clock: np.ndarray) -> np.ndarray:
+    hours_minutes = (str(value).split(":", 2)[:2] for value in clock)
+    return np.array([int(hours) * 60 + int(minutes) for hours, minutes in hours_minutes], dtype=np.int64)
 
 
 def _kind_of(apps: Coded) -> Coded:
     catalog = app_catalog()
-    positions = pd.Index(catalog.apps).get_indexer(list(apps.labels))
+    position_of = {app: position for position, app in enumerate(catalog.apps)}
+    positions = np.array([position_of.get(label, -1) for label in apps.labels], dtype=np.int64)
     kind = np.where(positions >= 0, catalog.kind_of_app[positions], -1)
     return Coded(np.append(kind, -1)[apps.codes], tuple(catalog.kinds))
 

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pushgen import schemas
+from pushgen.data.arrow_numpy import strings, to_numpy
 from pushgen.data.describe_time import distinct
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class Coded:
 
 
 def coded_series(column: pd.Series) -> Coded:
+    import pandas as pd
     if isinstance(column.dtype, pd.CategoricalDtype):
         return Coded(column.cat.codes.to_numpy(), tuple(column.cat.categories))
     if column.dtype == bool:
@@ -72,6 +77,7 @@ class TableColumns:
 
     def series(self, name: str) -> pd.Series:
         """The column as pandas, with its schema dtype."""
+        import pandas as pd
         if not self.is_arrow:
             return self.table[name]
         return schemas.apply_dtypes(pd.DataFrame({name: self.table.column(name).to_pandas()}))[name]
@@ -91,7 +97,7 @@ class TableColumns:
             if plain and column.null_count == 0 and (pa.types.is_integer(column.type)
                                                      or pa.types.is_floating(column.type)
                                                      or pa.types.is_boolean(column.type)):
-                return column.to_numpy()
+                return to_numpy(column)
         return self.series(name).to_numpy()
 
     def equality_codes(self, name: str) -> np.ndarray:
@@ -118,14 +124,14 @@ class TableColumns:
         if self.is_arrow and self.table.column(name).null_count == 0:
             chunks = self.table.column(name).chunks
             if all(pa.types.is_floating(chunk.type) for chunk in chunks):
-                return np.concatenate([chunk.to_numpy() for chunk in chunks] or [np.empty(0)],
+                return np.concatenate([to_numpy(chunk) for chunk in chunks] or [np.empty(0)],
                                       dtype=np.float64)
         return self.values(name).astype(np.float64)
 
     def milliseconds(self, name: str) -> np.ndarray:
         """A time column as milliseconds since 1970-01-01."""
         if self.is_arrow and self.table.column(name).type == pa.timestamp("ms"):
-            return self.table.column(name).to_numpy().view(np.int64)
+            return to_numpy(self.table.column(name)).view(np.int64)
         return self.series(name).to_numpy().astype("datetime64[ms]").astype(np.int64)
 
 
@@ -137,9 +143,9 @@ def _arrow_coded(name: str, column: pa.ChunkedArray) -> Coded | None:
         if column.null_count:
             return None
         if pa.types.is_boolean(column.type):
-            return Coded(column.to_numpy().view(np.int8), (False, True))
+            return Coded(to_numpy(column).view(np.int8), (False, True))
         if pa.types.is_integer(column.type) and (spec is None or column.type == spec.arrow_type()):
-            uniques, codes = distinct(column.to_numpy())
+            uniques, codes = distinct(to_numpy(column))
             return Coded(codes, tuple(uniques.tolist()))
         return None
     value_set = _value_set(name)
@@ -150,7 +156,7 @@ def _arrow_coded(name: str, column: pa.ChunkedArray) -> Coded | None:
             if dictionary.type != pa.string():
                 dictionary = dictionary.cast(pa.string())
             if chunk.null_count == 0 and dictionary.equals(value_set):
-                parts.append(chunk.indices.to_numpy())
+                parts.append(to_numpy(chunk.indices))
                 continue
             indices = chunk.indices.fill_null(len(dictionary)).to_numpy()
             lookup = pc.index_in(dictionary, value_set=value_set).fill_null(-1).to_numpy()
@@ -166,7 +172,7 @@ def _arrow_coded(name: str, column: pa.ChunkedArray) -> Coded | None:
 
 @cache
 def _value_set(name: str) -> pa.Array:
-    return pa.array(schemas.field(name).values, pa.string())
+    return strings(schemas.field(name).values)
 
 
 def _is_text(kind: pa.DataType) -> bool:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow.parquet as pq
 
 from pushgen import schemas
@@ -21,6 +21,9 @@ from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
 from pushgen.model.feasibility import channel_of
 from pushgen.model.situations import SITUATIONS, situations
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # (group, situation) pairs people report, shown with their open rates in the data
 REPORTED = (("work", "work hours"), ("work", "night"), ("social", "evening"),
@@ -33,6 +36,7 @@ EXPOSURE_BUCKETS = (0.0, 1.0, 4.0, 16.0, np.inf)
 
 def engagement_stats(folder: Path, notifications: pd.DataFrame) -> dict:
     """Context effects and habituation of a dataset folder with ``ground_truth/``."""
+    import pandas as pd
     params = read_parameters(folder)
     mean = params.interactions.mean(axis=0)
     codes = schemas.frame_codes(notifications, schemas.FEATURES)
@@ -69,6 +73,7 @@ def engagement_stats(folder: Path, notifications: pd.DataFrame) -> dict:
 
 def _contrast(pair: pd.Series, exposure: np.ndarray, opened: np.ndarray) -> float | None:
     """Open rate above minus at/below the median exposure, averaged over (user, channel) pairs."""
+    import pandas as pd
     frame = pd.DataFrame({"pair": pair.to_numpy(), "exposure": exposure, "opened": opened})
     sizes = frame.groupby("pair")["opened"].transform("size")
     frame = frame[sizes >= MIN_PAIR_ROWS]

@@ -3,8 +3,12 @@ smoothness over the clock, app channels, what ``place`` carries, and the heavy-u
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MS_PER_DAY = 86_400_000
 HEAVY_PER_DAY = 150
@@ -61,6 +65,7 @@ def channel_coverage(notifications: pd.DataFrame) -> float:
 
 
 def realism_figures(notifications: pd.DataFrame) -> dict[str, float]:
+    import pandas as pd
     frame = notifications
     counts, weekday = daily_counts(frame)
     opened = (frame["action"] == "opened").to_numpy()

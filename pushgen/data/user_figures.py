@@ -3,8 +3,12 @@ realism audit that read the users table beside the notifications (``docs/calibra
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MS_PER_HOUR = 3_600_000
 MIN_USER_ROWS = 100
@@ -28,6 +32,7 @@ def _clock_hour(notifications: pd.DataFrame) -> np.ndarray:
 
 def spread_figures(notifications: pd.DataFrame) -> dict[str, float]:
     """Per-user open rates and app portfolios: how much users differ."""
+    import pandas as pd
     opened = (notifications["action"] == "opened").to_numpy()
     user = notifications["user_id"].to_numpy()
     per_user = pd.DataFrame({"user": user, "opened": opened}).groupby("user")["opened"].agg(["size", "mean"])
@@ -81,6 +86,7 @@ def night_figures(notifications: pd.DataFrame, users: pd.DataFrame) -> dict[str,
 def timing_figures(notifications: pd.DataFrame) -> dict[str, float]:
     """Delayed opens, and each user's open rate in the first week against the rest (the median
     over users: who is busy in which week does not move it)."""
+    import pandas as pd
     opened = (notifications["action"] == "opened").to_numpy()
     decision = notifications["decisionTime"].to_numpy()
     ms = notifications["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)

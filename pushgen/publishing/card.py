@@ -198,8 +198,7 @@ def _files(manifest: Json) -> str:
 
 
 def _type_name(f: schemas.Field) -> str:
-    dtype = f.pandas_dtype()
-    return "category" if f.is_categorical else str(dtype)
+    return "category" if f.is_categorical else str(f.pandas_dtype())
 
 
 def _first_sentence(text: str) -> str:

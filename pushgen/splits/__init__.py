@@ -37,9 +37,9 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -68,6 +68,9 @@ from pushgen.splits.scorer import (
     initial_state,
 )
 from pushgen.text_tables import html_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SPLIT_FILE = "split.json"
 TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")
