@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -131,6 +132,21 @@ def test_sleep_window_of_each_user() -> None:
     stats = describe(make_frame(TINY), users)
     # user 0 (asleep 23:00-07:00) at 02:30; user 1 (asleep 09:00-12:30) at 12:00 and 12:05
     assert stats["asleep"]["share_in_users_sleep"] == pytest.approx(3 / 6)
+
+
+def test_sleep_window_from_an_arrow_users_table_is_the_frame_s() -> None:
+    users = pd.DataFrame({"user_id": [1, 0, 7], "bedtime": ["09:00", "23:00", "22:00"],
+                          "wake_time": ["12:30", "07:00", "06:00"]})
+    from_frame = describe(make_frame(TINY), users)["asleep"]
+    assert describe(make_frame(TINY), pa.Table.from_pandas(users))["asleep"] == from_frame
+    assert from_frame["share_in_users_sleep"] == pytest.approx(3 / 6)
+    assert describe(make_frame(TINY), users)["users"] == 3
+
+
+@pytest.mark.parametrize("clock", ["23", "soon", None])
+def test_a_clock_that_is_not_hours_and_minutes_leaves_the_sleep_share_unknown(clock) -> None:
+    users = pd.DataFrame({"user_id": [0, 1], "bedtime": ["23:00", clock], "wake_time": ["07:00", "12:30"]})
+    assert describe(make_frame(TINY), users)["asleep"]["share_in_users_sleep"] is None
 
 
 def test_ringer_activity_and_timing(tiny: dict) -> None:

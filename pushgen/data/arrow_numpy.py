@@ -37,6 +37,8 @@ def array(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
         return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
     if values.dtype not in _TYPES:
         raise TypeError(f"no Arrow array is made here from NumPy dtype {values.dtype}")
+    if values.dtype.kind == "M" and np.isnat(values).any():
+        raise ValueError("a missing time (NaT) has no place in an array without nulls")
     return pa.Array.from_buffers(_TYPES[values.dtype], len(values),
                                  [None, pa.py_buffer(np.ascontiguousarray(values))])
 
