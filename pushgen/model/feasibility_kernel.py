@@ -27,7 +27,8 @@ def carried_channels(lookup: np.ndarray, subjects: np.ndarray, updates: np.ndarr
         c = lookup[index(app[i], shape[0]), index(category[i], shape[1]), index(priority[i], shape[2]),
                    index(visibility[i], shape[3]), index(ongoing[i], shape[4])]
         safe = max(c, 0)
-        carried = (subjects[safe, index(subject[i], subjects.shape[1])]
-                   and updates[safe, index(number_of_updates[i], updates.shape[1])])
+        carries_subject = subjects[safe, index(subject[i], subjects.shape[1])]
+        carries_updates = updates[safe, index(number_of_updates[i], updates.shape[1])]  # checked either way
+        carried = carries_subject and carries_updates
         channel[i] = c if c >= 0 and carried else -1
     return channel
