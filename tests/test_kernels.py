@@ -655,3 +655,13 @@ def test_streams_draw_as_pcg64_seeded_by_the_seed_sequence_of_seed_user_and_fami
     assert [child.generate_state(2).tolist() for child in seed_sequence.spawn(2)] == [
         child.generate_state(2).tolist() for child in expected_sequence.spawn(2)]
     np.testing.assert_array_equal(rng.spawn(1)[0].random(3), expected.spawn(1)[0].random(3))
+
+
+def test_carried_channels_check_the_updates_code_where_the_subject_is_not_carried():
+    lookup = np.zeros((1, 1, 1, 1, 1), dtype=np.int64)
+    subjects, updates = np.zeros((1, 2), dtype=bool), np.ones((1, 3), dtype=bool)
+    zero = np.zeros(1, dtype=np.int16)
+    with pytest.raises(IndexError, match="out of range"):
+        feasibility_kernel.carried_channels(lookup, subjects, updates, zero, zero, zero, zero, zero, zero,
+                                            np.array([3], dtype=np.int16))
+    assert feasibility_kernel.carried_channels(lookup, subjects, updates, *[zero] * 7).tolist() == [-1]
