@@ -21,7 +21,7 @@ _TYPES = {
     np.dtype("datetime64[ms]"): pa.timestamp("ms"), np.dtype("datetime64[us]"): pa.timestamp("us"),
     np.dtype("datetime64[ns]"): pa.timestamp("ns"), np.dtype("datetime64[s]"): pa.timestamp("s"),
 }
-_DTYPES = {arrow: numpy for numpy, arrow in _TYPES.items()}
+NUMPY_DTYPES = {arrow: numpy for numpy, arrow in _TYPES.items()} | {pa.bool_(): np.dtype(np.bool_)}
 
 
 def array(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
@@ -31,7 +31,7 @@ def array(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:
     if values.ndim != 1:
         raise ValueError(f"an Arrow array is made of one-dimensional values; got {values.ndim} dimensions")
     if type is not None and type != pa.bool_():
-        values = values.astype(_DTYPES[type], copy=False)
+        values = values.astype(NUMPY_DTYPES[type], copy=False)
     if values.dtype == np.bool_ or type == pa.bool_():
         bits = np.packbits(values.astype(np.bool_, copy=False), bitorder="little")
         return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
@@ -52,10 +52,11 @@ def strings(values: Iterable[str]) -> pa.StringArray:
                                  [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
-def dictionary(codes: np.ndarray, values: Sequence,
+def dictionary(codes: np.ndarray, values: Sequence | pa.StringArray,
                index_type: pa.DataType | None = None) -> pa.DictionaryArray:
     """A dictionary array of ``codes`` (int16 unless ``index_type``) into the strings of ``values``."""
-    return pa.DictionaryArray.from_arrays(array(codes, index_type or pa.int16()), strings(values))
+    labels = values if isinstance(values, pa.Array) else strings(values)
+    return pa.DictionaryArray.from_arrays(array(codes, index_type or pa.int16()), labels)
 
 
 def lists(lengths: np.ndarray, flat: pa.Array) -> pa.ListArray:
@@ -67,7 +68,7 @@ def lists(lengths: np.ndarray, flat: pa.Array) -> pa.ListArray:
 
 def viewable(column: pa.Array | pa.ChunkedArray) -> bool:
     """Whether ``numpy`` takes ``column``: fixed width (numbers, datetimes, booleans), no nulls."""
-    return column.null_count == 0 and (column.type == pa.bool_() or column.type in _DTYPES)
+    return column.null_count == 0 and column.type in NUMPY_DTYPES
 
 
 def to_numpy(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -86,7 +87,7 @@ def numpy(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
         bits = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
         unpacked = np.unpackbits(bits, bitorder="little", count=column.offset + len(column))
         return unpacked[column.offset:].astype(np.bool_)
-    dtype = _DTYPES.get(column.type)
+    dtype = NUMPY_DTYPES.get(column.type)
     if dtype is None:
         raise TypeError(f"no NumPy view is made here of Arrow type {column.type}")
     if data is None:

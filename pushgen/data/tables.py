@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pyarrow as pa
 
 from pushgen import schemas
-from pushgen.data.arrow_numpy import array, dictionary, strings
+from pushgen.data.arrow_numpy import NUMPY_DTYPES, array, dictionary, strings
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.exposure import EXPOSURE_FIELDS
 from pushgen.model.routine import State
@@ -19,8 +21,14 @@ ROUTINE_STATES = tuple(s.name.lower() for s in State)
 def feature_column(name: str, codes: np.ndarray) -> pa.Array:
     f = schemas.field(name)
     if f.is_categorical:
-        return dictionary(codes, f.values)
-    return array(np.asarray(f.values)[codes], f.arrow_type())
+        return dictionary(codes, value_strings(f.values))
+    return array(np.asarray(f.values, dtype=NUMPY_DTYPES[f.arrow_type()])[codes])
+
+
+@cache
+def value_strings(values: tuple) -> pa.StringArray:
+    """A value set's strings as an Arrow array, built once (a dictionary column's dictionary)."""
+    return strings(str(v) for v in values)
 
 
 def notification_ids(user_ids: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -35,18 +43,20 @@ def notifications_table(users: list[UserData], start_seconds: int) -> pa.Table:
     if counts.size and counts.max() >= ID_STRIDE:
         raise ValueError(f"a user has {counts.max()} notifications; at most {ID_STRIDE - 1}")
     seconds = np.concatenate([u.seconds for u in users])
-    posted_ms = (start_seconds * 1000 + np.floor(seconds * 1000)).astype(np.int64)
+    milliseconds = np.multiply(seconds, 1000)
+    np.floor(milliseconds, out=milliseconds)
+    np.add(milliseconds, start_seconds * 1000, out=milliseconds)
     columns: dict[str, pa.Array] = {
-        "user_id": array(np.repeat(user_ids, counts).astype(np.int32)),
+        "user_id": array(np.repeat(user_ids.astype(np.int32), counts)),
         "notification_id": array(notification_ids(user_ids, counts)),
-        "posted_at": array(posted_ms.astype("datetime64[ms]")),
+        "posted_at": array(milliseconds.astype(np.int64).view("datetime64[ms]")),
     }
     for name in schemas.FEATURES:
         columns[name] = feature_column(name, np.concatenate([u.codes[name] for u in users]))
     opened = np.concatenate([u.opened for u in users])
     action = schemas.field("action")
     columns["action"] = dictionary(
-        np.where(opened, action.code("opened"), action.code("dismissed")), action.values)
+        np.where(opened, action.code("opened"), action.code("dismissed")), value_strings(action.values))
     seen = np.concatenate([u.timings.seen for u in users])
     decision = np.concatenate([u.timings.decision for u in users])
     columns["seenTime"] = array(seen.astype(np.float32))
@@ -60,23 +70,23 @@ def truth_rows_table(users: list[UserData]) -> pa.Table:
     counts = np.array([len(u.seconds) for u in users], dtype=np.int64)
     user_ids = np.array([u.user_id for u in users], dtype=np.int64)
 
-    def cat(attribute: str) -> np.ndarray:
-        return np.concatenate([getattr(u.state, attribute) for u in users])
+    def cat(attribute: str, dtype: type | None = None) -> np.ndarray:
+        return np.concatenate([getattr(u.state, attribute) for u in users], dtype=dtype)
 
     def exposed(attribute: str) -> np.ndarray:
-        return np.concatenate([getattr(u.exposure, attribute) for u in users]).astype(np.float32)
+        return np.concatenate([getattr(u.exposure, attribute) for u in users], dtype=np.float32)
 
     return pa.table({
         "notification_id": array(notification_ids(user_ids, counts)),
-        "user_id": array(np.repeat(user_ids, counts).astype(np.int32)),
-        "hour": array(cat("hour").astype(np.float32)),
-        "days": array(cat("days").astype(np.float32)),
+        "user_id": array(np.repeat(user_ids.astype(np.int32), counts)),
+        "hour": array(cat("hour", np.float32)),
+        "days": array(cat("days", np.float32)),
         "asleep": array(cat("asleep")),
-        "mood": array(cat("mood").astype(np.float32)),
+        "mood": array(cat("mood", np.float32)),
         **{f"exposure_{name}": array(exposed(name)) for name in EXPOSURE_FIELDS},
         "routine_state": dictionary(np.concatenate([u.routine_state for u in users]),
-                                    ROUTINE_STATES),
-        "draw": array(np.concatenate([u.draw for u in users]).astype(np.float32)),
+                                    value_strings(ROUTINE_STATES)),
+        "draw": array(np.concatenate([u.draw for u in users], dtype=np.float32)),
         "p_open": array(np.concatenate([u.p_open for u in users])),
     })
 
