@@ -10,8 +10,11 @@
         start-up); rows/s against >= 1,000,000
     (g) content: the made folder's fingerprints against those pushgen 0.3.0 made for the same
         recipe (``bench_generate_reference.json``): faster code must make the same data
+    (h) with ``--baseline PYTHON``: the CPU seconds of ``generate`` per core, this pushgen against
+        the one installed for PYTHON (e.g. a virtual environment of an earlier release), each in
+        fresh processes taken in turn (best of ``--repeat`` each); aim: at least 2x less
 
-Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3]
+Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3] [--baseline PYTHON]
 """
 
 from __future__ import annotations
@@ -38,6 +41,15 @@ from pushgen.data.dataset import PARQUET_OPTIONS
 AIM_RATIO = 2.5
 AIM_GENERATE_RATIO = 1.0
 AIM_ROWS_PER_SECOND = 1_000_000
+AIM_PER_CORE = 2.0
+GENERATE_CPU = """
+import sys, time, pushgen
+users, months = int(sys.argv[1]), int(sys.argv[2])
+pushgen.generate(users=users, months=months)  # kernels loaded, caches warm
+began = time.process_time()
+pushgen.generate(users=users, months=months)
+print(pushgen.__version__, pushgen.__file__, time.process_time() - began)
+"""
 REFERENCE = Path(__file__).with_name("bench_generate_reference.json")
 
 
@@ -79,6 +91,29 @@ def run_child(command: list[str]) -> tuple[float, int, float]:
     return seconds, usage.ru_maxrss * scale, usage.ru_utime + usage.ru_stime
 
 
+def generate_cpu_in(python: str, users: int, months: int, pythonpath: str | None) -> tuple[str, float]:
+    """(where pushgen came from, CPU seconds of one warm ``generate``) in a fresh ``python``."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    with tempfile.TemporaryDirectory() as elsewhere:  # not the checkout's pushgen by accident
+        out = subprocess.run([python, "-c", GENERATE_CPU, str(users), str(months)], cwd=elsewhere,
+                             env=env, capture_output=True, text=True, check=True).stdout.split()
+    return f"pushgen {out[0]} ({out[1]})", float(out[2])
+
+
+def per_core(baseline: str, users: int, months: int, repeat: int) -> tuple[dict, dict]:
+    """The best CPU seconds of ``generate`` for this pushgen and the baseline's, taken in turn."""
+    here = str(Path(pushgen.__file__).resolve().parents[1])
+    best = {"this": float("inf"), "baseline": float("inf")}
+    names = {}
+    for _ in range(repeat):
+        for label, python, path in (("baseline", baseline, None), ("this", sys.executable, here)):
+            names[label], seconds = generate_cpu_in(python, users, months, path)
+            best[label] = min(best[label], seconds)
+    return best, names
+
+
 def table_bytes(tables: dict[str, pa.Table]) -> int:
     return sum(t.nbytes for t in tables.values())
 
@@ -88,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--months", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (best counts)")
+    parser.add_argument("--baseline", metavar="PYTHON",
+                        help="also compare generate's CPU per core with the pushgen of this interpreter")
     args = parser.parse_args(argv)
     if min(args.users, args.months, args.repeat) < 1:
         parser.error("--users, --months and --repeat must be at least 1")
@@ -200,6 +237,16 @@ def main(argv: list[str] | None = None) -> int:
         same = made_fingerprints.get(name) == expected
         print(line(f"{name} fingerprint", made_fingerprints.get(name, "missing")[:12],
                    f"{'the same as' if same else 'DIFFERS from'} pushgen {reference['pushgen_version']}'s"))
+    if args.baseline:
+        best, names = per_core(args.baseline, args.users, args.months, args.repeat)
+        speedup = best["baseline"] / best["this"]
+        print()
+        print(f"(h) per core: CPU seconds of one warm generate, fresh processes in turn, "
+              f"best of {args.repeat}")
+        print(line("this", f"{best['this']:.3f}", names["this"]))
+        print(line("baseline", f"{best['baseline']:.3f}", names["baseline"]))
+        print(line("baseline / this", f"{speedup:.2f}x",
+                   f"aim >= {AIM_PER_CORE:g}x: {verdict(speedup >= AIM_PER_CORE)}"))
     return 0 if made_fingerprints == reference["fingerprints"] else 1
 
 
