@@ -1,5 +1,5 @@
 import sys
 
-from pushgen.cli import main
+from pushgen.cli import program
 
-sys.exit(main())
+sys.exit(program())

@@ -163,3 +163,35 @@ def test_a_stopped_run_leaves_no_half_written_dataset(tmp_path, stop, jobs):
 def test_version():
     done = subprocess.run([*PUSHGEN, "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.strip() == f"pushgen, version {__version__}"
+
+
+def test_the_program_leaves_its_objects_to_the_exit_and_keeps_the_code(monkeypatch, capsys):
+    import gc
+
+    from pushgen.cli import program
+
+    monkeypatch.setattr(sys, "argv", ["pushgen", "--version"])
+    try:
+        assert program() == 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().out == f"pushgen, version {__version__}\n"
+    monkeypatch.setattr(sys, "argv", ["pushgen", "make", "--users", "0"])
+    try:
+        assert program() == 2
+    finally:
+        gc.unfreeze()
+
+
+def test_python_dash_m_pushgen_makes_the_same_bytes_as_the_installed_program(tmp_path):
+    installed = Path(sys.executable).with_name("pushgen")
+    if not installed.is_file():
+        pytest.skip("no pushgen program beside this interpreter")
+    for runner, folder in (([str(installed)], "program"), (PUSHGEN, "module")):
+        command = [*runner, "make", "--users", "2", "--days", "3", "--out", str(tmp_path / folder), "-q"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    made = {folder: json.loads((tmp_path / folder / "manifest.json").read_text())
+            for folder in ("program", "module")}
+    assert made["program"]["files"] == made["module"]["files"]
