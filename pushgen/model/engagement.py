@@ -54,7 +54,7 @@ from pushgen.model.exposure import (
     INTERRUPTION_BY_PRIORITY,
     Exposure,
 )
-from pushgen.model.feasibility import channel_of, same_integer_arrays
+from pushgen.model.feasibility import channel_of, check_positions, same_integer_arrays
 from pushgen.model.logistic import expit
 from pushgen.model.situations import (
     SITUATIONS,
@@ -171,7 +171,7 @@ def _feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict
     outside = first_outside(tuple(columns), _value_counts(features))
     if outside >= 0:
         name = features[outside]
-        _check_positions(columns[outside], len(schemas.values(name)), f"codes of {name}")
+        check_positions(columns[outside], f"codes of {name}", len(schemas.values(name)))
     return dict(zip(features, columns, strict=True))
 
 
@@ -182,14 +182,8 @@ def _value_counts(features: tuple[str, ...]) -> np.ndarray:
 
 def _user_rows(params: EngagementParameters, rows: np.ndarray) -> np.ndarray:
     """``rows`` checked to be rows of ``params`` (one per user)."""
-    _check_positions(rows, len(params.user_ids), "parameter rows")
+    check_positions(rows, "parameter rows", len(params.user_ids))
     return rows
-
-
-def _check_positions(values: np.ndarray, size: int, what: str) -> None:
-    if len(values) and (values.min() < 0 or values.max() >= size):
-        raise IndexError(f"{what} must be from 0 to {size - 1}; got values from {values.min()} to "
-                         f"{values.max()}")
 
 
 def _weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tuple[np.ndarray, ...]:

@@ -21,6 +21,7 @@ import numpy as np
 
 from pushgen import schemas
 from pushgen.model.exposure_kernel import keyed_decayed_sums, logged_decayed_sums
+from pushgen.model.feasibility import check_positions
 
 HABITUATION_KEYS = ("app", "subject", "channel")
 HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
@@ -104,9 +105,7 @@ def _codes(codes: np.ndarray, what: str, size: int | None = None) -> np.ndarray:
     codes = np.asarray(codes)
     if codes.dtype.kind not in "iu":
         raise TypeError(f"{what} must be integers; got {codes.dtype}")
-    if len(codes) and (codes.min() < 0 or (size is not None and codes.max() >= size)):
-        allowed = "at least 0" if size is None else f"from 0 to {size - 1}"
-        raise IndexError(f"{what} must be {allowed}; got values from {codes.min()} to {codes.max()}")
+    check_positions(codes, what, size)
     return codes
 
 

@@ -29,6 +29,13 @@ def same_integer_arrays(arrays: list[np.ndarray]) -> bool:
         a.dtype == first.dtype and a.flags.writeable == first.flags.writeable for a in arrays)
 
 
+def check_positions(values: np.ndarray, what: str, size: int | None = None) -> None:
+    """IndexError unless every value is a position: at least 0 (and below ``size``)."""
+    if len(values) and (values.min() < 0 or (size is not None and values.max() >= size)):
+        allowed = "at least 0" if size is None else f"from 0 to {size - 1}"
+        raise IndexError(f"{what} must be {allowed}; got values from {values.min()} to {values.max()}")
+
+
 def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
     """The channel that posts each notification (arrays of schema codes), -1 where none does.
 
