@@ -28,6 +28,7 @@ from pathlib import Path
 import click
 import pyarrow as pa
 
+from pushgen import stopping
 from pushgen._version import __version__
 from pushgen.cli_types import WholeNumber
 from pushgen.data.dataset import FORMATS, DatasetError, first_line
@@ -464,30 +465,34 @@ def log_command(split: str, policy: str, temperature: float | None, users: int |
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
     args = sys.argv[1:] if argv is None else argv
-    signal.signal(signal.SIGTERM, _interrupt)  # a stopped run cleans up like Ctrl-C
-    try:
-        result = cli.main(args=args, prog_name="pushgen", standalone_mode=False)
-    except click.exceptions.NoArgsIsHelpError as help_text:
-        click.echo(help_text.ctx.get_help())
-        return 0
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        click.echo("Interrupted; nothing was written.", err=True)
-        return 130
-    except click.ClickException as error:
-        click.echo(f"{_command_name(args)}: error: {one_line(error.format_message())}", err=True)
-        return error.exit_code
-    except click.exceptions.Exit as done:
-        return done.exit_code
+    with stopping.stoppable():  # a stopped run cleans up like Ctrl-C
+        try:
+            result = cli.main(args=args, prog_name="pushgen", standalone_mode=False)
+        except click.exceptions.NoArgsIsHelpError as help_text:
+            click.echo(help_text.ctx.get_help())
+            return 0
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            return _interrupted()
+        except click.ClickException as error:
+            click.echo(f"{_command_name(args)}: error: {one_line(error.format_message())}", err=True)
+            return error.exit_code
+        except click.exceptions.Exit as done:
+            return done.exit_code
+        except Exception:
+            if stopping.asked():  # whatever the stop broke on its way
+                return _interrupted()
+            raise
     return result if isinstance(result, int) else 0
+
+
+def _interrupted() -> int:
+    click.echo("Interrupted; nothing was written.", err=True)
+    return 130
 
 
 def one_line(text: str) -> str:
     """``text`` on one line: line breaks and other control characters (say, in a file name) escaped."""
     return LINE_BREAKING.sub(lambda found: repr(found[0])[1:-1], text.strip())
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def _command_name(args: list[str]) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 from tqdm.auto import tqdm
 
+from pushgen import stopping
 from pushgen.data.capacity import check_fits
 from pushgen.data.dataset import CARD, MANIFEST, atomic_folder
 from pushgen.data.describe import describe as card_statistics
@@ -54,6 +55,7 @@ def make_dataset(
         with tqdm(total=recipe.users, unit="user", disable=not progress, desc="pushgen") as bar:
             for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
                                   encode=partitioned, fmt=fmt):
+                stopping.check()
                 writer.add(bucket)
                 if bucket.tables is not None and not (sampled and described):
                     described.append(bucket.tables)

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from pushgen import schemas
+from pushgen import schemas, stopping
 from pushgen._version import __version__
 from pushgen.data.generator import Dataset, Recipe
 from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
@@ -120,6 +120,7 @@ def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = (),
             raise DatasetError(f"cannot write into {parent}: {error.strerror}") from None
         try:
             yield work
+            stopping.check()
             _put_in_place(work, out, force, keep, before)
         except OSError as error:
             shutil.rmtree(work, ignore_errors=True)

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from tqdm.auto import tqdm
 
-from pushgen import schemas
+from pushgen import schemas, stopping
 from pushgen._version import __version__
 from pushgen.data import tables
 from pushgen.model.engagement import EngagementParameters
@@ -171,6 +171,7 @@ def simulate(recipe: Recipe, user_ids: Iterable[int] | None = None) -> Iterator[
     """Each user of the recipe (or the given ones), one at a time."""
     grid = recipe.grid
     for user_id in recipe.user_ids if user_ids is None else user_ids:
+        stopping.check()
         yield simulate_user(user_id, recipe.seed, grid, recipe.priors)
 
 

@@ -36,7 +36,24 @@ class Kernel:
         compiled = self._compiled
         if compiled is None:
             compiled = self.compiled()
-        return compiled(*args)
+        try:
+            return compiled(*args)
+        except SystemError as error:
+            stop = _signal_exception(error)
+            if stop is None:
+                raise
+            raise stop from None
+
+
+def _signal_exception(error: SystemError) -> BaseException | None:
+    """The exception a signal handler raised (Ctrl-C, a stop) while a kernel boxed its result.
+
+    numba boxes arrays through a Python helper, where the handler can run; Python then reports
+    each C call on the way out as a SystemError caused by the one inside it."""
+    cause = error.__cause__
+    while isinstance(cause, SystemError):
+        cause = cause.__cause__
+    return cause if isinstance(cause, KeyboardInterrupt | SystemExit) else None
 
 
 def kernel(function: Callable[..., Any]) -> Kernel:
