@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pushgen._version import __version__
+from pushgen.model.compiled import skip_blas_probe
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
 def program() -> int:
     """The ``pushgen`` program: ``main`` on the process's arguments. What the command made is then
     left to the process's end without the interpreter's last search for reference cycles, which
-    walks every object numba and pyarrow made (about 0.3 s) and frees nothing the exit would not."""
+    walks every object numba and pyarrow made (about 0.3 s) and frees nothing the exit would not.
+    numba starts without looking for a BLAS (``pushgen.model.compiled.skip_blas_probe``)."""
+    skip_blas_probe()
     code = main()
     gc.freeze()
     return code

@@ -4,6 +4,9 @@ where the kernel sums in another order."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import kernel_references as reference
 import numpy as np
 import pytest
@@ -665,3 +668,40 @@ def test_carried_channels_check_the_updates_code_where_the_subject_is_not_carrie
         feasibility_kernel.carried_channels(lookup, subjects, updates, zero, zero, zero, zero, zero, zero,
                                             np.array([3], dtype=np.int16))
     assert feasibility_kernel.carried_channels(lookup, subjects, updates, *[zero] * 7).tolist() == [-1]
+
+
+BLAS_STATE = ("import sys\nimport numba.np.arraymath as arraymath\n"
+              "print(arraymath._HAVE_BLAS, 'scipy.linalg' in sys.modules,"
+              " repr(sys.modules.get('scipy.linalg.cython_blas', 'absent'))[:8])\n"
+              "import scipy.linalg.cython_blas\nprint('importable')\n")
+
+
+def _run_then_blas_state(tmp_path, before: str) -> list[str]:
+    run = subprocess.run([sys.executable, "-c", before + BLAS_STATE], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    return " ".join(run.stdout.splitlines()[-2:]).split()
+
+
+def test_the_program_starts_numba_without_importing_scipy_linalg_and_leaves_it_importable(tmp_path):
+    make = ("import sys\nfrom pushgen.cli import program\n"
+            "sys.argv = ['pushgen', 'make', '--users', '2', '--days', '3', '--out', 'made']\n"
+            "assert program() == 0\n")
+    assert _run_then_blas_state(tmp_path, make) == ["False", "False", "'absent'", "importable"]
+    assert (tmp_path / "made" / "manifest.json").is_file()
+
+
+def test_a_worker_starts_numba_without_importing_scipy_linalg(tmp_path):
+    worker = ("from pushgen.data.engines import start_worker\nstart_worker()\n"
+              "import pushgen\npushgen.generate(users=1, days=2)\n")
+    assert _run_then_blas_state(tmp_path, worker)[:2] == ["False", "False"]
+
+
+@pytest.mark.parametrize("before", [
+    "import pushgen\n",  # a library user's process: numba as numba starts itself
+    "import scipy.linalg\nfrom pushgen.model.compiled import skip_blas_probe\nskip_blas_probe()\n"
+    "import pushgen\n",  # scipy.linalg already there: the probe costs nothing, so it runs
+])
+def test_numba_looks_for_a_blas_in_other_processes(tmp_path, before):
+    state = _run_then_blas_state(tmp_path, before + "pushgen.generate(users=1, days=2)\n")
+    assert state == ["True", "True", "<module", "importable"]

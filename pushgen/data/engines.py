@@ -35,6 +35,7 @@ from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
 from pushgen.data.shared_work import SharedWork
 from pushgen.data.writer import Bucket, Tables
+from pushgen.model.compiled import skip_blas_probe
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000
@@ -138,8 +139,10 @@ def start_worker() -> None:
     """In a worker process, before its first bucket: it ends with its parent, and Arrow allocates
     from the C library's allocator, which gives a bucket's memory back once it is sent; mimalloc,
     Arrow's default, keeps some 30-40 MiB more mapped in every worker. At its exit, what it holds
-    is left out of the interpreter's last search for reference cycles (see ``pushgen.cli.program``)."""
+    is left out of the interpreter's last search for reference cycles, and numba starts without
+    looking for a BLAS (both as in ``pushgen.cli.program``)."""
     end_with_parent()
+    skip_blas_probe()
     pa.set_memory_pool(pa.system_memory_pool())
     atexit.register(gc.freeze)
 

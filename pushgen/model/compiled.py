@@ -10,8 +10,13 @@ a kernel is compiled in each process instead.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
+
+BLAS_PROBE = "scipy.linalg.cython_blas"  # what numba imports to find a BLAS
+_probe_blas = True
 
 
 class Kernel:
@@ -24,8 +29,7 @@ class Kernel:
 
     def compiled(self) -> Callable[..., Any]:
         if self._compiled is None:
-            import numba
-
+            numba = _numba()
             try:
                 self._compiled = numba.njit(cache=True, nogil=True)(self.python)
             except RuntimeError:  # no writable cache folder
@@ -54,6 +58,29 @@ def _signal_exception(error: SystemError) -> BaseException | None:
     while isinstance(cause, SystemError):
         cause = cause.__cause__
     return cause if isinstance(cause, KeyboardInterrupt | SystemExit) else None
+
+
+def skip_blas_probe() -> None:
+    """In a process of pushgen's own (the program, its workers): numba's CPU target, when it
+    starts, finds no BLAS instead of importing scipy.linalg to look for one (about 0.2 s of every
+    process that runs a kernel, most of it scipy's array-API layer). No kernel calls a BLAS.
+
+    Only numba's choice for ``np.convolve`` and ``np.correlate`` of floats depends on it (a loop
+    instead of BLAS dot), which no pushgen kernel uses; a library user's process is left alone."""
+    global _probe_blas
+    _probe_blas = False
+
+
+def _numba() -> ModuleType:
+    import numba
+
+    if not _probe_blas and "numba.np.arraymath" not in sys.modules and BLAS_PROBE not in sys.modules:
+        sys.modules[BLAS_PROBE] = None  # makes the import fail at once
+        try:
+            import numba.np.arraymath  # where numba probes, once per process
+        finally:
+            del sys.modules[BLAS_PROBE]
+    return numba
 
 
 def kernel(function: Callable[..., Any]) -> Kernel:
