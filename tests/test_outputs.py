@@ -156,3 +156,23 @@ def test_split_and_benchmark_refuse_an_existing_output_before_any_work(folders, 
             [*args, "--out", str(out)])
     assert "holds the input" in one_line_error(["split", str(dataset), *SPLIT_ARGS, "--out",
                                                 str(dataset.parent), "--force"])
+
+
+def test_an_unchanged_output_is_hashed_once_per_process_and_a_changed_one_again(folders, tmp_path,
+                                                                                 monkeypatch):
+    from pushgen.data import outputs
+
+    copy = shutil.copytree(folders[0], tmp_path / "d")
+    hashed = []
+    monkeypatch.setattr(outputs, "output_problem",
+                        lambda folder: hashed.append(folder) or output_problem(folder))
+    outputs.check_replaceable(copy)
+    outputs.check_replaceable(copy)
+    assert len(hashed) == 1
+    users = copy / "users.parquet"
+    data = bytearray(users.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size; only the time and the content tell
+    users.write_bytes(bytes(data))
+    with pytest.raises(outputs.DatasetError, match=r"is not empty and not a pushgen output; --force.*users"):
+        outputs.check_replaceable(copy)
+    assert len(hashed) == 2

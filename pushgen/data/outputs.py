@@ -223,6 +223,9 @@ def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
             for p in folder.rglob("*") if not p.is_dir()}
 
 
+_found_replaceable: dict[Path, dict[str, tuple[int, int]]] = {}  # outputs found replaceable, as they were
+
+
 def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
     """Refuse (``DatasetError``) to replace ``out`` unless it is an earlier pushgen output or an
     empty folder, and never the current folder, one of its parents, or a folder holding one of
@@ -237,10 +240,14 @@ def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
     for path in keep:
         if Path(path).resolve() == resolved or resolved in Path(path).resolve().parents:
             raise DatasetError(f"--out {out} holds the input {path}; choose another --out")
+    state = snapshot(out)
+    if _found_replaceable.get(resolved) == state:
+        return  # found so in this process already: a command checks before it starts, again under its lock
     problem = output_problem(out)
     if problem is not None:
         raise DatasetError(f"{out} is not empty and not a pushgen output; --force replaces only those "
                            f"({problem}); choose another --out")
+    _found_replaceable[resolved] = state
 
 
 def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
