@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.data import describe_counts
-from pushgen.data.describe import describe
+from pushgen.data.describe import _kinds_of_apps, describe
 from pushgen.data.describe_columns import TableColumns, coded_series
 from pushgen.data.describe_counts import CrossCounts
 from pushgen.data.describe_time import contrast, distinct, group_medians, median_or_none
 from pushgen.data.equal_rows import EqualRows
+from pushgen.model.catalog import app_catalog
 
 
 @pytest.fixture(scope="module")
@@ -129,3 +130,23 @@ def test_contrast_counted_by_level_is_the_contrast_of_sorted_rows(rows) -> None:
     by_level = contrast(load, opened, [user])  # integer loads: counted per group and level
     by_sorting = contrast(load.astype(np.float64), opened, [user])  # other loads: sorted
     assert by_level == by_sorting
+
+
+APPS = ("com.google.android.gm", "com.tinder", "com.spotify.music", "not-an-app")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(APPS) | st.none(), st.booleans()), min_size=1, max_size=60))
+def test_kind_counts_from_app_counts_are_the_counts_of_each_rows_kind(rows) -> None:
+    app = np.array([APPS.index(name) if name is not None else -1 for name, _ in rows])
+    opened = np.array([flag for _, flag in rows])
+    kinds = _kinds_of_apps(APPS)
+    per_app = CrossCounts.of({"postingApp": (app, len(APPS))}, opened).per_value("postingApp")
+    rows_per_kind, opens_per_kind = kinds.per_kind(*per_app)
+    catalog = app_catalog()
+    kind_of = dict(zip(catalog.apps, catalog.kind_of_app.tolist(), strict=True))
+    row_kind = np.array([kind_of.get(APPS[code], -1) if code >= 0 else -1 for code in app])
+    kinds_range = range(len(catalog.kinds))
+    assert rows_per_kind.tolist() == [int((row_kind == k).sum()) for k in kinds_range]
+    assert opens_per_kind.tolist() == [int((opened & (row_kind == k)).sum()) for k in kinds_range]
+    assert rows_per_kind.dtype == opens_per_kind.dtype == np.int64

@@ -34,7 +34,6 @@ from pushgen.data.describe_time import (
     distinct,
     fatigue_stats,
     group_medians,
-    mean_or_none,
     median_or_none,
     num_or_none,
     period_stats,
@@ -55,6 +54,7 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 MS_PER_DAY = 86_400_000
 MINUTES_PER_DAY = 1_440
 ONGOING_FLAG = "ongoing as a flag"
+CLOCK_FEATURES = ("day", "time")  # the weekday and the time of day
 
 
 def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Table | None = None) -> dict:
@@ -78,8 +78,10 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
     last_day = first_day + days - 1
     population = _population(by_user.ids, users)
     calendar = np.arange(first_day, last_day + 1)
-    apps, kinds = table.coded("postingApp"), _kind_of(table.coded("postingApp"))
-    counts = _cross_counts(table, rows, kinds)
+    apps = table.coded("postingApp")
+    counts = _cross_counts(table, rows)
+    kinds = _kinds_of_apps(apps.labels)
+    by_kind = kinds.per_kind(*counts.per_value("postingApp"))
     return {
         "rows": len(table),
         "users": len(population),
@@ -90,8 +92,8 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
         "hourly": _hourly(rows, counts),
         "weekday": _weekday(counts, len(population), (calendar + 3) % 7),
         "asleep": _asleep(rows, by_user, users),
-        "open_rate": _open_rates(counts, by_user.open_rates(rows.opened), kinds),
-        "by_kind": _groups(kinds.labels, *counts.per_value("kind"), len(table)),
+        "open_rate": _open_rates(counts, by_user.open_rates(rows.opened), kinds, by_kind),
+        "by_kind": _groups(kinds.labels, *by_kind, len(table)),
         "by_category": _groups(table.coded("category").labels, *counts.per_value("category"), len(table)),
         "top_apps": _top_apps(apps, counts),
         "ongoing": _groups(table.coded("ongoing").labels, *counts.per_value("ongoing"), len(table)),
@@ -274,8 +276,8 @@ def _weekday(by_value: CrossCounts, n_users: int, calendar_weekdays: np.ndarray)
 
 def _asleep(rows: Rows, by_user: UserRows, users: dict[str, np.ndarray] | None) -> dict:
     first, last = ASLEEP_HOURS
-    out = {"hours": [first, last], "share": mean_or_none((rows.hour >= first) & (rows.hour < last)),
-           "share_in_users_sleep": None}
+    in_hours = np.count_nonzero((rows.hour >= first) & (rows.hour < last))
+    out = {"hours": [first, last], "share": _share(in_hours, len(rows.hour)), "share_in_users_sleep": None}
     window = _sleep_window(users)
     if window is not None:
         where = _positions(users["user_id"], by_user.ids)  # per distinct user
@@ -289,7 +291,8 @@ def _asleep(rows: Rows, by_user: UserRows, users: dict[str, np.ndarray] | None) 
             asleep = _sleeping(np.arange(MINUTES_PER_DAY)[:, None], bed, wake).reshape(-1)[minute]
         else:
             asleep = _sleeping(minute, bed[by_user.index], wake[by_user.index])
-        out["share_in_users_sleep"] = mean_or_none(asleep if known.all() else asleep[known])
+        asleep = asleep if known.all() else asleep[known]
+        out["share_in_users_sleep"] = _share(np.count_nonzero(asleep), len(asleep))
     return out
 
 
@@ -321,25 +324,40 @@ def _minutes(clock: np.ndarray) -> np.ndarray:
     return np.array([int(hours) * 60 + int(minutes) for hours, minutes in hours_minutes], dtype=np.int64)
 
 
-def _kind_of(apps: Coded) -> Coded:
+@dataclass(frozen=True)
+class AppKinds:
+    """The catalog's kinds and the kind of each app label (-1: an app outside the catalog)."""
+
+    labels: tuple[str, ...]
+    of_app: np.ndarray
+
+    def code_of(self, kind: str) -> int:
+        return self.labels.index(kind) if kind in self.labels else -1
+
+    def per_kind(self, rows: np.ndarray, opened: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and opened rows per kind, from the rows and opened rows per app."""
+        known = self.of_app >= 0
+        return tuple(np.bincount(self.of_app[known], weights=per_app[known], minlength=len(self.labels))
+                     .astype(np.int64) for per_app in (rows, opened))  # integers below 2**53: exact
+
+
+def _kinds_of_apps(apps: tuple) -> AppKinds:
     catalog = app_catalog()
     position_of = {app: position for position, app in enumerate(catalog.apps)}
-    positions = np.array([position_of.get(label, -1) for label in apps.labels], dtype=np.int64)
-    kind = np.where(positions >= 0, catalog.kind_of_app[positions], -1)
-    return Coded(np.append(kind, -1)[apps.codes], tuple(catalog.kinds))
+    positions = np.array([position_of.get(label, -1) for label in apps], dtype=np.int64)
+    return AppKinds(tuple(catalog.kinds), np.where(positions >= 0, catalog.kind_of_app[positions], -1))
 
 
-def _cross_counts(table: TableColumns, rows: Rows, kinds: Coded) -> CrossCounts:
+def _cross_counts(table: TableColumns, rows: Rows) -> CrossCounts:
     """Rows and opens per value of the grouped columns, the ongoing flag (unless the column is
     boolean: then its own values), the listening state
     (0: neither headphones with music nor a message, 1: a message, 2: headphones with music,
     3: both), the clock hour, the weekday, the period and the app."""
     listening = (table.flags("headphonesIn") & table.flags("musicActive")).view(np.int8) * 2
     listening += table.coded("category").equals("msg")
-    columns = {"kind": (kinds.codes, len(kinds.labels)),
-               **{name: (table.coded(name).codes, len(table.coded(name).labels))
-                  for name in ("category", "ongoing", "ringerMode", "activity")},
-               "listening": (listening, 4), "hour": (rows.hour, 24), "weekday": (rows.weekday, 7)}
+    columns = {name: (table.coded(name).codes, len(table.coded(name).labels))
+               for name in ("category", "ongoing", "ringerMode", "activity")}
+    columns |= {"listening": (listening, 4), "hour": (rows.hour, 24), "weekday": (rows.weekday, 7)}
     if not table.is_boolean("ongoing"):
         columns[ONGOING_FLAG] = (table.flags("ongoing"), 2)
     period = rows.day // PERIOD_DAYS
@@ -381,9 +399,9 @@ def _top_apps(apps: Coded, by_value: CrossCounts) -> list[dict]:
     return [{"app": app, "kind": kind_of.get(app), **values} for app, values in ranked]
 
 
-def _open_rates(counts: CrossCounts, per_user: np.ndarray, kinds: Coded) -> dict:
+def _open_rates(counts: CrossCounts, per_user: np.ndarray, kinds: AppKinds,
+                by_kind: tuple[np.ndarray, np.ndarray]) -> dict:
     rows, opens = counts.total()
-    by_kind = counts.per_value("kind")
     by_flag = counts.per_value(ONGOING_FLAG if ONGOING_FLAG in counts.names else "ongoing")
     messaging, system = kinds.code_of("messaging"), kinds.code_of("system")
 
@@ -421,17 +439,26 @@ def _headphones_music(counts: CrossCounts) -> dict:
 
 def _timing(rows: Rows) -> dict:
     quick = rows.response <= QUICK_SECONDS
+    opened = np.count_nonzero(rows.opened)
     return {
         "median_response_opened_s": median_or_none(rows.response[rows.opened]),
         "median_response_s": median_or_none(rows.response),
-        "opened_within_10min": mean_or_none(quick[rows.opened]),
-        "handled_within_10min": mean_or_none(quick),
+        "opened_within_10min": _share(np.count_nonzero(quick & rows.opened), opened),
+        "handled_within_10min": _share(np.count_nonzero(quick), len(quick)),
     }
+
+
+def _share(count: int, total: int) -> float | None:
+    """``count / total`` as the mean of ``total`` flags of which ``count`` are set (None: no flags)."""
+    return count / total if total else None
 
 
 def _repetition(table: TableColumns, by_user: UserRows, opened: np.ndarray) -> dict:
     """Shares of rows equal to another row of the same user on all features (and the action)."""
-    features = [table.equality_codes(name) for name in schemas.FEATURES]
+    # The clock features lead the packed keys: a user's rows come in time order, so their keys come
+    # partly in order, which the stable sort gains from.
+    names = sorted(schemas.FEATURES, key=lambda name: name not in CLOCK_FEATURES)
+    features = [table.equality_codes(name) for name in names]
     groups = EqualRows.of(by_user.index, len(by_user.ids), features, opened)
     dismissed = groups.size - groups.flagged
     same_action = groups.flagged * (groups.flagged > 1) + dismissed * (dismissed > 1)

@@ -80,5 +80,6 @@ class CrossCounts:
 
     def total(self) -> tuple[int, int]:
         """All rows and all opened rows."""
-        by_action = self.parts[0].cells.reshape(-1, 2).sum(axis=0)
+        first = self.parts[0]
+        by_action = first.cells.reshape(-1, 2)[first.filled].sum(axis=0)
         return int(by_action.sum()), int(by_action[1])

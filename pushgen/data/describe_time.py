@@ -159,10 +159,10 @@ def _user_time_key(user: np.ndarray, ms: np.ndarray, stride: int) -> np.ndarray:
 
 def fatigue_stats(rows: Rows, app: np.ndarray) -> dict:
     load = recent_load(rows.user, rows.ms, FATIGUE_WINDOW_MINUTES * 60_000)
-    bucket = np.zeros(len(load), dtype=np.int8)
-    for low, _ in FATIGUE_BUCKETS[1:]:
-        bucket += load >= low
-    counts, opens = counts_and_opens(bucket, rows.opened, len(FATIGUE_BUCKETS))
+    per_load = counts_and_opens(load, rows.opened, int(load.max(initial=0)) + 1)
+    starts = [low for low, _ in FATIGUE_BUCKETS]
+    counts, opens = (np.add.reduceat(np.r_[per_level, np.zeros(starts[-1], dtype=np.int64)], starts)
+                     for per_level in per_load)  # padded: every bucket's first level exists
     buckets = {}
     for (low, high), n, opened in zip(FATIGUE_BUCKETS, counts, opens, strict=True):
         label = f"{low}-{high}" if high is not None else f"{low}+"
