@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.data.fingerprint import fingerprint
-from pushgen.data.generator import GenerationError, make_recipe
+from pushgen.data.generator import FAKER_LOCALE, GenerationError, make_recipe, pseudonyms
 from pushgen.data.verify import verify_dataset
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
+from pushgen.model.seeding import NodeFamily, integer_seed
 from pushgen.publishing.card import dataset_card
 
 ENGAGEMENT_COLUMNS = ("action", "seenTime", "decisionTime", "responseTime")
@@ -236,3 +237,16 @@ def test_a_user_whose_phone_stays_off_has_no_rows_and_the_dataset_is_written(tmp
     folder = write_dataset(dataset, tmp_path / "d", card=dataset_card)
     verify_dataset(folder)
     assert (folder / "README.md").read_text().count("\n") > 100
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), user_ids=st.lists(st.integers(0, 10_000_000), max_size=4))
+def test_pseudonyms_are_the_names_a_faker_with_every_provider_gives(seed, user_ids):
+    from faker import Faker
+
+    every_provider = Faker(FAKER_LOCALE)
+    expected = []
+    for user_id in user_ids:
+        every_provider.seed_instance(integer_seed(seed, user_id, NodeFamily.PSEUDONYM))
+        expected.append(every_provider.name())
+    assert pseudonyms(seed, user_ids) == expected
