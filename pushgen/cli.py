@@ -4,14 +4,13 @@ other command to ``pushgen.commands`` (imported only then: it needs pandas and p
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from pushgen import own_process
 from pushgen._version import __version__
-from pushgen.model.compiled import skip_blas_probe
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,13 +38,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def program() -> int:
-    """The ``pushgen`` program: ``main`` on the process's arguments. What the command made is then
-    left to the process's end without the interpreter's last search for reference cycles, which
-    walks every object numba and pyarrow made (about 0.3 s) and frees nothing the exit would not.
-    numba starts without looking for a BLAS (``pushgen.model.compiled.skip_blas_probe``)."""
-    skip_blas_probe()
+    """The ``pushgen`` program: ``main`` on the process's arguments, in a process of pushgen's own
+    (``pushgen.own_process``: how numba and the cycle collector start, and how the process ends)."""
+    own_process.start()
     code = main()
-    gc.freeze()
+    own_process.end()
     return code
 
 

@@ -168,20 +168,28 @@ def test_version():
 def test_the_program_leaves_its_objects_to_the_exit_and_keeps_the_code(monkeypatch, capsys):
     import gc
 
+    from pushgen import own_process
     from pushgen.cli import program
+    from pushgen.model import compiled
 
+    monkeypatch.setattr(compiled, "_probe_blas", True)  # restored after: this process runs other tests
+    thresholds = gc.get_threshold()
     monkeypatch.setattr(sys, "argv", ["pushgen", "--version"])
     try:
         assert program() == 0
         assert gc.get_freeze_count() > 0
+        assert gc.get_threshold() == (own_process.YOUNG_OBJECTS, *thresholds[1:])
+        assert compiled._probe_blas is False
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
     assert capsys.readouterr().out == f"pushgen, version {__version__}\n"
     monkeypatch.setattr(sys, "argv", ["pushgen", "make", "--users", "0"])
     try:
         assert program() == 2
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
 
 
 def test_python_dash_m_pushgen_makes_the_same_bytes_as_the_installed_program(tmp_path):

@@ -128,10 +128,10 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, module):
     assert list(cwd.iterdir()) == []
 
 
-def test_a_worker_leaves_what_it_holds_out_of_the_last_cycle_search_at_its_exit():
+def test_a_worker_starts_and_ends_as_a_process_of_pushgens_own():
     script = ("import atexit, gc\nfrom pushgen.data.engines import start_worker\n"
-              "start_worker()\nbefore = gc.get_freeze_count()\natexit._run_exitfuncs()\n"
-              "print(before, gc.get_freeze_count() > 0)\n")
+              "print(gc.get_threshold()[0])\nstart_worker()\nbefore = gc.get_freeze_count()\n"
+              "atexit._run_exitfuncs()\nprint(gc.get_threshold()[0], before, gc.get_freeze_count() > 0)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["0", "True"]
+    assert done.stdout.split() == ["700", "10000", "0", "True"]

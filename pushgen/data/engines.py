@@ -18,7 +18,6 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import contextlib
-import gc
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -31,11 +30,11 @@ from itertools import islice
 
 import pyarrow as pa
 
+from pushgen import own_process
 from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
 from pushgen.data.shared_work import SharedWork
 from pushgen.data.writer import Bucket, Tables
-from pushgen.model.compiled import skip_blas_probe
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000
@@ -138,13 +137,12 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
 def start_worker() -> None:
     """In a worker process, before its first bucket: it ends with its parent, and Arrow allocates
     from the C library's allocator, which gives a bucket's memory back once it is sent; mimalloc,
-    Arrow's default, keeps some 30-40 MiB more mapped in every worker. At its exit, what it holds
-    is left out of the interpreter's last search for reference cycles, and numba starts without
-    looking for a BLAS (both as in ``pushgen.cli.program``)."""
+    Arrow's default, keeps some 30-40 MiB more mapped in every worker. It starts and ends as a
+    process of pushgen's own (``pushgen.own_process``), as the ``pushgen`` program does."""
     end_with_parent()
-    skip_blas_probe()
+    own_process.start()
     pa.set_memory_pool(pa.system_memory_pool())
-    atexit.register(gc.freeze)
+    atexit.register(own_process.end)
 
 
 def end_with_parent() -> None:
