@@ -13,10 +13,12 @@ import functools
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from tqdm.auto import tqdm
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 T = TypeVar("T")
 
@@ -46,8 +48,23 @@ def shown(outside: bool = False) -> bool:
 def bar(iterable: Iterable[T] | None = None, *, desc: str, total: float | None = None,
         unit: str = "it", **options: Any) -> tqdm:
     """A tqdm bar on stderr, drawn only when ``shown()``; it disappears when done."""
+    from tqdm.auto import tqdm
+
     return tqdm(iterable, desc=desc, total=total, unit=unit, leave=False, file=sys.stderr,
                 disable=not shown(), dynamic_ncols=True, **options)
+
+
+@contextlib.contextmanager
+def counter(*, desc: str, total: int, unit: str, drawn: bool) -> Iterator[Callable[[int], object]]:
+    """A function that advances a tqdm bar on stderr (it stays when done), or, not ``drawn``, one
+    that does nothing: then tqdm is not even imported (``make`` without a terminal)."""
+    if not drawn:
+        yield lambda steps: None
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(total=total, unit=unit, desc=desc) as shown_bar:
+        yield shown_bar.update
 
 
 def note(text: str) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.progress import bar, note, shown, stages, terminal_progress
+from pushgen.progress import bar, counter, note, shown, stages, terminal_progress
 
 PUSHGEN = [sys.executable, "-m", "pushgen"]
 
@@ -134,3 +134,17 @@ def test_outside_a_command_the_library_draws_nothing(capsys):
         assert not shown()
         note("hidden")
     assert capsys.readouterr().err == ""
+
+
+def test_a_counter_not_drawn_imports_no_tqdm_and_a_drawn_one_counts(capsys):
+    script = ("import sys\nfrom pushgen.progress import counter\n"
+              "with counter(desc='job', total=3, unit='user', drawn=False) as advance:\n"
+              "    advance(3)\nprint(sorted(m for m in sys.modules if m.startswith('tqdm')))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]" and done.stderr == ""
+    with counter(desc="job", total=3, unit="user", drawn=True) as advance:
+        advance(2)
+        advance(1)
+    drawn = capsys.readouterr().err
+    assert "job" in drawn and "3/3" in drawn

@@ -8,7 +8,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
-from tqdm.auto import tqdm
 
 from pushgen import stopping
 from pushgen.data.capacity import check_fits
@@ -19,6 +18,7 @@ from pushgen.data.generator import Dataset, Recipe
 from pushgen.data.outputs import sha256_file
 from pushgen.data.writer import DatasetWriter, Tables, writing
 from pushgen.model.engagement import EngagementParameters
+from pushgen.progress import counter
 
 
 def make_dataset(
@@ -52,14 +52,14 @@ def make_dataset(
             DatasetWriter(work, fmt, partitioned)) as writer:
         described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
         sampled = partitioned or is_partitioned(recipe)
-        with tqdm(total=recipe.users, unit="user", disable=not progress, desc="pushgen") as bar:
+        with counter(desc="pushgen", total=recipe.users, unit="user", drawn=progress) as advance:
             for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
                                   encode=partitioned, fmt=fmt):
                 stopping.check()
                 writer.add(bucket)
                 if bucket.tables is not None and not (sampled and described):
                     described.append(bucket.tables)
-                bar.update(len(bucket.user_ids))
+                advance(len(bucket.user_ids))
         dataset = _as_dataset(recipe, described) if card is not None and described else None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-closing") as closing:
             closed = closing.submit(writer.close, recipe)

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from tqdm.auto import tqdm
 
 from pushgen import schemas, stopping
 from pushgen._version import __version__
@@ -22,6 +21,7 @@ from pushgen.model.priors import Priors, PriorsError
 from pushgen.model.seeding import NodeFamily, integer_seed
 from pushgen.model.timegrid import TimeGrid, add_months
 from pushgen.model.user import UserData, simulate_user
+from pushgen.progress import counter
 from pushgen.text_tables import html_table
 
 if TYPE_CHECKING:
@@ -259,6 +259,9 @@ def generate(
     """
     recipe = make_recipe(users=users, months=months, days=days, start=start, seed=seed,
                          first_user=first_user, priors=priors)
-    simulated = list(tqdm(simulate(recipe), total=recipe.users, unit="user",
-                          disable=not progress, desc="pushgen"))
+    simulated = []
+    with counter(desc="pushgen", total=recipe.users, unit="user", drawn=progress) as advance:
+        for user in simulate(recipe):
+            simulated.append(user)
+            advance(1)
     return Dataset.from_users(recipe, simulated)
