@@ -1,7 +1,8 @@
 """How fast is generation? In-process rows/s, `pushgen make` end to end, and the floors.
 
     (a) rows/s of ``pushgen.generate(users, months)`` in this process (best of 3)
-    (b) wall time of the subprocess ``pushgen make --users U --months M --out TMP`` (best of 3)
+    (b) wall time of the subprocess ``pushgen make --users U --months M --out TMP`` (best of 3), each
+        run into a new folder (no ``--force``, whose check of the folder it replaces is not the aim's)
     (c) peak memory (max RSS) of that subprocess
     (d) the floor: the same tables written with plain ``pyarrow.parquet.write_table``
     (e) interpreter start-up: ``python -c "import pushgen"``; (b), (d) with pushgen's options and
@@ -25,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
 
         # (b, c) end to end, peak memory of the child
         make = [*pushgen_command(), "make", "--users", str(args.users), "--months",
-                str(args.months), "--out", str(work / "made"), "--force"]
+                str(args.months), "--out", str(work / "made")]
         # (d) the floor: plain Parquet writes of the same tables
         tables = {
             "notifications": dataset.notifications_arrow,
@@ -159,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         # the end-to-end ratio's three parts are taken in turn, so that they share the machine's load
         runs, zstd_runs, startups = [], [], []
         for _ in range(args.repeat):
+            shutil.rmtree(work / "made", ignore_errors=True)  # a new folder each time, as the aim's command
             runs.append(run_child(make))
             zstd_runs.append(best_cpu_of(1, write_plain(tuple(tables), **PARQUET_OPTIONS))[:2])
             startups.append(run_child([sys.executable, "-c", "import pushgen"]))  # (e)
