@@ -259,8 +259,13 @@ def generate(
     """
     recipe = make_recipe(users=users, months=months, days=days, start=start, seed=seed,
                          first_user=first_user, priors=priors)
+    return simulated_dataset(recipe, progress)
+
+
+def simulated_dataset(recipe: Recipe, progress: bool = False, desc: str = "pushgen") -> Dataset:
+    """Every user of ``recipe`` simulated in this process; with a bar named ``desc`` if ``progress``."""
     simulated = []
-    with counter(desc="pushgen", total=recipe.users, unit="user", drawn=progress) as advance:
+    with counter(desc=desc, total=recipe.users, unit="user", drawn=progress) as advance:
         for user in simulate(recipe):
             simulated.append(user)
             advance(1)

@@ -6,10 +6,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
 from pushgen.data.dataset import DatasetError
-from pushgen.data.generator import Dataset, Recipe, simulate
+from pushgen.data.generator import Recipe, simulated_dataset
 from pushgen.data.writer import write_dataset
 from pushgen.publishing.croissant import write_croissant
 from pushgen.publishing.split_card import write_card
@@ -42,9 +40,7 @@ def build_split(
     out = Path(out)
     if not out.parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {out.parent} does not exist")
-    users = list(tqdm(simulate(recipe), total=recipe.users, unit="user", disable=not progress,
-                      desc=name))
-    dataset = Dataset.from_users(recipe, users)
+    dataset = simulated_dataset(recipe, progress, desc=name)
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.dataset-", dir=out.parent) as scratch:
         source = write_dataset(dataset, Path(scratch) / "dataset")
         return make_split(source, out, spec, force=force, name=name, version=version,
