@@ -683,17 +683,22 @@ def _run_then_blas_state(tmp_path, before: str) -> list[str]:
     return " ".join(run.stdout.splitlines()[-2:]).split()
 
 
+# float32 shocks: a variant that was not compiled ahead of time, so numba starts
+START_NUMBA = ("import numpy as np\nfrom pushgen.model.engagement_kernel import autoregression\n"
+               "autoregression(np.ones(2, dtype=np.float32), 0.5)\n")
+
+
 def test_the_program_starts_numba_without_importing_scipy_linalg_and_leaves_it_importable(tmp_path):
     make = ("import sys\nfrom pushgen.cli import program\n"
             "sys.argv = ['pushgen', 'make', '--users', '2', '--days', '3', '--out', 'made']\n"
-            "assert program() == 0\n")
+            "assert program() == 0\n" + START_NUMBA)
     assert _run_then_blas_state(tmp_path, make) == ["False", "False", "'absent'", "importable"]
     assert (tmp_path / "made" / "manifest.json").is_file()
 
 
 def test_a_worker_starts_numba_without_importing_scipy_linalg(tmp_path):
     worker = ("from pushgen.data.engines import start_worker\nstart_worker()\n"
-              "import pushgen\npushgen.generate(users=1, days=2)\n")
+              "import pushgen\npushgen.generate(users=1, days=2)\n" + START_NUMBA)
     assert _run_then_blas_state(tmp_path, worker)[:2] == ["False", "False"]
 
 

@@ -4,7 +4,8 @@ cached on disk.
 numba is imported and a kernel compiled (or loaded from the cache) at the kernel's first call,
 so that importing pushgen costs nothing for code that never runs one. The cache goes beside
 the module (or numba's per-user folder, or ``NUMBA_CACHE_DIR``); where no folder is writable,
-a kernel is compiled in each process instead.
+a kernel is compiled in each process instead. A process of pushgen's own calls the variants
+compiled when pushgen was installed (``ahead_of_time``) where the argument types have one.
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from pushgen.model import ahead_of_time
+
 BLAS_PROBE = "scipy.linalg.cython_blas"  # what numba imports to find a BLAS
 _probe_blas = True
+_ahead_of_time = False
+_kernels: list[Kernel] = []
 
 
 class Kernel:
@@ -26,6 +31,8 @@ class Kernel:
         functools.update_wrapper(self, function)
         self.python = function
         self._compiled: Callable[..., Any] | None = None
+        self._variants: dict[ahead_of_time.Key, Callable[..., Any]] | None = None  # None: not looked up
+        _kernels.append(self)
 
     def compiled(self) -> Callable[..., Any]:
         if self._compiled is None:
@@ -36,12 +43,25 @@ class Kernel:
                 self._compiled = numba.njit(cache=False, nogil=True)(self.python)
         return self._compiled
 
+    def variants(self) -> dict[ahead_of_time.Key, Callable[..., Any]]:
+        """The variants compiled ahead of time, by argument key (none outside pushgen's own
+        processes, or without a usable extension)."""
+        if self._variants is None:
+            everything = ahead_of_time.compiled_variants() if _ahead_of_time else None
+            self._variants = (everything or {}).get(ahead_of_time.kernel_name(self.python), {})
+        return self._variants
+
     def __call__(self, *args: Any) -> Any:
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self.compiled()
+        variants = self._variants
+        if variants is None:
+            variants = self.variants()
+        function = variants.get(ahead_of_time.argument_key(args)) if variants else None
+        if function is None:
+            function = self._compiled
+            if function is None:
+                function = self.compiled()
         try:
-            return compiled(*args)
+            return function(*args)
         except SystemError as error:
             stop = _signal_exception(error)
             if stop is None:
@@ -69,6 +89,20 @@ def skip_blas_probe() -> None:
     instead of BLAS dot), which no pushgen kernel uses; a library user's process is left alone."""
     global _probe_blas
     _probe_blas = False
+
+
+def use_ahead_of_time(use: bool = True) -> None:
+    """In a process of pushgen's own: kernels call their variants compiled ahead of time, where the
+    argument types have one, instead of starting numba (``ahead_of_time``)."""
+    global _ahead_of_time
+    _ahead_of_time = use
+    for loaded in _kernels:
+        loaded._variants = None
+
+
+def loaded_kernels() -> list[Kernel]:
+    """The kernels numba has compiled (or loaded from its cache) in this process."""
+    return [loaded for loaded in _kernels if loaded._compiled is not None]
 
 
 def _numba() -> ModuleType:
