@@ -19,7 +19,7 @@ from numba.core import sigutils
 
 import pushgen
 from pushgen.model import ahead_of_time, compiled, kernel_signatures
-from pushgen.model.ahead_of_time_build import signature_text
+from pushgen.model.ahead_of_time_build import signature_text, type_key
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPE = dict(users=3, days=28, seed=7)
@@ -105,7 +105,7 @@ ARGUMENTS = st.recursive(st.one_of(arrays(), SCALARS), lambda inner: st.lists(in
 @given(arguments=st.lists(ARGUMENTS, max_size=4))
 def test_a_call_is_keyed_by_the_types_numba_gives_its_arguments(arguments):
     assert ahead_of_time.argument_key(arguments) == tuple(
-        ahead_of_time.type_key(numba.typeof(argument)) for argument in arguments)
+        type_key(numba.typeof(argument)) for argument in arguments)
 
 
 def test_calls_in_another_order_or_dtype_have_another_key():

@@ -54,3 +54,16 @@ def test_an_installed_wheel_carries_the_schemas():
         pytest.skip("an editable install: the package runs from the repository")
     for entity in schemas.ENTITIES:
         assert f"pushgen/_schemas/{entity}.schema.json" in names
+
+
+def test_an_installed_wheel_carries_the_kernels_compiled_ahead_of_time():
+    try:
+        files = metadata.files("pushgen") or []
+    except metadata.PackageNotFoundError:
+        pytest.skip("pushgen is not installed")
+    names = {str(f) for f in files}
+    if not any(n.startswith("pushgen/") and n.endswith(".py") for n in names):
+        pytest.skip("an editable install: the package runs from the repository")
+    model = {Path(n).name for n in names if n.startswith("pushgen/model/_kernels")}
+    assert "_kernels.json" in model
+    assert any(name.startswith("_kernels.") and name.endswith((".so", ".pyd")) for name in model), model

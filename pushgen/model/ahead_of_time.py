@@ -89,18 +89,6 @@ def _init_keys() -> dict[type, Callable[[Any], Any]]:
 _KEYS: dict[type, Callable[[Any], Any]] = _init_keys()
 
 
-def type_key(numba_type: Any) -> Any:
-    """``argument_key``'s key of an argument numba types as ``numba_type`` (imports numba)."""
-    from numba import types
-    from numba.np.numpy_support import as_dtype
-
-    if isinstance(numba_type, types.Array):
-        return (as_dtype(numba_type.dtype).str, numba_type.ndim, numba_type.layout, numba_type.mutable)
-    if isinstance(numba_type, types.BaseTuple):
-        return tuple(type_key(element) for element in numba_type)
-    return as_dtype(numba_type).str
-
-
 def as_key(value: Any) -> Any:
     """A key read back from JSON: lists become tuples again."""
     return tuple(as_key(element) for element in value) if isinstance(value, list) else value

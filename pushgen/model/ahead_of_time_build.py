@@ -46,6 +46,18 @@ def _scalar_text(numba_type: Any) -> str:
     return "boolean" if str(numba_type) == "bool" else str(numba_type)
 
 
+def type_key(numba_type: Any) -> Any:
+    """``ahead_of_time.argument_key``'s key of an argument numba types as ``numba_type``."""
+    from numba import types
+    from numba.np.numpy_support import as_dtype
+
+    if isinstance(numba_type, types.Array):
+        return (as_dtype(numba_type.dtype).str, numba_type.ndim, numba_type.layout, numba_type.mutable)
+    if isinstance(numba_type, types.BaseTuple):
+        return tuple(type_key(element) for element in numba_type)
+    return as_dtype(numba_type).str
+
+
 def dispatcher_signatures(dispatcher: Any) -> list[str]:
     """``return(arguments)`` of every variant a numba dispatcher has compiled."""
     return [f"{signature_text(dispatcher.overloads[arguments].signature.return_type)}"
@@ -86,7 +98,7 @@ def compile_kernels(folder: Path) -> list[Path]:
             arguments, _ = sigutils.normalize_signature(text)
             export = ahead_of_time.export_name(kernel, variant)
             extension.export(export, text)(function)
-            key = tuple(ahead_of_time.type_key(argument) for argument in arguments)
+            key = tuple(type_key(argument) for argument in arguments)
             exports.setdefault(kernel, []).append([_as_json(key), export])
     with tempfile.TemporaryDirectory() as scratch:
         extension.output_dir = scratch
