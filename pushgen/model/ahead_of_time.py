@@ -1,7 +1,7 @@
 """The model's kernels compiled ahead of time, when pushgen is installed.
 
 The build (``ahead_of_time_build``, run by the wheel's build hook) compiles every kernel for the
-argument types generation calls it with (``kernel_signatures``) into one extension module,
+argument types generation and the judge call it with (``kernel_signatures``) into one extension,
 ``_kernels``, and writes beside it ``_kernels.json``: the digest of the kernel sources it was
 built from and, per kernel, its compiled variants by argument key. A process of pushgen's own
 (the ``pushgen`` program, the workers of ``make --jobs``) calls these instead of starting numba,
@@ -10,7 +10,8 @@ which costs about 0.4 s per process (numba's import, its registries, a cache loa
 numba's JIT, the same source, serves every other call: a library user's process (whose kernels,
 compiled for the machine's CPU, run a few percent faster once loaded), argument types without a
 compiled variant, no extension (no C compiler when pushgen was installed) and an extension built
-from other kernel sources (an edited checkout). This module imports only the standard library.
+from other kernel sources (an edited checkout). This module imports only the standard library and
+numpy.
 """
 
 from __future__ import annotations

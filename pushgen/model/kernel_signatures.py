@@ -1,7 +1,8 @@
-"""The argument types generation calls each kernel with, by kernel (module.name): the variants
-the build compiles ahead of time (``ahead_of_time``). Written by ``scripts/kernel_signatures.py``;
-a test checks them against what generation calls. numba's signature strings: ``float64[::1]`` is
-a C-ordered 1-d array, ``UniTuple(T, n)`` n values of type T, ``Tuple((T, U))`` a T and a U."""
+"""The argument types generation and the judge call each kernel with, by kernel (module.name):
+the variants the build compiles ahead of time (``ahead_of_time``). Written by
+``scripts/kernel_signatures.py``; a test checks them against what those call. numba's signature
+strings: ``float64[::1]`` is a C-ordered 1-d array, ``UniTuple(T, n)`` n values of type T,
+``Tuple((T, U))`` a T and a U."""
 
 SIGNATURES: dict[str, tuple[str, ...]] = {
     'arrivals_kernel.all_posts': (
@@ -47,8 +48,14 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     'engagement_kernel.autoregression': (
         'float64[::1](float64[::1], float64)',
     ),
+    'engagement_kernel.feature_sums': (
+        'float64[::1](float64[::1], UniTuple(float64[:, ::1], 11), int64[::1], UniTuple(int64[::1], 11))',
+        'float64[::1](float64[::1], UniTuple(float64[:, ::1], 7), int64[::1], UniTuple(int64[::1], 7))',
+    ),
     'engagement_kernel.first_outside': (
         'int64(UniTuple(int16[::1], 18), int64[::1])',
+        'int64(UniTuple(int64[::1], 11), int64[::1])',
+        'int64(UniTuple(int64[::1], 7), int64[::1])',
     ),
     'engagement_kernel.open_logits': (
         'float64[::1](int64[::1], UniTuple(float64[::1], 8), UniTuple(float64[:, ::1], 11), UniTuple(int16[::1], 11), UniTuple(float64[:, ::1], 7), UniTuple(int16[::1], 7), float64[:, ::1], boolean[::1], float64[::1], float64[:, ::1], Tuple((float64[:, ::1], float64[:, ::1], float64[::1], float64[:, ::1])), UniTuple(int16[::1], 5), float64[:, :, ::1], int64[::1], int64[::1], float64[:, ::1], float64[:, ::1], UniTuple(int16[::1], 3), boolean[:, ::1], UniTuple(float64[::1], 4))',
@@ -56,14 +63,21 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     'engagement_kernel.row_states': (
         'Tuple((float64[::1], float64[::1], boolean[::1], float64[::1]))(float64[::1], int64[::1], int64, float64[::1], float64[::1], float64[::1], int64[::1], int8[::1], int64)',
     ),
+    'engagement_kernel.situation_effects': (
+        'float64[:, ::1](float64[:, :, ::1], int64[::1], int64[::1], float64[:, ::1], int64[::1], float64[:, ::1], int64[::1])',
+    ),
     'engagement_kernel.state_exponents': (
         'float64[:, ::1](float64[::1], float64[::1], float64[::1], int64[::1], float64)',
+    ),
+    'exposure_kernel.keyed_decayed_sums': (
+        'float64[::1](float64[::1], int64[::1], int64, float64, float64[::1], int64, float64)',
     ),
     'exposure_kernel.logged_decayed_sums': (
         'float64[:, ::1](float64[::1], int16[::1], int16[::1], float64[::1], int64, float64, float64, int16[::1], int16[::1], int64[::1], int64[::1], float64[::1], int64, float64)',
     ),
     'feasibility_kernel.carried_channels': (
         'int64[::1](int64[:, :, :, :, ::1], boolean[:, ::1], boolean[:, ::1], int16[::1], int16[::1], int16[::1], int16[::1], int16[::1], int16[::1], int16[::1])',
+        'int64[::1](int64[:, :, :, :, ::1], boolean[:, ::1], boolean[:, ::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int64[::1])',
     ),
     'features_kernel.context_codes': (
         'int16[:, ::1](int64[::1], int64, int16[::1], int16[::1], int16[::1], int16[::1], int16[::1], float64[::1], float64[::1], int16[::1], boolean[::1], boolean[::1], boolean[::1], int64[:, ::1], int8[::1], float64[::1], int16[::1])',
@@ -93,6 +107,9 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     ),
     'situations_kernel.clock_exponents': (
         'float64[:, ::1](float64[::1], float64, float64, float64[::1], float64[::1], boolean[::1])',
+    ),
+    'situations_kernel.situation_columns': (
+        'float64[:, ::1](float64[:, ::1], float64[:, ::1], int64[::1], float64[:, ::1], int64[::1], float64[::1], int64[::1], float64[:, ::1], int64[::1], int64[::1])',
     ),
     'timings_kernel.branch_exponents': (
         'UniTuple(float64[::1], 3)(boolean[::1], boolean[::1], float64[::1], float64[::1], float64[::1], float64, float64, float64)',
