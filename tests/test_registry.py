@@ -104,7 +104,7 @@ def test_mini_ships_inside_the_package():
         assert config["wheel"]["force-include"][f"generated/pushgen-mini/{version}"] == \
             f"pushgen/_standard/pushgen-mini/{version}"
         assert shipped_copy(lookup("pushgen-mini", version)) is not None
-    assert "generated/pushgen-mini" in config["sdist"]["include"]
+    assert "/generated/pushgen-mini" in config["sdist"]["include"]  # anchored at the root
 
 
 @pytest.mark.parametrize(("text", "version", "label"), [
