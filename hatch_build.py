@@ -34,9 +34,9 @@ class KernelsBuildHook(BuildHookInterface):
                              capture_output=True, text=True, cwd=self.root)
         if run.returncode != 0:
             lines = run.stderr.strip().splitlines() or ["no output"]
-            reason = next((line for line in reversed(lines) if "Error" in line), lines[-1])
-            self.app.display_warning(f"pushgen: kernels not compiled ahead of time ({reason}); "
-                                     "numba compiles them at their first call")
+            reason = next((line for line in reversed(lines) if "Error" in line), lines[-1]).split(". ")[0]
+            self.app.display_warning(f"pushgen: the model's kernels were not compiled ahead of time "
+                                     f"({reason}); numba will compile them at their first use")
             return
         build_data["pure_python"] = False
         build_data["infer_tag"] = True

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numba
 import numpy as np
@@ -115,15 +116,41 @@ def test_calls_in_another_order_or_dtype_have_another_key():
     assert len(keys) == 5
 
 
-def test_an_extension_built_from_other_kernel_sources_is_not_used(monkeypatch, tmp_path):
+def _extension_at(monkeypatch, path: Path) -> None:
+    """As if the extension were built at ``path`` (found there, not imported)."""
+    spec = SimpleNamespace(origin=str(path), name=f"pushgen.model.{ahead_of_time.EXTENSION}")
+    monkeypatch.setattr(ahead_of_time.importlib.util, "find_spec", lambda name: spec)
+
+
+@pytest.mark.parametrize("without", ["sources", "the same sources", "its table"])
+def test_an_extension_built_from_other_kernel_sources_is_not_used(monkeypatch, tmp_path, without):
+    """Nor one whose sources cannot be read (an install of .pyc files only), nor one without the
+    table built with it (another Python's build writes only its own)."""
+    (tmp_path / "_kernels.abi.json").write_text(json.dumps({"digest": ahead_of_time.source_digest(),
+                                                            "kernels": {}}))
+    _extension_at(monkeypatch, tmp_path / "_kernels.abi.so")
+    if without == "sources":
+        monkeypatch.setattr(ahead_of_time, "kernel_sources", lambda folder=None: [tmp_path / "gone.py"])
+    elif without == "the same sources":
+        monkeypatch.setattr(ahead_of_time, "source_digest", lambda folder=None: "other sources")
+    else:
+        _extension_at(monkeypatch, tmp_path / "_kernels.other-abi.so")
     ahead_of_time.compiled_variants.cache_clear()
     try:
-        monkeypatch.setattr(ahead_of_time, "source_digest", lambda folder=None: "other sources")
         assert ahead_of_time.compiled_variants() is None
+    finally:
         monkeypatch.undo()
-        monkeypatch.setattr(ahead_of_time, "MODEL", tmp_path)  # no table: nothing built there
         ahead_of_time.compiled_variants.cache_clear()
-        assert ahead_of_time.compiled_variants() is None
+
+
+def test_an_extension_is_used_with_its_own_table(monkeypatch, tmp_path):
+    (tmp_path / "_kernels.abi.json").write_text(json.dumps(
+        {"digest": ahead_of_time.source_digest(), "kernels": {"k.f": [[[["<f8", 1, "C", True]], "f"]]}}))
+    _extension_at(monkeypatch, tmp_path / "_kernels.abi.so")
+    monkeypatch.setattr(ahead_of_time.importlib, "import_module", lambda name: SimpleNamespace(f=len))
+    ahead_of_time.compiled_variants.cache_clear()
+    try:
+        assert ahead_of_time.compiled_variants() == {"k.f": {(("<f8", 1, "C", True),): len}}
     finally:
         monkeypatch.undo()
         ahead_of_time.compiled_variants.cache_clear()

@@ -2,8 +2,10 @@
 
 The build (``ahead_of_time_build``, run by the wheel's build hook) compiles every kernel for the
 argument types generation and the judge call it with (``kernel_signatures``) into one extension,
-``_kernels``, and writes beside it ``_kernels.json``: the digest of the kernel sources it was
-built from and, per kernel, its compiled variants by argument key. A process of pushgen's own
+``_kernels``, and writes beside it its table (the extension's file name ending in ``.json``, so
+one per Python): the digest of the kernel sources it was built from and, per kernel, its
+compiled variants by argument key. Compiled variants hold the GIL while they run (pycc has no
+``nogil``); the threads of pushgen's own processes release it in pyarrow and numpy. A process of pushgen's own
 (the ``pushgen`` program, the workers of ``make --jobs``) calls these instead of starting numba,
 which costs about 0.4 s per process (numba's import, its registries, a cache load per kernel).
 
@@ -19,13 +21,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.util
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 EXTENSION = "_kernels"
-EXPORTS = "_kernels.json"
 SIGNATURES_MODULE = "kernel_signatures.py"
 MODEL = Path(__file__).resolve().parent
 
@@ -95,18 +97,28 @@ def as_key(value: Any) -> Any:
     return tuple(as_key(element) for element in value) if isinstance(value, list) else value
 
 
+def table_of(extension: Path) -> Path:
+    """The table built with ``extension``: its file name ending in ``.json``."""
+    return extension.with_suffix(".json")
+
+
 @functools.cache
 def compiled_variants() -> dict[str, dict[Key, Callable[..., Any]]] | None:
     """Per kernel, its compiled variants by argument key; None without a usable extension (none
-    built, or built from other kernel sources than these)."""
+    built for this Python, or built from other kernel sources than these, or no sources to
+    compare with)."""
+    spec = importlib.util.find_spec(f"{__package__}.{EXTENSION}")
+    if spec is None or spec.origin is None:
+        return None
     try:
-        exports = json.loads((MODEL / EXPORTS).read_text())
+        exports = json.loads(table_of(Path(spec.origin)).read_text())
+        digest = source_digest()
     except (OSError, ValueError):
         return None
-    if not isinstance(exports, dict) or exports.get("digest") != source_digest():
+    if not isinstance(exports, dict) or exports.get("digest") != digest:
         return None
     try:
-        module = importlib.import_module(f"{__package__}.{EXTENSION}")
+        module = importlib.import_module(spec.name)
     except ImportError:
         return None
     return {kernel: {as_key(key): getattr(module, name) for key, name in variants}

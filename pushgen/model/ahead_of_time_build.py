@@ -77,7 +77,7 @@ def _import_kernels_alone() -> Any:
 
 
 def compile_kernels(folder: Path) -> list[Path]:
-    """Writes the ``_kernels`` extension and ``_kernels.json`` into ``folder``; returns both."""
+    """Writes the ``_kernels`` extension and its table into ``folder``; returns both."""
     signatures = _import_kernels_alone()
     from numba.core import sigutils
 
@@ -106,7 +106,7 @@ def compile_kernels(folder: Path) -> list[Path]:
         built = Path(scratch) / extension.output_file
         target = folder / built.name
         built.replace(target)
-    table = folder / ahead_of_time.EXPORTS
+    table = ahead_of_time.table_of(target)
     contents = {"digest": ahead_of_time.source_digest(MODEL), "kernels": exports}
     table.write_text(json.dumps(contents, indent=1) + "\n")
     return [target, table]
@@ -119,7 +119,7 @@ def _as_json(key: Any) -> Any:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Compile pushgen's kernels ahead of time.")
     parser.add_argument("folder", nargs="?", type=Path, default=MODEL,
-                        help="where to write _kernels and _kernels.json (default: beside the kernels)")
+                        help="where to write the extension and its table (default: beside the kernels)")
     args = parser.parse_args(argv)
     for path in compile_kernels(args.folder):
         print(path)

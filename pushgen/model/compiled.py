@@ -5,7 +5,8 @@ numba is imported and a kernel compiled (or loaded from the cache) at the kernel
 so that importing pushgen costs nothing for code that never runs one. The cache goes beside
 the module (or numba's per-user folder, or ``NUMBA_CACHE_DIR``); where no folder is writable,
 a kernel is compiled in each process instead. A process of pushgen's own calls the variants
-compiled when pushgen was installed (``ahead_of_time``) where the argument types have one.
+compiled when pushgen was installed (``ahead_of_time``, which hold the GIL) where the argument
+types have one.
 """
 
 from __future__ import annotations
