@@ -129,8 +129,9 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, module):
 
 
 def test_a_worker_starts_and_ends_as_a_process_of_pushgens_own():
-    script = ("import atexit, gc\nfrom pushgen.data.engines import start_worker\n"
+    script = ("import atexit, gc, os, signal\nfrom pushgen.data.engines import start_worker\n"
               "print(gc.get_threshold()[0])\nstart_worker()\nbefore = gc.get_freeze_count()\n"
+              "os.kill(os.getpid(), signal.SIGINT)\n"  # left to the parent: nothing happens here
               "atexit._run_exitfuncs()\nprint(gc.get_threshold()[0], before, gc.get_freeze_count() > 0)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -22,6 +22,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import threading
 import warnings
 from collections import deque
@@ -138,7 +139,12 @@ def start_worker() -> None:
     """In a worker process, before its first bucket: it ends with its parent, and Arrow allocates
     from the C library's allocator, which gives a bucket's memory back once it is sent; mimalloc,
     Arrow's default, keeps some 30-40 MiB more mapped in every worker. It starts and ends as a
-    process of pushgen's own (``pushgen.own_process``), as the ``pushgen`` program does."""
+    process of pushgen's own (``pushgen.own_process``), as the ``pushgen`` program does.
+
+    Ctrl-C is left to the parent, which stops the run: a terminal sends it to every process of
+    the group, and a worker interrupted while it sends a bucket would leave half a message in the
+    pipe, which the parent's pool then waits on for ever (and print a traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent()
     own_process.start()
     pa.set_memory_pool(pa.system_memory_pool())
