@@ -44,7 +44,8 @@ def test_time_blocks_cover_every_hour_once():
         "evening", "evening", "night", "night"]
 
 
-def test_an_installed_wheel_carries_the_schemas():
+def _installed_wheel_files() -> set[str]:
+    """The files the installed wheel put in place; skips without one (none, or editable)."""
     try:
         files = metadata.files("pushgen") or []
     except metadata.PackageNotFoundError:
@@ -52,19 +53,17 @@ def test_an_installed_wheel_carries_the_schemas():
     names = {str(f) for f in files}
     if not any(n.startswith("pushgen/") and n.endswith(".py") for n in names):
         pytest.skip("an editable install: the package runs from the repository")
+    return names
+
+
+def test_an_installed_wheel_carries_the_schemas():
+    names = _installed_wheel_files()
     for entity in schemas.ENTITIES:
         assert f"pushgen/_schemas/{entity}.schema.json" in names
 
 
 def test_an_installed_wheel_carries_the_kernels_compiled_ahead_of_time():
-    try:
-        files = metadata.files("pushgen") or []
-    except metadata.PackageNotFoundError:
-        pytest.skip("pushgen is not installed")
-    names = {str(f) for f in files}
-    if not any(n.startswith("pushgen/") and n.endswith(".py") for n in names):
-        pytest.skip("an editable install: the package runs from the repository")
-    model = {Path(n).name for n in names if n.startswith("pushgen/model/_kernels")}
+    model = {Path(n).name for n in _installed_wheel_files() if n.startswith("pushgen/model/_kernels")}
     extensions = [name for name in model if name.endswith((".so", ".pyd"))]
     assert len(extensions) == 1, model
     assert str(Path(extensions[0]).with_suffix(".json")) in model  # its table
