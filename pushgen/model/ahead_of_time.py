@@ -4,10 +4,11 @@ The build (``ahead_of_time_build``, run by the wheel's build hook) compiles ever
 argument types generation and the judge call it with (``kernel_signatures``) into one extension,
 ``_kernels``, and writes beside it its table (the extension's file name ending in ``.json``, so
 one per Python): the digest of the kernel sources it was built from and, per kernel, its
-compiled variants by argument key. Compiled variants hold the GIL while they run (pycc has no
-``nogil``); the threads of pushgen's own processes release it in pyarrow and numpy. A process of pushgen's own
-(the ``pushgen`` program, the workers of ``make --jobs``) calls these instead of starting numba,
-which costs about 0.4 s per process (numba's import, its registries, a cache load per kernel).
+compiled variants by argument key. A process of pushgen's own (the ``pushgen`` program, the
+workers of ``make --jobs``) calls these instead of starting numba, which costs about 0.4 s per
+process (numba's import, its registries, a cache load per kernel). Compiled variants hold the
+GIL while they run (pycc has no ``nogil``); the other threads of those processes encode Parquet
+in pyarrow, which releases it.
 
 numba's JIT, the same source, serves every other call: a library user's process (whose kernels,
 compiled for the machine's CPU, run a few percent faster once loaded), argument types without a
@@ -27,6 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 EXTENSION = "_kernels"
 SIGNATURES_MODULE = "kernel_signatures.py"
 MODEL = Path(__file__).resolve().parent
@@ -43,8 +46,9 @@ def kernel_sources(folder: Path = MODEL) -> list[Path]:
 def source_digest(folder: Path = MODEL) -> str:
     digest = hashlib.sha256()
     for path in kernel_sources(folder):
-        digest.update(f"{path.name}\0{len(path.read_bytes())}\0".encode())
-        digest.update(path.read_bytes())
+        source = path.read_bytes()
+        digest.update(f"{path.name}\0{len(source)}\0".encode())
+        digest.update(source)
     return digest.hexdigest()
 
 
@@ -74,22 +78,13 @@ def _scalar_key(value: Any) -> Any:
     return dtype.str if dtype is not None else type(value).__name__
 
 
-def _tuple_key(values: tuple[Any, ...]) -> Key:
-    return argument_key(values)
-
-
 def _python_number(key: str) -> Callable[[Any], str]:
     return lambda _value: key
 
 
-def _init_keys() -> dict[type, Callable[[Any], Any]]:
-    import numpy as np
-
-    return {np.ndarray: _array_key, tuple: _tuple_key, bool: _python_number("|b1"),
-            int: _python_number("<i8"), float: _python_number("<f8")}
-
-
-_KEYS: dict[type, Callable[[Any], Any]] = _init_keys()
+_KEYS: dict[type, Callable[[Any], Any]] = {
+    np.ndarray: _array_key, tuple: argument_key, bool: _python_number("|b1"), int: _python_number("<i8"),
+    float: _python_number("<f8")}
 
 
 def as_key(value: Any) -> Any:
