@@ -89,7 +89,6 @@ def compile_kernels(folder: Path) -> list[Path]:
 
     folder.mkdir(parents=True, exist_ok=True)
     extension = CC(ahead_of_time.EXTENSION)
-    extension.output_dir = str(folder)
     exports: dict[str, list[list[Any]]] = {}
     for kernel, variants in signatures.SIGNATURES.items():
         module, name = kernel.split(".")
@@ -100,7 +99,7 @@ def compile_kernels(folder: Path) -> list[Path]:
             extension.export(export, text)(function)
             key = tuple(type_key(argument) for argument in arguments)
             exports.setdefault(kernel, []).append([_as_json(key), export])
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory(dir=folder) as scratch:  # the same file system: an atomic rename
         extension.output_dir = scratch
         extension.compile()
         built = Path(scratch) / extension.output_file
