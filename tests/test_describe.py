@@ -15,7 +15,7 @@ from pushgen.data.calibration import FIGURES, calibration_summary
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path
 from pushgen.data.describe_report import format_description, sections
-from pushgen.data.describe_time import contrast, dense_rank, group_medians, recent_load
+from pushgen.data.describe_time import recent_load
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 
@@ -212,23 +212,6 @@ def test_recent_load_matches_a_direct_count(events: list[tuple[int, int]], in_or
     assert recent_load(user, ms, window).tolist() == expected
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-3, 3) | st.integers(-2**40, 2**40), max_size=40),
-       st.sampled_from([np.int8, np.int32, np.int64, np.uint16, np.float64, bool]))
-def test_dense_rank_numbers_values_as_unique_does(values: list[int], dtype) -> None:
-    array = np.array(values).astype(dtype) if values else np.array([], dtype=dtype)
-    assert dense_rank(array).tolist() == np.unique(array, return_inverse=True)[1].reshape(-1).tolist()
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.none() | st.floats(-1e6, 1e6)), max_size=40))
-def test_group_medians_are_pandas_groupby_medians(rows: list[tuple[int, float | None]]) -> None:
-    group = np.array([g for g, _ in rows], dtype=np.int64)
-    values = np.array([np.nan if v is None else v for _, v in rows], dtype=np.float64)
-    expected = pd.Series(values).groupby(group).median().reindex(range(6)).to_numpy()
-    np.testing.assert_array_equal(group_medians(group, values, 6), expected)
-
-
 def test_fatigue_buckets_and_within_user_contrast() -> None:
     rows = []
     # user 0: five posts within minutes, the last three (load 2, 3, 4 > median 2) dismissed
@@ -360,25 +343,3 @@ def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path
     calibration = json.loads(done.output)["calibration"]
     assert calibration == json.loads(json.dumps(calibration_summary(
         describe(generated.notifications, generated.users), generated.notifications)))
-
-
-def pandas_contrast(load, opened, keys):
-    """The within-group contrast as a pandas groupby computes it."""
-    names = [f"key{i}" for i in range(len(keys))]
-    table = pd.DataFrame({**dict(zip(names, keys, strict=True)), "load": load, "opened": opened})
-    table["above"] = load > table.groupby(names)["load"].transform("median").to_numpy()
-    rates = (table.groupby([*names, "above"])["opened"].mean().unstack().reindex(columns=[False, True]))
-    difference = (rates[True] - rates[False]).dropna().to_numpy()
-    return (float(difference.mean()) if len(difference) else None), len(difference)
-
-
-@settings(max_examples=80, deadline=None)
-@given(rows=st.lists(st.tuples(st.integers(0, 4), st.integers(-1, 3), st.integers(0, 12), st.booleans()),
-                     min_size=1, max_size=80))
-def test_within_group_contrast_equals_the_pandas_groupby(rows) -> None:
-    user, app, load, opened = (np.array(column) for column in zip(*rows, strict=True))
-    for keys in ([user], [user, app]):
-        got, groups = contrast(load, opened, keys)
-        expected, expected_groups = pandas_contrast(load, opened, keys)
-        assert groups == expected_groups
-        assert got == (pytest.approx(expected, abs=1e-12) if expected is not None else None)

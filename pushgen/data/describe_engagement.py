@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.dataset import read_parameters, truth_path
+from pushgen.data.describe_time import contrast
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
 from pushgen.model.feasibility import channel_of
@@ -36,7 +37,6 @@ EXPOSURE_BUCKETS = (0.0, 1.0, 4.0, 16.0, np.inf)
 
 def engagement_stats(folder: Path, notifications: pd.DataFrame) -> dict:
     """Context effects and habituation of a dataset folder with ``ground_truth/``."""
-    import pandas as pd
     params = read_parameters(folder)
     mean = params.interactions.mean(axis=0)
     codes = schemas.frame_codes(notifications, schemas.FEATURES)
@@ -61,26 +61,14 @@ def engagement_stats(folder: Path, notifications: pd.DataFrame) -> dict:
     for low, high in itertools.pairwise(EXPOSURE_BUCKETS):
         mask = (exposure >= low) & (exposure < high)
         buckets.append({"low": low, "high": high, "rows": int(mask.sum()), "open_rate": _rate(opened, mask)})
-    pair = pd.Series(notifications["user_id"].to_numpy(np.int64) * 100_000 + channel_of(codes))
+    pair = notifications["user_id"].to_numpy(np.int64) * 100_000 + channel_of(codes)
     return {
-        "habituation_contrast": _contrast(pair, exposure, opened),
+        "habituation_contrast": contrast(exposure, opened, [pair], MIN_PAIR_ROWS)[0],
         "interactions": {g: {s: float(mean[i, j]) for j, s in enumerate(SITUATIONS)}
                          for i, g in enumerate(GROUPS)},
         "observed": observed,
         "habituation": buckets,
     }
-
-
-def _contrast(pair: pd.Series, exposure: np.ndarray, opened: np.ndarray) -> float | None:
-    """Open rate above minus at/below the median exposure, averaged over (user, channel) pairs."""
-    import pandas as pd
-    frame = pd.DataFrame({"pair": pair.to_numpy(), "exposure": exposure, "opened": opened})
-    sizes = frame.groupby("pair")["opened"].transform("size")
-    frame = frame[sizes >= MIN_PAIR_ROWS]
-    high = frame["exposure"] > frame.groupby("pair")["exposure"].transform("median")
-    rates = frame.assign(high=high).groupby(["pair", "high"])["opened"].mean().unstack()
-    rates = rates.dropna()
-    return float((rates[True] - rates[False]).mean()) if len(rates) else None
 
 
 def _rate(opened: np.ndarray, mask: np.ndarray) -> float | None:

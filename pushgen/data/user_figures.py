@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from pushgen.data.describe_time import Rows
 
 MS_PER_HOUR = 3_600_000
+ASLEEP_HOURS = (1, 5)  # [01:00, 05:00): nearly everyone sleeps
 MIN_USER_ROWS = 100
 PROMPT_SECONDS = 60.0
 LATE_SECONDS = 600.0
@@ -32,7 +34,6 @@ def _clock_hour(notifications: pd.DataFrame) -> np.ndarray:
 
 def spread_figures(notifications: pd.DataFrame) -> dict[str, float]:
     """Per-user open rates and app portfolios: how much users differ."""
-    import pandas as pd
     opened = (notifications["action"] == "opened").to_numpy()
     user = notifications["user_id"].to_numpy()
     per_user = pd.DataFrame({"user": user, "opened": opened}).groupby("user")["opened"].agg(["size", "mean"])
@@ -86,7 +87,6 @@ def night_figures(notifications: pd.DataFrame, users: pd.DataFrame) -> dict[str,
 def timing_figures(notifications: pd.DataFrame) -> dict[str, float]:
     """Delayed opens, and each user's open rate in the first week against the rest (the median
     over users: who is busy in which week does not move it)."""
-    import pandas as pd
     opened = (notifications["action"] == "opened").to_numpy()
     decision = notifications["decisionTime"].to_numpy()
     ms = notifications["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
@@ -130,3 +130,38 @@ def user_figures(notifications: pd.DataFrame, users: pd.DataFrame | None) -> dic
         figures.update(chronotype_figures(users))
         figures.update(night_figures(notifications, users))
     return figures
+
+
+def asleep_stats(rows: Rows, users: pd.DataFrame | None) -> dict:
+    """The share of rows posted in ``ASLEEP_HOURS`` and (with ``users``) in each user's own
+    sleep (None: no users table with bedtimes and wake times)."""
+    first, last = ASLEEP_HOURS
+    in_hours = np.count_nonzero((rows.hour >= first) & (rows.hour < last))
+    out = {"hours": [first, last], "share": in_hours / len(rows.hour), "share_in_users_sleep": None}
+    window = _sleep_window(users)
+    if window is not None:
+        where = window.index.get_indexer(rows.user)
+        known = where >= 0
+        bed, wake = (window[name].to_numpy()[where[known]] for name in ("bedtime", "wake_time"))
+        minute = rows.ms[known] % (24 * MS_PER_HOUR) // 60_000
+        asleep = np.where(bed > wake, (minute >= bed) | (minute < wake), (minute >= bed) & (minute < wake))
+        out["share_in_users_sleep"] = np.count_nonzero(asleep) / len(asleep) if len(asleep) else None
+    return out
+
+
+def _sleep_window(users: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Each user's usual bedtime and wake time in minutes after midnight (the first row of each
+    user), if the table has them."""
+    if users is None or not {"user_id", "bedtime", "wake_time"} <= set(users.columns):
+        return None
+    first = users.drop_duplicates("user_id").set_index("user_id")
+    try:
+        return pd.DataFrame({name: _minutes(first[name]) for name in ("bedtime", "wake_time")},
+                            index=first.index)
+    except (ValueError, TypeError):
+        return None
+
+
+def _minutes(clock: pd.Series) -> np.ndarray:
+    hours_minutes = (str(value).split(":", 2)[:2] for value in clock)
+    return np.array([int(hours) * 60 + int(minutes) for hours, minutes in hours_minutes], dtype=np.int64)
