@@ -124,7 +124,7 @@ def test_cli_describe(folder: Path, dataset: pushgen.Dataset, tmp_path: Path) ->
     assert "engagement" in printed  # a dataset folder adds its simulated user's effects
     del printed["engagement"]
     stats = describe(dataset.notifications, dataset.users)
-    verdicts = calibration_summary(stats, dataset.notifications)
+    verdicts = calibration_summary(stats, dataset.notifications, dataset.users)
     assert printed.pop("calibration") == json.loads(json.dumps(verdicts))
     assert printed == json.loads(json.dumps(stats))
     missing = runner.invoke(cli, ["describe", str(tmp_path / "nothing")])

@@ -328,8 +328,11 @@ def test_the_report_marks_each_miss_and_counts_them(generated: pushgen.Dataset) 
     assert mean.endswith("ok")
     marked = [line for line in lines if line.endswith("MISSES")]
     assert len(marked) == len(calibration["misses"])
+    unmeasured = len(FIGURES) - calibration["measured"]
+    assert unmeasured > 0  # no users table: the figures of users' nights and chronotypes
     assert lines[-1] == (f"Calibration: {len(calibration['misses'])} of {calibration['measured']} measured "
-                         f"figures miss their target: {', '.join(calibration['misses'])}.")
+                         f"figures miss their target: {', '.join(calibration['misses'])}. "
+                         f"{unmeasured} of {len(FIGURES)} not measurable here.")
 
 
 def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path) -> None:
@@ -342,4 +345,5 @@ def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path
     assert done.exit_code == 0, done.output
     calibration = json.loads(done.output)["calibration"]
     assert calibration == json.loads(json.dumps(calibration_summary(
-        describe(generated.notifications, generated.users), generated.notifications)))
+        describe(generated.notifications, generated.users), generated.notifications, generated.users)))
+    assert calibration["measured"] == len(FIGURES) - 1  # all but the timing AUC (auc=True)

@@ -24,7 +24,7 @@ pytest.importorskip("matplotlib")
 from pushgen.benchmark.report import write_results
 from pushgen.benchmark.run import Results
 from pushgen.cli import main
-from pushgen.data.calibration import FIGURES, checks
+from pushgen.data.calibration import FIGURES, checks, summary, verdict_line
 from pushgen.data.dataset import MANIFEST, REPORT, DatasetError
 from pushgen.data.outputs import sha256_file, snapshot
 from pushgen.data.validate import validate
@@ -138,7 +138,22 @@ def test_the_calibration_figure_marks_a_miss(small):
     assert "90.0%  MISSES" in texts
     red = [label.get_text() for label in ax.get_yticklabels() if label.get_color() == "#d62728"]
     assert "open rate, overall" in red
-    assert "outside" in ax.get_title(loc="left")
+    misses = sum(c.holds is False for c in checks(missed))
+    assert f"{misses} of {len(FIGURES) - 1} measured figures miss their target." in ax.get_title(loc="left")
+
+
+def test_describe_and_the_report_count_and_judge_the_same_figures(dataset):
+    from pushgen.data.describe import describe_path
+
+    described = describe_path(dataset)["calibration"]
+    source = load_source(dataset)
+    assert summary(checks(source.stats)) == described
+    # every figure that reads the users table is measured from a dataset folder; the AUC needs auc=True
+    assert [f["figure"] for f in described["figures"] if f["value"] is None] == [
+        "AUC of the action from the three timings"]
+    title = calibration_figure(source.stats).axes[0].get_title(loc="left")
+    assert title == verdict_line(described, named=False)
+    assert f"{len(FIGURES) - 1} measured figures" in title and "1 of 38 not measurable here" in title
 
 
 @pytest.fixture(scope="module")

@@ -152,12 +152,27 @@ def checks(stats: dict) -> list[Check]:
     return out
 
 
-def calibration_summary(stats: dict, notifications: pd.DataFrame) -> dict:
-    """Each calibration figure of a dataset against its target, as ``describe`` reports it:
+def calibration_summary(stats: dict, notifications: pd.DataFrame, users: pd.DataFrame | None = None) -> dict:
+    """Each calibration figure of a dataset against its target, as ``describe`` and the report
+    count and judge them (``with_realism``'s figures of the notifications and users tables):
     ``figures`` (name, value, low, high, target, holds: None when not measurable there),
     ``measured`` (how many could be measured) and ``misses`` (the names of those outside)."""
-    found = checks(with_realism(stats, notifications))
+    return summary(checks(with_realism(stats, notifications, users)))
+
+
+def summary(found: list[Check]) -> dict:
+    """``calibration_summary`` of figures already measured (``checks``)."""
     figures = [{"figure": c.figure.name, "value": c.value, "low": c.figure.low, "high": c.figure.high,
                 "target": c.figure.target, "percent": c.figure.percent, "holds": c.holds} for c in found]
     return {"figures": figures, "measured": sum(c.value is not None for c in found),
             "misses": [c.figure.name for c in found if c.holds is False]}
+
+
+def verdict_line(calibration: dict, named: bool = True) -> str:
+    """How many of the measured calibration figures miss their target (``named``: and which), and
+    how many could not be measured, from a ``calibration_summary``."""
+    misses, measured, total = calibration["misses"], calibration["measured"], len(calibration["figures"])
+    which = f": {', '.join(misses)}." if named else "."
+    line = (f"Calibration: {len(misses)} of {measured} measured figures miss their target{which}" if misses
+            else f"Calibration: all {measured} measured figures are inside their targets.")
+    return line + (f" {total - measured} of {total} not measurable here." if measured < total else "")

@@ -151,7 +151,7 @@ def describe_tables(path: Path, calibration: bool = False) -> Described:
             stats["engagement"] = engagement_stats(path, frame)
         if calibration:
             begin("calibration figures")
-            stats["calibration"] = calibration_summary(stats, frame)
+            stats["calibration"] = calibration_summary(stats, frame, user_table)
     return Described(stats, frame, user_table)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.data.calibration import Figure
+from pushgen.data.calibration import Figure, verdict_line
 from pushgen.data.describe import TOP_APPS, WEEKDAYS
 from pushgen.data.describe_time import PERIOD_DAYS
 from pushgen.text_tables import aligned_table
@@ -53,15 +53,6 @@ def sections(stats: dict) -> list[Section]:
             _period_section(stats), *engagement]
 
 
-def misses_line(calibration: dict) -> str:
-    """How many of the measured calibration figures miss their target, and which."""
-    misses, measured = calibration["misses"], calibration["measured"]
-    if not misses:
-        return f"Calibration: all {measured} measured figures are inside their targets."
-    return (f"Calibration: {len(misses)} of {measured} measured figures miss their target: "
-            f"{', '.join(misses)}.")
-
-
 def _calibration_section(calibration: dict) -> Section:
     rows = []
     for f in calibration["figures"]:
@@ -70,7 +61,7 @@ def _calibration_section(calibration: dict) -> Section:
         verdict = {None: "not measurable", True: "ok", False: "MISSES"}[f["holds"]]
         rows.append((f["figure"], value, figure.range_text, f["target"], verdict))
     return Section("Calibration targets", ("figure", "this dataset", "target range", "published", "verdict"),
-                   tuple(rows), misses_line(calibration) + " Targets: pushgen.data.calibration.FIGURES.")
+                   tuple(rows), verdict_line(calibration) + " Targets: pushgen.data.calibration.FIGURES.")
 
 
 def _engagement_sections(stats: dict) -> list[Section]:
@@ -267,4 +258,4 @@ def render_text(section: Section) -> str:
 def format_description(stats: dict) -> str:
     """The statistics as a plain-text report, the published figure beside each calibrated one."""
     text = "\n\n".join(render_text(s) for s in sections(stats)) + "\n"
-    return text + (f"\n{misses_line(stats['calibration'])}\n" if "calibration" in stats else "")
+    return text + (f"\n{verdict_line(stats['calibration'])}\n" if "calibration" in stats else "")

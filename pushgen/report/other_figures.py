@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.benchmark.plots import learning_curves_figure
-from pushgen.data.calibration import checks
+from pushgen.data.calibration import checks, summary, verdict_line
 from pushgen.report.sources import Benchmark
 from pushgen.report.style import (
     DISMISSED,
@@ -67,9 +67,7 @@ def calibration_figure(stats: dict):
     ax.set_xticks([0, 1], ["low end", "high end"], fontsize=7)
     ax.spines[["left", "bottom"]].set_visible(False)
     ax.tick_params(axis="y", length=0)
-    misses = sum(c.holds is False for c in found)
-    ax.set_title(f"Calibration: {len(found) - misses} of {len(found)} figures inside their target range"
-                 + (f", {misses} outside (red)" if misses else ""), loc="left")
+    ax.set_title(verdict_line(summary(found), named=False), loc="left")
     return figure
 
 
