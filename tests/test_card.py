@@ -132,6 +132,21 @@ def test_cli_describe(folder: Path, dataset: pushgen.Dataset, tmp_path: Path) ->
     assert "Traceback" not in missing.output
 
 
+
+def test_the_ground_truth_documents_exactly_the_columns_it_has(folder: Path, card: str) -> None:
+    from pushgen.model.ground_truth_columns import TABLES
+
+    for table, columns in TABLES.items():
+        written = pq.read_schema(folder / "ground_truth" / f"{table}.parquet").names
+        assert [c.name for c in columns] == written, table  # every column documented, nothing more
+    section = card.split("## Ground truth", 1)[1]
+    documented = re.findall(r"^\| `([^`]+)` \|", section, re.M)
+    assert documented == [c.name for columns in TABLES.values() for c in columns]
+    assert "audio_chat_bonus" not in card
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "model.md").read_text()
+    generated = docs.split("<!-- generated: ground_truth -->", 1)[1].split("<!-- end: ground_truth -->")[0]
+    assert re.findall(r"^\| `([^`]+)` \|", generated, re.M) == documented
+
 # The Hugging Face front matter of dataset and split cards, and what `datasets` loads from it.
 
 SPEC = SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1)

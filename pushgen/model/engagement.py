@@ -1,4 +1,4 @@
-"""The engagement model: P(open | user, notification, context, state). Model version 2.
+"""The engagement model: P(open | user, notification, context, state). Model version 3.
 
 This is the one scorer: it decides opens in the generator and judges generated
 notifications in the environments, the evaluator and the oracle. For user u, a notification

@@ -10,6 +10,7 @@ import re
 
 from pushgen.model.channels import GROUPS, KIND_CHANNELS
 from pushgen.model.exposure import HABITUATION_TAU_DAYS, INTERRUPTION_BY_PRIORITY, UPDATE_INTERRUPTION
+from pushgen.model.ground_truth_columns import ground_truth_markdown
 from pushgen.model.situations import INTERACTIONS, PRIORITY_IN, SITUATIONS, UPDATES_IN
 from pushgen.text_tables import markdown_table
 
@@ -127,7 +128,7 @@ def priors_markdown() -> str:
 
 GENERATED = {"channels": channels_markdown, "interactions": interactions_markdown,
              "exposure": exposure_markdown, "nodes": nodes_markdown, "graph": graph_mermaid,
-             "priors": priors_markdown}
+             "priors": priors_markdown, "ground_truth": ground_truth_markdown}
 
 
 def refresh(document: str) -> str:
