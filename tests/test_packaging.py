@@ -67,3 +67,9 @@ def test_an_installed_wheel_carries_the_kernels_compiled_ahead_of_time():
     extensions = [name for name in model if name.endswith((".so", ".pyd"))]
     assert len(extensions) == 1, model
     assert str(Path(extensions[0]).with_suffix(".json")) in model  # its table
+
+
+def test_an_installed_wheel_carries_the_card_templates():
+    names = _installed_wheel_files()
+    for template in ("dataset.md", "split.md"):
+        assert f"pushgen/publishing/cards/templates/{template}" in names

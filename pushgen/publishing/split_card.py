@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from pushgen.publishing.cards import Json, hub
+from pushgen.publishing.cards import Json, hub, render_template
 from pushgen.publishing.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
 from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
 from pushgen.text_tables import markdown_table
@@ -206,133 +206,17 @@ def split_card(folder: Path, title: str | None = None, summary: str | None = Non
     hf_folder = ('folder = "..."  # the folder that pushgen download printed' if standard
                  else f"folder = {source}")
     history_splits = ", ".join(s.name for c in configs if c.name == HISTORY for s in c.splits)
-    body = f"""
-# {label}
-
-{title or "A pushgen split"}: synthetic smartphone push notifications of {users} simulated users over
-{span} from {recipe['start']}, each with its context and the user's action (opened or dismissed),
-split for the two tasks of the EvalUMAP 2019 personalised-notification challenge.
-{summary or ""}
-
-| | |
-|---|---|
-| content fingerprint | `{description['fingerprint']}` |
-| made by | pushgen {description.get('pushgen_version') or "?"}, seed {recipe['seed']} |
-| task 1 (offline) | {plural(users - cold, "user")}: {plural(spec['train_months'], "month")} of history \
-(the last {plural(spec['validation_weeks'], "week")} as validation), then \
-{plural(spec['test_months'], "test month")} |
-| task 2 (cold start) | {plural(cold, "held-out user")}: their \
-{plural(spec['test_months'], "test month")} only |
-
-{parts_table(summaries)}
-
-The test parts' figures beyond their contexts (open rates, actions) are the answer key's: the
-card states none of them.
-
-## Quick start
-
-```
-{fetch}
-```
-
-```python
-import pushgen
-
-split = pushgen.load_split({source}, task=1)   # pandas frames, categorical dtypes
-split.train, split.validation, split.test, split.users
-```
-
-```python
-from datasets import load_dataset
-
-{hf_folder}
-history = load_dataset(folder, "history")    # splits: {history_splits}
-contexts = load_dataset(folder, "contexts")  # the test contexts to fill
-```
-
-Categorical features load as `ClassLabel` over their published values. The configs read exactly
-these files:
-
-{configs_table(configs)}
-
-## The answer key: scorer/
-
-`scorer/` is the answer key, and models must not read it: only the evaluator (`pushgen evaluate`)
-and the environments do. It holds the logged notification, action and timings of every test
-context, every user's habit summary, and the simulated user that decided every action
-(`scorer/ground_truth/`). No config of this card reads it, so `load_dataset` never returns it; in
-`croissant.json` every record set under `scorer/` says that it is the answer key.
-
-## Files
-
-{files_list(description)}
-- `split.json`: the recipe, the split parameters, rows, users and a fingerprint per part, and
-  the sha256 of every data file.
-- `croissant.json`: the same description in Croissant (JSON-LD), with the value set of every
-  categorical feature.
-
-## Motivation
-
-pushgen exists so that notification models can be trained and compared on data that anyone can
-obtain, inspect and regenerate. Real notification logs are private and small (EvalUMAP 2019
-published ten users over 84 days with artefacts a model could exploit); this split replaces them
-with a generative model whose every parameter is published. It was made with pushgen, by the
-pushgen developers.
-
-## Composition
-
-Each instance is one notification posted to one simulated user: the notification's features
-(`postingApp, category, numberOfUpdates, subject, priority, ongoing, visibility`), the context at
-posting (`day, time, place, activity, noise, batteryLevel, charging, headphonesIn, musicActive,
-proximity, ringerMode`), the action (`opened` or `dismissed`) and the seconds until seen and until
-acted on. Every value lies in the published value sets of the EvalUMAP 2019 features; there are no
-missing values. The split holds all {rows:,} notifications of its {users} users in the period;
-it is not a sample. Instances of one user are related through that user's habits and dynamic
-state (fatigue, novelty), which is why the parts split by time (task 1) and by user (task 2).
-No instance describes a real person: pseudonyms are invented, and nothing is confidential or
-offensive. Subpopulations are the users' occupations and schedules, listed in
-`scorer/users.parquet`.
-
-## Collection process
-
-Nothing was collected: the data were sampled from pushgen's dynamic Bayesian network. Users'
-latent habits are drawn from population priors calibrated to published figures on real
-notifications; each user then lives through the time grid (routine, place, activity, device
-state), apps post notifications into those contexts, and the engagement model decides each
-action. Randomness comes from `numpy.random.SeedSequence({recipe['seed']})` spawned per user and
-node family, so a user's rows do not depend on how many users were made. The recipe below is
-everything that determined the content.
-
-## Preprocessing, cleaning, labelling
-
-None beyond the split itself: the parts are the generator's rows, cut by posting time (training
-months, the validation weeks at their end, test months) and by user (cold-start users). The
-action is the generator's own decision; no person labelled anything.
-
-## Uses
-
-Intended: training and benchmarking models that choose or generate notifications for a context
-(task 1 offline, task 2 online with cold start), engagement prediction, and studies of fatigue and
-timing. The replay environments score generated notifications with the same engagement model
-that made the data. Not intended: conclusions about real people or real apps' users; the data
-reproduce published aggregate figures, not any individual's behaviour.
-
-## Distribution
-
-{distribution} License: CC BY 4.0 ({LICENSE_URL}).
-
-## Maintenance
-
-Maintained by the pushgen developers through the repository's issues. A published version never
-changes: any change to its content (generator, priors, recipe, split parameters) is published as
-a new version, and older versions stay downloadable. See `docs/versioning.md` in the repository.
-
-## Recipe
-
-```json
-{json.dumps({"recipe": recipe, "split": spec}, indent=1)}
-```
-"""
+    body = render_template(
+        "split.md", label=label, title=title or "A pushgen split", users=users, span=span,
+        start=recipe["start"], summary=summary or "", fingerprint=description["fingerprint"],
+        pushgen_version=description.get("pushgen_version") or "?", seed=recipe["seed"],
+        task1_users=plural(users - cold, "user"), train_months=plural(spec["train_months"], "month"),
+        validation_weeks=plural(spec["validation_weeks"], "week"),
+        test_months=plural(spec["test_months"], "test month"), task2_users=plural(cold, "held-out user"),
+        parts_table=parts_table(summaries), fetch=fetch, source=source, hf_folder=hf_folder,
+        history_splits=history_splits, configs_table=configs_table(configs),
+        files_list=files_list(description), rows=f"{rows:,}", distribution=distribution,
+        license_url=LICENSE_URL, recipe=json.dumps({"recipe": recipe, "split": spec}, indent=1))
     return hub.render(hub.card_data(pretty_name(description), configs, rows), body)
 
 
