@@ -1,10 +1,7 @@
 """How a process that runs only pushgen's code starts and ends: the ``pushgen`` program and the
 workers of ``make --jobs``. A library user's process is left as it is.
 
-- Kernels run the variants compiled when pushgen was installed (``pushgen.model.ahead_of_time``)
-  instead of starting numba: about 0.4 s of every process that generates.
-- numba, where it still starts, starts without its BLAS probe
-  (``pushgen.model.compiled.skip_blas_probe``): about 0.2 s.
+- numba starts without its BLAS probe (``pushgen.model.compiled.skip_blas_probe``): about 0.2 s.
 - The cycle collector looks at young objects after every ``YOUNG_OBJECTS`` allocations instead of
   Python's 700. Start-up builds some hundred thousand lasting objects (modules, numba's types and
   registries, pyarrow's); at 700 that made about 300 collections, two of them full, which found
@@ -18,13 +15,12 @@ from __future__ import annotations
 
 import gc
 
-from pushgen.model.compiled import skip_blas_probe, use_ahead_of_time
+from pushgen.model.compiled import skip_blas_probe
 
 YOUNG_OBJECTS = 10_000
 
 
 def start() -> None:
-    use_ahead_of_time()
     skip_blas_probe()
     gc.set_threshold(YOUNG_OBJECTS, *gc.get_threshold()[1:])
 

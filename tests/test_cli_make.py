@@ -180,11 +180,9 @@ def test_the_program_leaves_its_objects_to_the_exit_and_keeps_the_code(monkeypat
         assert gc.get_freeze_count() > 0
         assert gc.get_threshold() == (own_process.YOUNG_OBJECTS, *thresholds[1:])
         assert compiled._probe_blas is False
-        assert compiled._ahead_of_time is True
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
-        compiled.use_ahead_of_time(False)
     assert capsys.readouterr().out == f"pushgen, version {__version__}\n"
     monkeypatch.setattr(sys, "argv", ["pushgen", "make", "--users", "0"])
     try:
@@ -192,7 +190,6 @@ def test_the_program_leaves_its_objects_to_the_exit_and_keeps_the_code(monkeypat
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
-        compiled.use_ahead_of_time(False)
 
 
 def test_python_dash_m_pushgen_makes_the_same_bytes_as_the_installed_program(tmp_path):

@@ -683,7 +683,7 @@ def _run_then_blas_state(tmp_path, before: str) -> list[str]:
     return " ".join(run.stdout.splitlines()[-2:]).split()
 
 
-# float32 shocks: a variant that was not compiled ahead of time, so numba starts
+# float32 shocks: a variant no generation calls, so numba starts (and compiles it) here
 START_NUMBA = ("import numpy as np\nfrom pushgen.model.engagement_kernel import autoregression\n"
                "autoregression(np.ones(2, dtype=np.float32), 0.5)\n")
 

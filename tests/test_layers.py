@@ -27,7 +27,7 @@ LAYERS = {
     7: ("pushgen.cli", "pushgen.commands", "pushgen.__main__", "pushgen"),
 }
 MODEL_ALLOWED = ("numpy", "scipy", "pushgen")
-COMPILER_MODULES = {"pushgen.model.compiled", "pushgen.model.ahead_of_time_build"}  # JIT; ahead of time
+COMPILER_MODULES = {"pushgen.model.compiled"}  # numba's JIT
 
 
 def module_name(path: Path) -> str:

@@ -36,6 +36,7 @@ from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
 from pushgen.data.shared_work import SharedWork
 from pushgen.data.writer import Bucket, Tables
+from pushgen.model.compiled import announce_compiling
 
 ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000
@@ -139,7 +140,8 @@ def start_worker() -> None:
     """In a worker process, before its first bucket: it ends with its parent, and Arrow allocates
     from the C library's allocator, which gives a bucket's memory back once it is sent; mimalloc,
     Arrow's default, keeps some 30-40 MiB more mapped in every worker. It starts and ends as a
-    process of pushgen's own (``pushgen.own_process``), as the ``pushgen`` program does.
+    process of pushgen's own (``pushgen.own_process``), as the ``pushgen`` program does, and leaves
+    saying that it compiles the kernels to its parent.
 
     Ctrl-C is left to the parent, which stops the run: a terminal sends it to every process of
     the group, and a worker interrupted while it sends a bucket would leave half a message in the
@@ -147,6 +149,7 @@ def start_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     end_with_parent()
     own_process.start()
+    announce_compiling(False)
     pa.set_memory_pool(pa.system_memory_pool())
     atexit.register(own_process.end)
 

@@ -1,27 +1,30 @@
 """How the model's kernels are compiled: numba in nopython mode, without the GIL, machine code
 cached on disk.
 
-numba is imported and a kernel compiled (or loaded from the cache) at the kernel's first call,
-so that importing pushgen costs nothing for code that never runs one. The cache goes beside
-the module (or numba's per-user folder, or ``NUMBA_CACHE_DIR``); where no folder is writable,
-a kernel is compiled in each process instead. A process of pushgen's own calls the variants
-compiled when pushgen was installed (``ahead_of_time``, which hold the GIL) where the argument
-types have one.
+numba is imported and a kernel compiled (or loaded from its cache) at the kernel's first call,
+so that importing pushgen costs nothing for code that never runs one. The cache goes beside the
+module, or in numba's per-user folder where that is read-only (``NUMBA_CACHE_DIR`` chooses
+another); where no folder is writable, or the cache is damaged, a kernel is compiled in each
+process instead. The first compile in a process says so on stderr, for the command line and a
+library user alike (``pushgen.progress.note``: nothing with ``--quiet``); a warm run says nothing.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
+import traceback
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from pushgen.model import ahead_of_time
-
 BLAS_PROBE = "scipy.linalg.cython_blas"  # what numba imports to find a BLAS
+CACHE_MODULE = "numba.core.caching"  # where numba reads and writes its cache
+COMPILE_SECONDS = 15  # CPU time to compile every kernel `make` runs, on a 2-core machine of 2026
+COMPILING = (f"pushgen: compiling the model's kernels (once per environment, about {COMPILE_SECONDS} s)...")
 _probe_blas = True
-_ahead_of_time = False
+_announce = True
+_announced = False
 _kernels: list[Kernel] = []
 
 
@@ -32,42 +35,45 @@ class Kernel:
         functools.update_wrapper(self, function)
         self.python = function
         self._compiled: Callable[..., Any] | None = None
-        self._variants: dict[ahead_of_time.Key, Callable[..., Any]] | None = None  # None: not looked up
         _kernels.append(self)
 
-    def compiled(self) -> Callable[..., Any]:
-        if self._compiled is None:
+    def compiled(self, cache: bool = True) -> Callable[..., Any]:
+        """numba's dispatcher of the function, its machine code cached on disk if ``cache``
+        and some cache folder is writable."""
+        if self._compiled is None or not cache:
             numba = _numba()
             try:
-                self._compiled = numba.njit(cache=True, nogil=True)(self.python)
+                self._compiled = numba.njit(cache=cache, nogil=True)(self.python)
             except RuntimeError:  # no writable cache folder
                 self._compiled = numba.njit(cache=False, nogil=True)(self.python)
         return self._compiled
 
-    def variants(self) -> dict[ahead_of_time.Key, Callable[..., Any]]:
-        """The variants compiled ahead of time, by argument key (none outside pushgen's own
-        processes, or without a usable extension)."""
-        if self._variants is None:
-            everything = ahead_of_time.compiled_variants() if _ahead_of_time else None
-            self._variants = (everything or {}).get(ahead_of_time.kernel_name(self.python), {})
-        return self._variants
-
     def __call__(self, *args: Any) -> Any:
-        variants = self._variants
-        if variants is None:
-            variants = self.variants()
-        function = variants.get(ahead_of_time.argument_key(args)) if variants else None
+        function = self._compiled
         if function is None:
-            function = self._compiled
-            if function is None:
-                function = self.compiled()
+            function = self.compiled()
         try:
-            return function(*args)
-        except SystemError as error:
-            stop = _signal_exception(error)
-            if stop is None:
+            return _run(function, args)
+        except Exception as error:
+            if not _raised_by_cache(error):
                 raise
-            raise stop from None
+        return _run(self.compiled(cache=False), args)  # a damaged cache entry: compiled anew, not cached
+
+
+def _run(function: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    try:
+        return function(*args)
+    except SystemError as error:
+        stop = _signal_exception(error)
+        if stop is None:
+            raise
+        raise stop from None
+
+
+def _raised_by_cache(error: Exception) -> bool:
+    """Whether numba raised ``error`` while it read or wrote its cache (a damaged index or data file)."""
+    return any(frame.f_globals.get("__name__") == CACHE_MODULE
+               for frame, _ in traceback.walk_tb(error.__traceback__))
 
 
 def _signal_exception(error: SystemError) -> BaseException | None:
@@ -92,13 +98,11 @@ def skip_blas_probe() -> None:
     _probe_blas = False
 
 
-def use_ahead_of_time(use: bool = True) -> None:
-    """In a process of pushgen's own: kernels call their variants compiled ahead of time, where the
-    argument types have one, instead of starting numba (``ahead_of_time``)."""
-    global _ahead_of_time
-    _ahead_of_time = use
-    for loaded in _kernels:
-        loaded._variants = None
+def announce_compiling(announce: bool) -> None:
+    """Whether this process says on stderr that it compiles the kernels (a worker of ``make
+    --jobs`` does not: its parent does)."""
+    global _announce
+    _announce = announce
 
 
 def loaded_kernels() -> list[Kernel]:
@@ -106,8 +110,10 @@ def loaded_kernels() -> list[Kernel]:
     return [loaded for loaded in _kernels if loaded._compiled is not None]
 
 
+@functools.cache
 def _numba() -> ModuleType:
     import numba
+    from numba.core import event
 
     if not _probe_blas and "numba.np.arraymath" not in sys.modules and BLAS_PROBE not in sys.modules:
         sys.modules[BLAS_PROBE] = None  # makes the import fail at once
@@ -115,7 +121,27 @@ def _numba() -> ModuleType:
             import numba.np.arraymath  # where numba probes, once per process
         finally:
             del sys.modules[BLAS_PROBE]
+
+    class Announcer(event.Listener):
+        """Says, as numba begins to compile (not load) a kernel, that it compiles them: once."""
+
+        def on_start(self, event: event.Event) -> None:
+            global _announced
+            if not _announced and _announce and event.data["dispatcher"].py_func in _pythons():
+                from pushgen.progress import note
+
+                _announced = True
+                note(COMPILING)
+
+        def on_end(self, event: event.Event) -> None:
+            pass
+
+    event.register("numba:compile", Announcer())
     return numba
+
+
+def _pythons() -> set[Callable[..., Any]]:
+    return {loaded.python for loaded in _kernels}
 
 
 def kernel(function: Callable[..., Any]) -> Kernel:
