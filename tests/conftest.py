@@ -4,6 +4,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 import pushgen
+from pushgen.model import compiled
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -11,6 +12,15 @@ def one_blas_thread():
     """BLAS and LAPACK on one thread: small factorisations on many threads cost 100x more."""
     with threadpool_limits(limits=1):
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiling_unsaid():
+    """No line saying the kernels compile in the test processes: a cold cache would add it to the
+    stderr (and click's mixed output) of whichever test compiles first (tests/test_compiled.py tests it)."""
+    compiled.announce_compiling(False)
+    yield
+    compiled.announce_compiling(True)
 
 
 @pytest.fixture(scope="session")

@@ -56,16 +56,21 @@ def _fresh_kernel() -> compiled.Kernel:
     return compiled.Kernel(scope["twice"])
 
 
-def test_a_library_call_says_once_that_it_compiles(monkeypatch, capsys):
+@pytest.fixture
+def announcing(monkeypatch):
+    """This process says that it compiles, as a library user's does, and has not said it yet."""
+    monkeypatch.setattr(compiled, "_announce", True)
     monkeypatch.setattr(compiled, "_announced", False)
+
+
+def test_a_library_call_says_once_that_it_compiles(announcing, capsys):
     assert _fresh_kernel()(1.5) == 3.0
     assert capsys.readouterr().err == compiled.COMPILING + "\n"
     assert _fresh_kernel()(2.0) == 4.0  # another compile in the same process: said already
     assert capsys.readouterr().err == ""
 
 
-def test_quiet_and_a_worker_of_make_say_nothing(monkeypatch, capsys):
-    monkeypatch.setattr(compiled, "_announced", False)
+def test_quiet_and_a_worker_of_make_say_nothing(announcing, monkeypatch, capsys):
     with terminal_progress(quiet=True):
         assert _fresh_kernel()(1.0) == 2.0
     monkeypatch.setattr(compiled, "_announce", False)
@@ -73,8 +78,7 @@ def test_quiet_and_a_worker_of_make_say_nothing(monkeypatch, capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_numba_compiling_other_code_says_nothing(monkeypatch, capsys):
-    monkeypatch.setattr(compiled, "_announced", False)
+def test_numba_compiling_other_code_says_nothing(announcing, capsys):
     compiled._numba()  # the listener is in place
     assert numba.njit(lambda x: x + 1)(1) == 2
     assert capsys.readouterr().err == ""
