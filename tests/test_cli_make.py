@@ -39,9 +39,13 @@ def test_make_writes_a_dataset_folder_named_from_its_parameters(tmp_path):
         assert sha256_file(out / name) == entry["sha256"]
     table = pq.read_table(out / "notifications.parquet")
     assert table.num_rows == manifest["rows"]["notifications"]
-    column = pq.ParquetFile(out / "notifications.parquet").metadata.row_group(0).column(
-        table.schema.get_field_index("postingApp"))
-    assert str(table.schema.field("postingApp").type) == "string" and "RLE_DICTIONARY" in column.encodings
+    group = pq.ParquetFile(out / "notifications.parquet").metadata.row_group(0)
+    encodings = {name: group.column(table.schema.get_field_index(name)).encodings
+                 for name in ("postingApp", "seenTime", "notification_id", "posted_at")}
+    assert str(table.schema.field("postingApp").type) == "string"
+    assert "RLE_DICTIONARY" in encodings["postingApp"]  # categoricals: dictionaries, floats not
+    assert "BYTE_STREAM_SPLIT" in encodings["seenTime"] and "RLE_DICTIONARY" not in encodings["seenTime"]
+    assert all("DELTA_BINARY_PACKED" in encodings[name] for name in ("notification_id", "posted_at"))
     card = (out / "README.md").read_text()
     assert card.startswith("---\n") and "\n---\n" in card[4:] and "notifications" in card
 

@@ -23,9 +23,9 @@ from pushgen.data.dataset import (
     FORMATS,
     MANIFEST,
     MODEL_FILE,
-    PARQUET_OPTIONS,
     TRUTH,
     atomic_folder,
+    parquet_options,
     plain_table,
 )
 from pushgen.data.fingerprint import Fingerprint, user_digests
@@ -129,7 +129,7 @@ def _count(column: pa.Array, value: str) -> int:
 
 def parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    pq.write_table(table, sink, **parquet_options(table.schema))
     return sink.getvalue().to_pybytes()
 
 
@@ -138,7 +138,7 @@ def write_part(path: Path, data: bytes | pa.Table) -> None:
     if isinstance(data, bytes):
         path.write_bytes(data)
     else:
-        pq.write_table(data, path, **PARQUET_OPTIONS)
+        pq.write_table(data, path, **parquet_options(data.schema))
 
 
 class DatasetWriter:
@@ -198,7 +198,7 @@ class DatasetWriter:
         if stream is None:
             if fmt == "parquet":
                 stream = pq.ParquetWriter(self.folder / f"{name}.parquet", table.schema,
-                                          **PARQUET_OPTIONS)
+                                          **parquet_options(table.schema))
             else:
                 stream = pacsv.CSVWriter(self.folder / f"{name}.csv", plain_table(table).schema)
             self._streams[name] = stream

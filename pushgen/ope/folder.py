@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen._version import __version__
-from pushgen.data.dataset import PARQUET_OPTIONS, atomic_folder
+from pushgen.data.dataset import atomic_folder, parquet_options
 from pushgen.data.outputs import (
     DatasetError,
     check_unlisted,
@@ -47,7 +47,8 @@ def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
     with atomic_folder(out, force, keep=(split,)) as work:
         for name, file in TABLES.items():
             frame = getattr(log, name)
-            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), work / file, **PARQUET_OPTIONS)
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            pq.write_table(table, work / file, **parquet_options(table.schema))
         description = {
             "name": "pushgen bandit log",
             "pushgen_version": __version__,
