@@ -26,7 +26,6 @@ import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 ESTIMATORS = ("IPW", "SNIPW", "DM", "DR")
 MIN_EFFECTIVE_ROUNDS = 100
@@ -99,6 +98,8 @@ class Feedback:
 
 
 def _estimate(name: str, terms: np.ndarray, weights: np.ndarray, value: float | None = None) -> Estimate:
+    from scipy.stats import norm  # scipy.stats takes longer to import than a log takes to write
+
     n = len(terms)
     value = float(terms.mean()) if value is None else value
     half = norm.ppf(0.5 + LEVEL / 2) * float(terms.std(ddof=1)) / np.sqrt(n) if n > 1 else np.inf
