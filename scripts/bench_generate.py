@@ -1,23 +1,24 @@
-"""How fast is generation? In-process rows/s, `pushgen make` end to end, and the floors.
+"""How fast are `pushgen make`, `pushgen evaluate` and `pushgen log`? Against a baseline, in one run.
 
-    (a) rows/s of ``pushgen.generate(users, months)`` in this process (best of 3)
-    (b) wall time of the subprocess ``pushgen make --users U --months M --out TMP`` (best of 3), each
-        run into a new folder (no ``--force``, whose check of the folder it replaces is not the aim's)
-    (c) peak memory (max RSS) of that subprocess
-    (d) the floor: the same tables written with plain ``pyarrow.parquet.write_table``
-    (e) interpreter start-up: ``python -c "import pushgen"``; (b), (d) with pushgen's options and
-        (e) are taken in turn, ``--repeat`` rounds, so that a change of the machine's load between
-        them does not move the end-to-end ratio
-    (f) against the aims, as ratios within this run: generate no slower than writing its own three
-        tables with pushgen's Parquet options (<= 1x); end to end within 2.5x of (that write +
-        start-up); rows/s against >= 1,000,000
-    (g) content: the made folder's fingerprints against those pushgen 0.3.0 made for the same
-        recipe (``bench_generate_reference.json``): faster code must make the same data
-    (h) with ``--baseline PYTHON``: the CPU seconds of ``generate`` per core, this pushgen against
-        the one installed for PYTHON (e.g. a virtual environment of an earlier release), each in
-        fresh processes taken in turn (best of ``--repeat`` each); aim: at least 2x less
+    python scripts/bench_generate.py [--recipes 50x6,200x6,1000x1,100x12] [--repeat 2]
+                                     [--split pushgen-v3] [--baseline PYTHON]
 
-Usage: python scripts/bench_generate.py [--users 50] [--months 6] [--repeat 3] [--baseline PYTHON]
+    (a) ``pushgen make --users U --months M --jobs 1`` for each recipe USERSxMONTHS: wall and CPU
+        seconds (the child's, via wait4), rows, rows per wall second, CPU microseconds per row and
+        the folder's size; with ``--baseline``, the same for the pushgen of another interpreter
+        (e.g. a virtual environment of an earlier release) and the ratios this / baseline, and
+        whether both made the same content fingerprints
+    (b) cost flat in rows: CPU per row of 1000x1 against 100x12 (aim: within 1.15x)
+    (c) content: 50x6's fingerprints against those pushgen 0.3.0 made (``bench_generate_reference.json``)
+    (d) ``pushgen evaluate`` of the logged test notifications of ``--split`` (task 1) beside the
+        floor: a fresh Python that reads the same files with pandas and joins them (aim: within 1.5x)
+    (e) ``pushgen log pushgen-mini-v3`` and its start-up: a fresh Python importing what it imports
+
+Every measurement runs in a fresh process; the interpreters and recipes are taken in turn,
+``--repeat`` rounds, best of each (CPU and wall separately), so that a change of the machine's load
+moves both sides alike. CPU seconds hold on a loaded machine where wall seconds do not: the load
+average is printed before and after. The children cache bytecode in a scratch folder (even under
+PYTHONDONTWRITEBYTECODE), so start-up is that of an installed package.
 """
 
 from __future__ import annotations
@@ -30,231 +31,260 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
-from benchtools import pushgen_command
 
 import pushgen
-from pushgen.data.dataset import parquet_options
+from pushgen import schemas
 
-AIM_RATIO = 2.5
-AIM_GENERATE_RATIO = 1.0
-AIM_ROWS_PER_SECOND = 1_000_000
-AIM_PER_CORE = 2.0
-GENERATE_CPU = """
-import sys, time, pushgen
-users, months = int(sys.argv[1]), int(sys.argv[2])
-pushgen.generate(users=users, months=months)  # kernels loaded, caches warm
-began = time.process_time()
-pushgen.generate(users=users, months=months)
-print(pushgen.__version__, pushgen.__file__, time.process_time() - began)
-"""
 REFERENCE = Path(__file__).with_name("bench_generate_reference.json")
+AIM_FLAT = 1.15
+AIM_EVALUATE = 1.5
+FLAT = ("1000x1", "100x12")
+FLOOR = """
+import sys
+import pandas as pd
+split, submission = sys.argv[1], sys.argv[2]
+contexts = pd.read_parquet(f"{split}/task1/test.parquet")
+logged = pd.read_parquet(f"{split}/scorer/task1/test.parquet")
+truth = pd.read_parquet(f"{split}/scorer/ground_truth/engagement_rows.parquet")
+submitted = pd.read_parquet(submission)
+frame = logged.merge(contexts, on=["user_id", "context_id", "posted_at"])
+frame = frame.merge(truth, on=["notification_id", "user_id"])
+frame = frame.merge(submitted, on="context_id", suffixes=("_logged", ""))
+assert len(frame) == len(logged)
+"""
+LOG_IMPORTS = "import pushgen.commands, pushgen.ope.folder"
 
 
-def best_of(repeat: int, run: Callable[[], object]) -> tuple[float, object]:
-    """The shortest wall time of ``repeat`` calls, and the last call's result."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        began = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - began)
-    return best, result
+@dataclass
+class Run:
+    wall: float
+    cpu: float
 
 
-def best_cpu_of(repeat: int, run: Callable[[], object]) -> tuple[float, float, object]:
-    """Like ``best_of``, also the CPU seconds of this process during the fastest call."""
-    best, cpu, result = float("inf"), float("inf"), None
-    for _ in range(repeat):
-        began, began_cpu = time.perf_counter(), time.process_time()
-        result = run()
-        wall = time.perf_counter() - began
-        if wall < best:
-            best, cpu = wall, time.process_time() - began_cpu
-    return best, cpu, result
+@dataclass
+class Side:
+    """One pushgen: how to start its Python, and where its code comes from."""
+
+    label: str
+    python: str
+    pythonpath: str | None
+
+    def env(self, scratch: Path) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+        env["PYTHONPYCACHEPREFIX"] = str(scratch / f"pycache-{self.label}")
+        if self.pythonpath:
+            env["PYTHONPATH"] = self.pythonpath
+        return env
+
+    def run(self, arguments: list[str], scratch: Path) -> Run:
+        """Wall and CPU seconds of ``python ARGUMENTS`` (wait4: the child's own CPU)."""
+        began = os.times().elapsed
+        child = subprocess.Popen([self.python, *arguments], env=self.env(scratch), cwd=scratch,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = os.times().elapsed - began
+        error = child.stderr.read().decode(errors="replace") if child.stderr else ""
+        if child.stderr:
+            child.stderr.close()
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise RuntimeError(f"{self.label}: python {' '.join(arguments)} failed: {error.strip()[-2000:]}")
+        return Run(wall, usage.ru_utime + usage.ru_stime)
+
+    def version(self, scratch: Path) -> str:
+        code = "import pushgen; print(pushgen.__version__, pushgen.__file__)"
+        out = subprocess.run([self.python, "-c", code], env=self.env(scratch), cwd=scratch,
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
 
 
-def run_child(command: list[str]) -> tuple[float, int, float]:
-    """Wall seconds, peak RSS in bytes and CPU seconds of one child process (via wait4)."""
-    began = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - began
-    child.returncode = os.waitstatus_to_exitcode(status)
-    error = child.stderr.read().decode(errors="replace") if child.stderr else ""
-    if child.stderr:
-        child.stderr.close()
-    if child.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({child.returncode}): {error.strip()}")
-    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return seconds, usage.ru_maxrss * scale, usage.ru_utime + usage.ru_stime
+def best(runs: list[Run]) -> Run:
+    return Run(min(r.wall for r in runs), min(r.cpu for r in runs))
 
 
-def generate_cpu_in(python: str, users: int, months: int, pythonpath: str | None) -> tuple[str, float]:
-    """(where pushgen came from, CPU seconds of one warm ``generate``) in a fresh ``python``."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    with tempfile.TemporaryDirectory() as elsewhere:  # not the checkout's pushgen by accident
-        out = subprocess.run([python, "-c", GENERATE_CPU, str(users), str(months)], cwd=elsewhere,
-                             env=env, capture_output=True, text=True, check=True).stdout.split()
-    return f"pushgen {out[0]} ({out[1]})", float(out[2])
+def recipe(text: str) -> tuple[int, int]:
+    users, _, months = text.partition("x")
+    if not (users.isdigit() and months.isdigit() and int(users) > 0 and int(months) > 0):
+        raise argparse.ArgumentTypeError(f"a recipe is USERSxMONTHS such as 50x6; got {text!r}")
+    return int(users), int(months)
 
 
-def per_core(baseline: str, users: int, months: int, repeat: int) -> tuple[dict, dict]:
-    """The best CPU seconds of ``generate`` for this pushgen and the baseline's, taken in turn."""
-    here = str(Path(pushgen.__file__).resolve().parents[1])
-    best = {"this": float("inf"), "baseline": float("inf")}
-    names = {}
-    for _ in range(repeat):
-        for label, python, path in (("baseline", baseline, None), ("this", sys.executable, here)):
-            names[label], seconds = generate_cpu_in(python, users, months, path)
-            best[label] = min(best[label], seconds)
-    return best, names
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
-def table_bytes(tables: dict[str, pa.Table]) -> int:
-    return sum(t.nbytes for t in tables.values())
+def line(label: str, *cells: str) -> str:
+    return f"  {label:<30}" + "".join(f"{c:>13}" for c in cells)
+
+
+def ratio(this: float, baseline: float) -> str:
+    return f"{this / baseline:.2f}x" if baseline > 0 else "-"
+
+
+def make_section(sides: list[Side], recipes: list[str], repeat: int, scratch: Path) -> dict:
+    """(a): the best runs, rows, sizes and fingerprints of every recipe and side."""
+    runs: dict[tuple[str, str], list[Run]] = {}
+    made: dict[tuple[str, str], dict] = {}
+    for round_ in range(repeat):
+        for text in recipes:
+            users, months = recipe(text)
+            for side in sides:
+                out = scratch / f"make-{side.label}-{text}-{round_}"
+                runs.setdefault((text, side.label), []).append(side.run(
+                    ["-m", "pushgen", "make", "--users", str(users), "--months", str(months), "--jobs", "1",
+                     "--out", str(out), "-q"], scratch))
+                manifest = json.loads((out / "manifest.json").read_text())
+                made[(text, side.label)] = {"rows": manifest["rows"]["notifications"],
+                                            "bytes": folder_bytes(out),
+                                            "fingerprints": manifest["fingerprints"]}
+                shutil.rmtree(out)
+    return {key: {**made[key], "run": best(value)} for key, value in runs.items()}
+
+
+def print_make(sides: list[Side], recipes: list[str], results: dict) -> None:
+    print("(a) pushgen make --users U --months M --jobs 1 (best of the rounds)")
+    heading = ["wall s", "CPU s", "rows/s", "CPU us/row", "MiB"]
+    print(line("recipe, pushgen", *heading))
+    for text in recipes:
+        for side in sides:
+            r = results[(text, side.label)]
+            print(line(f"{text} {side.label}", f"{r['run'].wall:.2f}", f"{r['run'].cpu:.2f}",
+                       f"{r['rows'] / r['run'].wall:,.0f}", f"{r['run'].cpu / r['rows'] * 1e6:.2f}",
+                       f"{r['bytes'] / (1 << 20):.1f}"))
+        if len(sides) == 2:
+            this, base = results[(text, "this")], results[(text, "baseline")]
+            same = "same content" if this["fingerprints"] == base["fingerprints"] else "CONTENT DIFFERS"
+            print(line(f"{text} this / baseline", ratio(this["run"].wall, base["run"].wall),
+                       ratio(this["run"].cpu, base["run"].cpu), "", "", ratio(this["bytes"], base["bytes"]))
+                  + f"  {this['rows']:,} rows, {same}")
+    print()
+    if all(text in recipes for text in FLAT):
+        print(f"(b) cost flat in rows: CPU per row of {FLAT[0]} / {FLAT[1]} (aim <= {AIM_FLAT}x)")
+        for side in sides:
+            wide, long = (results[(text, side.label)] for text in FLAT)
+            flat = (wide["run"].cpu / wide["rows"]) / (long["run"].cpu / long["rows"])
+            print(line(side.label, f"{flat:.2f}x"))
+        print()
+
+
+def print_content(results: dict, recipes: list[str]) -> bool:
+    reference = json.loads(REFERENCE.read_text())
+    text = f"{reference['recipe']['users']}x{reference['recipe']['months']}"
+    if text not in recipes:
+        return True
+    print(f"(c) content of {text} against pushgen {reference['pushgen_version']}'s")
+    made = results[(text, "this")]["fingerprints"]
+    for name, expected in reference["fingerprints"].items():
+        verdict = "the same" if made.get(name) == expected else "DIFFERS"
+        print(line(f"{name} fingerprint", made.get(name, "missing")[:12]) + f"  {verdict}")
+    print()
+    return made == reference["fingerprints"]
+
+
+def evaluate_section(sides: list[Side], split: str, repeat: int, scratch: Path) -> None:
+    from pushgen.data.outputs import DatasetError
+    from pushgen.publishing.access import resolve_split
+
+    try:
+        folder = resolve_split(split)
+    except DatasetError as error:
+        print(f"(d) evaluate: skipped, {split} is not at hand ({error}); "
+              f"`pushgen download {split} --regenerate` builds it without network")
+        return
+    submission = scratch / "submission.parquet"
+    logged = pq.read_table(folder / "scorer" / "task1" / "test.parquet")
+    pq.write_table(logged.select(["context_id", *schemas.NOTIFICATION_FEATURES]), submission)
+    floor_side = Side("floor", sys.executable, None)
+    evaluate = ["-m", "pushgen", "evaluate", "--split", str(folder), "--submission", str(submission), "-q"]
+    runs: dict[str, list[Run]] = {}
+    for round_ in range(repeat + 1):  # the first round caches bytecode and is not counted
+        for side in [floor_side, *sides]:
+            arguments = ["-c", FLOOR, str(folder), str(submission)] if side is floor_side else evaluate
+            run = side.run(arguments, scratch)
+            if round_:
+                runs.setdefault(side.label, []).append(run)
+    floor = best(runs["floor"])
+    print(f"(d) pushgen evaluate --split {split} --task 1 ({logged.num_rows:,} rows) beside the floor: "
+          f"pandas reads and joins the same files (aim <= {AIM_EVALUATE}x)")
+    print(line("", "wall s", "CPU s", "wall / floor", "CPU / floor"))
+    print(line("floor (pandas read + join)", f"{floor.wall:.2f}", f"{floor.cpu:.2f}"))
+    for side in sides:
+        r = best(runs[side.label])
+        print(line(f"evaluate {side.label}", f"{r.wall:.2f}", f"{r.cpu:.2f}", ratio(r.wall, floor.wall),
+                   ratio(r.cpu, floor.cpu)))
+    print()
+
+
+def log_section(sides: list[Side], repeat: int, scratch: Path) -> None:
+    runs: dict[tuple[str, str], list[Run]] = {}
+    for round_ in range(repeat + 1):  # the first round caches bytecode and is not counted
+        for side in sides:
+            out = scratch / f"log-{side.label}-{round_}"
+            log = side.run(["-m", "pushgen", "log", "pushgen-mini-v3", "--out", str(out), "-q"], scratch)
+            imports = side.run(["-c", LOG_IMPORTS], scratch)
+            if round_:
+                runs.setdefault((side.label, "log"), []).append(log)
+                runs.setdefault((side.label, "imports"), []).append(imports)
+    print("(e) pushgen log pushgen-mini-v3, and its start-up: python -c "
+          f'"{LOG_IMPORTS}"')
+    print(line("", "wall s", "CPU s", "start-up s", "start-up CPU"))
+    for side in sides:
+        total, imports = best(runs[(side.label, "log")]), best(runs[(side.label, "imports")])
+        print(line(f"log {side.label}", f"{total.wall:.2f}", f"{total.cpu:.2f}", f"{imports.wall:.2f}",
+                   f"{imports.cpu:.2f}"))
+    if len(sides) == 2:
+        this, base = ({k: best(runs[(label, k)]) for k in ("log", "imports")}
+                      for label in ("this", "baseline"))
+        print(line("this / baseline", ratio(this["log"].wall, base["log"].wall),
+                   ratio(this["log"].cpu, base["log"].cpu), ratio(this["imports"].wall, base["imports"].wall),
+                   ratio(this["imports"].cpu, base["imports"].cpu)))
+    print()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--users", type=int, default=50)
-    parser.add_argument("--months", type=int, default=6)
-    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (best counts)")
-    parser.add_argument("--baseline", metavar="PYTHON",
-                        help="also compare generate's CPU per core with the pushgen of this interpreter")
+    parser.add_argument("--recipes", default="50x6,200x6,1000x1,100x12",
+                        help="comma-separated USERSxMONTHS recipes for make")
+    parser.add_argument("--repeat", type=int, default=2, help="rounds per measurement (best counts)")
+    parser.add_argument("--split", default="pushgen-v3", help="the split evaluate scores (name or folder)")
+    parser.add_argument("--baseline", metavar="PYTHON", help="also measure the pushgen of this interpreter")
+    parser.add_argument("--skip", default="",
+                        help="comma-separated sections to leave out: make, evaluate, log")
     args = parser.parse_args(argv)
-    if min(args.users, args.months, args.repeat) < 1:
-        parser.error("--users, --months and --repeat must be at least 1")
-
-    # (a) in-process generation
-    generate_seconds, generate_cpu, dataset = best_cpu_of(
-        args.repeat, lambda: pushgen.generate(users=args.users, months=args.months))
-    rows = dataset.notifications_arrow.num_rows
-    rows_per_second = rows / generate_seconds
-
-    with tempfile.TemporaryDirectory(prefix="pushgen-bench-") as tmp:
-        work = Path(tmp)
-
-        # (b, c) end to end, peak memory of the child
-        make = [*pushgen_command(), "make", "--users", str(args.users), "--months",
-                str(args.months), "--out", str(work / "made")]
-        # (d) the floor: plain Parquet writes of the same tables
-        tables = {
-            "notifications": dataset.notifications_arrow,
-            "truth_rows": dataset.truth_rows_arrow,
-            "users": dataset.users_arrow,
-        }
-
-        def write_plain(names: tuple[str, ...], pushgens: bool = False) -> Callable[[], None]:
-            def run() -> None:
-                for name in names:
-                    options = parquet_options(tables[name].schema) if pushgens else {}
-                    pq.write_table(tables[name], work / f"{name}.parquet", **options)
-            return run
-
-        # the end-to-end ratio's three parts are taken in turn, so that they share the machine's load
-        runs, zstd_runs, startups = [], [], []
-        for _ in range(args.repeat):
-            shutil.rmtree(work / "made", ignore_errors=True)  # a new folder each time, as the aim's command
-            runs.append(run_child(make))
-            zstd_runs.append(best_cpu_of(1, write_plain(tuple(tables), pushgens=True))[:2])
-            startups.append(run_child([sys.executable, "-c", "import pushgen"]))  # (e)
-        make_seconds, _, make_cpu = min(runs)
-        peak_rss = max(r for _, r, _ in runs)
-        made_bytes = sum(p.stat().st_size for p in (work / "made").rglob("*") if p.is_file())
-        made_fingerprints = json.loads((work / "made" / "manifest.json").read_text())["fingerprints"]
-        zstd_all, zstd_cpu = min(zstd_runs)
-        startup, _, startup_cpu = min(startups)
-        floor_notifications, _ = best_of(args.repeat, write_plain(("notifications",)))
-        floor_all, _ = best_of(args.repeat, write_plain(tuple(tables)))
-        bare, _ = best_of(args.repeat, lambda: run_child([sys.executable, "-c", "pass"]))
-
-    ratio = make_seconds / (zstd_all + startup)
-    ratio_plain = make_seconds / (floor_all + startup)
-    generate_ratio = generate_seconds / zstd_all
-    # CPU seconds: what the work costs whatever else the machine runs
-    generate_cpu_ratio = generate_cpu / zstd_cpu
-    cpu_ratio = make_cpu / (zstd_cpu + startup_cpu)
-    mib = 1 << 20
-
-    def line(label: str, value: str, note: str = "") -> str:
-        return f"  {label:<44}{value:>14}  {note}".rstrip()
-
-    def verdict(ok: bool) -> str:
-        return "meets the aim" if ok else "misses the aim"
-
-    print(f"pushgen {pushgen.__version__} bench: {args.users} users x {args.months} months, "
-          f"best of {args.repeat}")
-    print(f"python {platform.python_version()}, numpy {np.__version__}, pyarrow {pa.__version__}, "
-          f"{os.cpu_count()} cpus, {platform.machine()}")
-    print()
-    print("(a) in-process pushgen.generate")
-    print(line("rows", f"{rows:,}"))
-    print(line("wall seconds", f"{generate_seconds:.3f}", f"CPU {generate_cpu:.3f} s"))
-    print(line("rows per second", f"{rows_per_second:,.0f}",
-               f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
-    print()
-    print("(b) end to end: " + " ".join(Path(make[0]).name if i == 0 else a
-                                        for i, a in enumerate(make)).replace(str(work), "TMP"))
-    print(line("wall seconds", f"{make_seconds:.3f}", f"CPU {make_cpu:.3f} s; all runs: "
-               + ", ".join(f"{s:.2f}" for s, _, _ in runs)))
-    print(line("folder size (MiB)", f"{made_bytes / mib:.1f}"))
-    print()
-    print("(c) peak memory of the make process")
-    print(line("max RSS (MiB)", f"{peak_rss / mib:.0f}"))
-    print(line("in-memory Arrow tables (MiB)", f"{table_bytes(tables) / mib:.0f}",
-               "notifications + truth_rows + users"))
-    print()
-    print("(d) floor: plain pyarrow.parquet.write_table (default options)")
-    print(line("notifications seconds", f"{floor_notifications:.3f}"))
-    print(line("notifications + truth_rows + users seconds", f"{floor_all:.3f}"))
-    print(line("same three with pushgen's options", f"{zstd_all:.3f}",
-               f"CPU {zstd_cpu:.3f} s; pushgen.data.dataset.parquet_options"))
-    print()
-    print("(e) interpreter start-up")
-    print(line('python -c "import pushgen" seconds', f"{startup:.3f}", f"CPU {startup_cpu:.3f} s"))
-    print(line('python -c "pass" seconds', f"{bare:.3f}"))
-    print()
-    print("(f) against the aims")
-    print(line("generate / write with pushgen's options", f"{generate_ratio:.2f}x",
-               f"aim <= {AIM_GENERATE_RATIO:.0f}x: {verdict(generate_ratio <= AIM_GENERATE_RATIO)}"))
-    print(line("end to end / (that write + start-up)", f"{ratio:.2f}x",
-               f"aim <= {AIM_RATIO}x: {verdict(ratio <= AIM_RATIO)}"))
-    print(line("  with the plain-options floor", f"{ratio_plain:.2f}x"))
-    print(line("  CPU: generate / that write", f"{generate_cpu_ratio:.2f}x",
-               "CPU seconds hold on a loaded machine, where wall seconds do not"))
-    print(line("  CPU: end to end / (that write + start-up)", f"{cpu_ratio:.2f}x"))
-    print(line("rows per second (in-process)", f"{rows_per_second:,.0f}",
-               f"aim >= {AIM_ROWS_PER_SECOND:,}: {verdict(rows_per_second >= AIM_ROWS_PER_SECOND)}"))
-    print()
-    print("(g) content against pushgen's earlier output for the same recipe")
-    reference = json.loads(REFERENCE.read_text())
-    if reference["recipe"] != {"users": args.users, "months": args.months, "seed": 0}:
-        print(f"  no reference for {args.users} users x {args.months} months (it holds "
-              f"{reference['recipe']['users']} x {reference['recipe']['months']})")
-        return 0
-    for name, expected in reference["fingerprints"].items():
-        same = made_fingerprints.get(name) == expected
-        print(line(f"{name} fingerprint", made_fingerprints.get(name, "missing")[:12],
-                   f"{'the same as' if same else 'DIFFERS from'} pushgen {reference['pushgen_version']}'s"))
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    try:
+        recipes = [f"{u}x{m}" for u, m in (recipe(t) for t in args.recipes.split(",") if t)]
+    except argparse.ArgumentTypeError as error:
+        parser.error(str(error))
+    skip = set(filter(None, args.skip.split(",")))
+    here = str(Path(pushgen.__file__).resolve().parents[1])
+    sides = [Side("this", sys.executable, here)]
     if args.baseline:
-        best, names = per_core(args.baseline, args.users, args.months, args.repeat)
-        speedup = best["baseline"] / best["this"]
+        sides.append(Side("baseline", args.baseline, None))
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="pushgen-bench-") as tmp:
+        scratch = Path(tmp)
+        print(f"python {platform.python_version()}, {os.cpu_count()} cpus, {platform.machine()}; "
+              f"load average {os.getloadavg()[0]:.2f} at the start")
+        for side in sides:
+            print(f"  {side.label}: pushgen {side.version(scratch)}")
+            side.run(["-m", "pushgen", "make", "--users", "2", "--days", "3", "--out",
+                      str(scratch / f"warm-{side.label}"), "-q"], scratch)  # kernels and bytecode cached
         print()
-        print(f"(h) per core: CPU seconds of one warm generate, fresh processes in turn, "
-              f"best of {args.repeat}")
-        print(line("this", f"{best['this']:.3f}", names["this"]))
-        print(line("baseline", f"{best['baseline']:.3f}", names["baseline"]))
-        print(line("baseline / this", f"{speedup:.2f}x",
-                   f"aim >= {AIM_PER_CORE:g}x: {verdict(speedup >= AIM_PER_CORE)}"))
-    return 0 if made_fingerprints == reference["fingerprints"] else 1
+        if "make" not in skip:
+            results = make_section(sides, recipes, args.repeat, scratch)
+            print_make(sides, recipes, results)
+            ok = print_content(results, recipes)
+        if "evaluate" not in skip:
+            evaluate_section(sides, args.split, args.repeat, scratch)
+        if "log" not in skip:
+            log_section(sides, args.repeat, scratch)
+        print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
