@@ -51,7 +51,8 @@ class Field:
         """Integer codes of many values, -1 where a value is not allowed."""
         import pandas as pd
         lookup = {v: i for i, v in enumerate(self.values)}
-        positions, uniques = pd.factorize(np.asarray(values, dtype=object))  # each distinct value once
+        numeric = isinstance(values, np.ndarray) and values.dtype.kind in "biu"  # factorized as they are
+        positions, uniques = pd.factorize(values if numeric else np.asarray(values, dtype=object))
         table = np.fromiter((lookup.get(v, -1) for v in uniques), dtype=np.int16, count=len(uniques))
         return np.append(table, np.int16(-1))[positions]
 
@@ -263,7 +264,8 @@ def frame_codes(frame: pd.DataFrame, features: Iterable[str]) -> dict[str, np.nd
                 and tuple(column.cat.categories) == tuple(str(v) for v in field.values)):
             codes = column.cat.codes.to_numpy()
         else:
-            codes = field.codes(column.to_numpy(dtype=object))
+            numeric = isinstance(column.dtype, np.dtype) and column.dtype.kind in "biu"
+            codes = field.codes(column.to_numpy() if numeric else column.to_numpy(dtype=object))
         if (codes < 0).any():
             row = int(np.flatnonzero(codes < 0)[0])
             raise ValueError(f"{name}: {column.iloc[row]!r} is not one of {list(field.values)}")

@@ -198,7 +198,9 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
                 raise DatasetError(f"{folder}: task {task}'s test contexts carry other posted_at times "
                                    f"than its answer key")
     row_key = "notification_id" if "notification_id" in frame else "context_id"  # older splits: equal
-    frame = frame.sort_values(["user_id", "posted_at", row_key], kind="stable")
+    order = ["user_id", "posted_at", row_key]
+    if not _in_order([frame[key].to_numpy() for key in order]):  # the files keep this order
+        frame = frame.sort_values(order, kind="stable")
     user_ids = frame["user_id"].to_numpy(dtype=np.int64)
     users, starts = np.unique(user_ids, return_index=True)
     stops = np.r_[starts[1:], len(user_ids)] if len(starts) else starts
@@ -226,6 +228,19 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
         _bounds={int(u): (int(a), int(b)) for u, a, b in zip(users, starts, stops, strict=True)},
         _users_by_part={name: list(p["users"]) for name, p in description.get("parts", {}).items()},
     )
+
+
+def _in_order(keys: list[np.ndarray]) -> bool:
+    """Whether the rows are sorted by ``keys`` (the first key first)."""
+    if not len(keys[0]):
+        return True
+    undecided = np.ones(len(keys[0]) - 1, dtype=bool)  # pairs of rows equal on the keys so far
+    for key in keys:
+        before, after = key[:-1], key[1:]
+        if (undecided & (after < before)).any():
+            return False
+        undecided &= after == before
+    return True
 
 
 def _test_start_ms(description: dict) -> int:
