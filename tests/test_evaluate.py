@@ -271,6 +271,17 @@ def test_diversity_metrics():
     assert metrics.entropy(generated, np.zeros(4, dtype=bool)) == 0.0
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60), st.lists(st.booleans(), max_size=60),
+       st.lists(st.integers(0, 40), min_size=1, max_size=60))
+def test_distinct_ratio_counts_distinct_values_as_sets_do(codes, opened, reference):
+    n = min(len(codes), len(opened))
+    generated, opened = np.array(codes[:n], dtype=np.int64), np.array(opened[:n], dtype=bool)
+    expected = min(1.0, len(set(generated[opened].tolist())) / len(set(reference)))
+    ratio = metrics.distinct_ratio({"f": generated}, opened, {"f": np.array(reference)})
+    assert ratio == pytest.approx(expected)
+
+
 def test_useful_variety_counts_values_by_the_opens_they_bring_above_the_logged_rate():
     logged = np.array([True, False] * 100)  # logged open rate 0.5, 100 opens: a value needs 1.0 excess
     p_open = np.full(200, 0.9)

@@ -111,7 +111,7 @@ def performance(reward: np.ndarray, generated_open: np.ndarray,
 def distinct_ratio(generated: dict[str, np.ndarray], opened: np.ndarray,
                    reference: dict[str, np.ndarray]) -> float:
     """Mean over features of distinct opened generated values / distinct reference values."""
-    ratios = [min(1.0, len(np.unique(codes[opened])) / max(1, len(np.unique(reference[f]))))
+    ratios = [min(1.0, _distinct(codes[opened]) / max(1, _distinct(reference[f])))
               for f, codes in generated.items()]
     return float(np.mean(ratios)) if ratios else float("nan")
 
@@ -131,8 +131,13 @@ def useful_variety(generated: dict[str, np.ndarray], p_open: np.ndarray, possibl
     for f, codes in generated.items():
         brought = np.bincount(codes, weights=excess, minlength=len(schemas.values(f)))
         useful = int(((brought >= least) & (brought > 0)).sum())
-        ratios.append(min(1.0, useful / max(1, len(np.unique(reference[f])))))
+        ratios.append(min(1.0, useful / max(1, _distinct(reference[f]))))
     return float(np.mean(ratios)) if ratios else float("nan")
+
+
+def _distinct(codes: np.ndarray) -> int:
+    """How many distinct values the (non-negative) ``codes`` hold; counted, not sorted."""
+    return int(np.count_nonzero(np.bincount(codes))) if len(codes) else 0
 
 
 def entropy(generated: dict[str, np.ndarray], opened: np.ndarray) -> float:
