@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import pushgen
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError
-from pushgen.envs import GENERATION_ID, INBOX_ID, decode, encode
+from pushgen.envs import ENTRY_POINTS, GENERATION_ID, INBOX_ID, SELECTION_ID, decode, encode
 from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
 from pushgen.publishing.access import load_split
 from pushgen.replay.scoring import sequence_probabilities
@@ -47,12 +47,28 @@ def test_registered_on_import():
     assert gym.registry[GENERATION_ID].entry_point == "pushgen.envs.generation:NotificationGenerationEnv"
 
 
-@pytest.mark.parametrize("env_id", [GENERATION_ID, INBOX_ID])
+@pytest.mark.parametrize("env_id", sorted(ENTRY_POINTS))
 def test_check_env_passes_without_warnings(split, env_id):
     env = gym.make(env_id, split=str(split), render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         check_env(env.unwrapped)
+
+
+def test_the_agent_owns_the_selection_observations(split):
+    env = gym.make(SELECTION_ID, split=str(split)).unwrapped
+    observation, _ = env.reset(seed=0)
+    candidates = observation["candidates"].copy()
+    mask = observation["candidate_mask"].copy()
+    assert mask.any()
+    observation["candidates"][:] = 0
+    observation["candidate_mask"][:] = 0
+    again, _ = env.reset(seed=0)
+    np.testing.assert_array_equal(again["candidates"], candidates)
+    np.testing.assert_array_equal(again["candidate_mask"], mask)
+    assert env.action_masks()[: env.k].astype(np.int8).tolist() == mask.tolist()
+    _, _, _, _, info = env.step(0)
+    assert info["sent"] and info["slot"] == 0 and info["p_open"] > 0
 
 
 def test_spaces_come_from_the_schemas(split):

@@ -168,8 +168,8 @@ class NotificationSelectionEnv(ReplayEnv):
 
     def _observe(self, i: int) -> dict[str, Any]:
         observation = dict(zip(self._keys, self._contexts[i], strict=True))
-        observation["candidates"] = self._candidates[i]
-        observation["candidate_mask"] = self._mask[i]
+        observation["candidates"] = self._candidates[i].copy()  # the agent's own: never a view of ours
+        observation["candidate_mask"] = self._mask[i].copy()
         hours = (self._seconds[i] - self._last_sent) / 3600.0
         observation["hours_since_last"] = np.array([min(max(hours, 0.0), HOURS_CAP)], dtype=np.float32)
         return observation
