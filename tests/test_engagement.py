@@ -31,12 +31,12 @@ from pushgen.model.exposure import (
     EXPOSURE_FIELDS,
     HABITUATION_TAU_DAYS,
     Exposure,
-    ExposureState,
     keyed_exposure,
 )
 from pushgen.model.graph import run
 from pushgen.model.logistic import expit as model_expit
 from pushgen.model.priors import Priors
+from pushgen.model.simulated_user import SimulatedUsers
 from pushgen.model.situations import SITUATIONS, situations
 from pushgen.model.timegrid import TimeGrid
 
@@ -74,7 +74,7 @@ def test_online_state_follows_the_same_sums_as_the_vectorised_one():
     t = np.sort(rng.uniform(0, 20 * 86400, 400))
     app, subject, channel = rng.integers(0, 6, 400), rng.integers(0, 9, 400), rng.integers(0, 12, 400)
     interrupts = rng.uniform(0, 1, 400)
-    state = ExposureState(1, 12, 1800.0)
+    state = SimulatedUsers(1, 12, 1800.0)
     user = np.zeros(1, dtype=np.int64)
     online = []
     for i in range(400):

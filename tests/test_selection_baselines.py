@@ -62,7 +62,7 @@ def test_the_bound_is_never_exceeded_by_any_policy(seed, k, cost, hold_share):
 
 def test_the_bound_refuses_a_user_whom_exposure_could_help():
     env = gym.make(SELECTION_ID, split=SPLIT).unwrapped
-    env._exposure.fatigue_weight = -0.1
+    env.simulated_user.fatigue_weight = -0.1
     with pytest.raises(ValueError, match="negative fatigue or habituation weight"):
         fresh_bound(env)
 

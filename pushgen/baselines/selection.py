@@ -322,6 +322,14 @@ class RecoveringDifferenceSoftmax:
         self._round = None
 
 
+def greedy_action(env: NotificationSelectionEnv) -> int:
+    """The candidate of the next context with the highest true P(open) now; hold when none's
+    exceeds the cost."""
+    p = env.candidate_probabilities()
+    j = int(np.argmax(p))
+    return j if p[j] > env.cost else env.hold
+
+
 class GreedyTrue(Static):
     """The candidate with the highest true P(open) now; holds when no candidate's exceeds the cost."""
 
@@ -329,33 +337,32 @@ class GreedyTrue(Static):
         self.env = setting.true_env("greedy")
 
     def act(self, observation: dict[str, Any]) -> int:
-        p = self.env.candidate_probabilities()
-        j = int(np.argmax(p))
-        return j if p[j] > self.env.cost else self.env.hold
+        return greedy_action(self.env)
 
 
 class LookaheadOracle(Static):
-    """The true model looking one context ahead (see the module's docstring)."""
+    """The true model looking one context ahead (see the module's docstring), through the
+    simulated user's public what-if: snapshot, send, restore."""
 
     def __init__(self, setting: SelectionSetting) -> None:
         self.env = setting.true_env("oracle")
 
     def act(self, observation: dict[str, Any]) -> int:
-        env = self.env
-        i = env._row
-        if i + 1 >= env._n:
-            return GreedyTrue.act(self, observation)  # type: ignore[arg-type]
+        env, user = self.env, self.env.simulated_user
+        i = env.next_context
+        if i + 1 >= env.n_contexts:
+            return greedy_action(env)
         now = env.candidate_probabilities(i)
-        saved = env._exposure.snapshot()
+        saved = user.snapshot()
         best, best_value = env.hold, max(0.0, float(env.candidate_probabilities(i + 1).max()) - env.cost)
-        for j in range(int(env._filled[i])):
-            env._exposure.restore(saved)
+        for j in range(env.filled(i)):
+            user.restore(saved)
             env.send_to_simulated_user(i, j)
             later = max(0.0, float(env.candidate_probabilities(i + 1).max()) - env.cost)
             value = now[j] - env.cost + later
             if value > best_value:
                 best, best_value = j, value
-        env._exposure.restore(saved)
+        user.restore(saved)
         return best
 
 
@@ -363,8 +370,8 @@ def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
     """Per context of ``env``'s episode, the best reward any policy could get there: the best
     candidate's P(open) at a fresh state, less the cost, or 0 (hold). Refuses a user whose
     fatigue or habituation weight is negative (then exposure could raise P(open))."""
-    exposure = env._exposure
-    if exposure.fatigue_weight < 0 or min(exposure.habituation) < 0:
+    user = env.simulated_user
+    if user.fatigue_weight < 0 or min(user.habituation) < 0:
         raise ValueError(f"user {env.user}: a negative fatigue or habituation weight; the fresh-state "
                          "bound does not hold")
     fresh = expit(env.slates(env.user).static)  # -inf (empty slot) -> 0

@@ -27,7 +27,8 @@ A step costs a dictionary look-up and a few float operations: when a user's epis
 the logits before exposure of every possible notification of the user at every context are
 computed with the judge's own functions (``pushgen.envs.online.static_table``; memory: contexts
 x possible notifications x 8 bytes, e.g. 30 MB for 3,000 contexts and 1,230 notifications),
-and only fatigue and habituation are followed per step (``pushgen.envs.online.UserExposure``);
+and only fatigue and habituation are followed per step (the public ``simulated_user``, a
+``pushgen.model.simulated_user.SimulatedUser``: ``snapshot()`` and ``restore()`` for planners);
 the native vector environment and the evaluator use the batched judge, with the same results.
 
 There is no validation part to play: the simulated user of a test part is the scorer's. To develop
@@ -52,7 +53,7 @@ from pushgen import schemas
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.history import History
-from pushgen.envs.online import PossibleNotifications, UserExposure, apps_of, sigmoid, static_table
+from pushgen.envs.online import PossibleNotifications, apps_of, simulated_user, static_table
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
@@ -107,10 +108,10 @@ class NotificationGenerationEnv(ReplayEnv):
             self._possible[self.user] = (possible, static)
         self._notifications, self._static = self._possible[self.user]
         self._seconds = self.replay.seconds[self.episode.rows].tolist()
-        self._exposure = UserExposure(self.replay, self.user, stationary=False)
+        self.simulated_user = simulated_user(self.replay, self.user, stationary=False)
 
     def _start_episode(self) -> None:
-        self._exposure.reset()
+        self.simulated_user.reset()
         self.history = History(self.user, self.episode.context_ids,
                                {f: self.episode.codes[f] for f in CONTEXT_FEATURES})
         self._total = 0.0
@@ -158,10 +159,7 @@ class NotificationGenerationEnv(ReplayEnv):
             return 0.0
         t = self._seconds[i]
         keys = (self._notifications.app[j], self._notifications.subject[j], self._notifications.channels[j])
-        exposure = self._exposure.exposure(t, keys)
-        p = sigmoid(float(self._static[i, j]) - self._exposure.penalty(exposure))
-        self._exposure.receive(t, keys, self._notifications.interrupts[j], exposure)
-        return p
+        return self.simulated_user.send(float(self._static[i, j]), t, keys, self._notifications.interrupts[j])
 
     def _codes(self, action: Any) -> tuple[int, ...]:
         if self.flat_actions:

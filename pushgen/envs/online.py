@@ -1,28 +1,23 @@
-"""One simulated user stepped in plain Python floats: the single environments' fast path.
+"""The single environments' fast path: an episode's terms precomputed, one simulated user stepped.
 
 The engagement logit of a notification in a row splits into a static part (row, notification
 and their situation interaction: ``pushgen.model.engagement.combine`` with no exposure) and the
 exposure penalty that the notifications sent before leave. ``static_logits`` computes the
 first once per episode, for every candidate of every row, with the very functions the judge
-(``pushgen.replay.scoring``) uses; ``UserExposure`` follows the second one notification at a
-time. ``UserExposure`` is ``pushgen.model.exposure.ExposureState`` for one user written with
-``math`` instead of numpy (the same definition, term for term: a key's value decays as
-``exp(-(t - t_last) / tau)``; receiving a notification adds its interruption to fatigue and
-one unit to its app, subject and channel), and ``penalty`` is
-``pushgen.model.engagement.exposure_penalty`` in the same order of operations, so P(open)
-agrees with the batched judge to rounding (a test steps both over whole episodes).
+(``pushgen.replay.scoring``) uses; the episode's ``pushgen.model.simulated_user.SimulatedUser``
+(``simulated_user``) follows the second one notification at a time, in plain Python floats, so
+P(open) agrees with the batched judge to rounding (a test steps both over whole episodes).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from pushgen.baselines.possible import possible_notifications
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.model.engagement import HABITUATION_SCALARS, RowTerms, combine, notification_terms
-from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, interruption
+from pushgen.model.engagement import RowTerms, combine, notification_terms
+from pushgen.model.exposure import EXPOSURE_FIELDS, interruption
+from pushgen.model.simulated_user import SimulatedUser, sigmoid  # noqa: F401 (a public name, kept)
 from pushgen.replay.parts import ReplayPart
 
 KEY_FIELDS = {"app": "postingApp", "subject": "subject"}
@@ -78,77 +73,19 @@ class PossibleNotifications:
         return {f: self.matrix[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
 
 
-def sigmoid(x: float) -> float:
-    if x >= 0.0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
+def simulated_user(part: ReplayPart, user: int, stationary: bool) -> SimulatedUser:
+    """``user`` of the test part as a ``SimulatedUser``, starting from the state the user's
+    logged history left at the start of the test months."""
+    index = part.user_index(user)
+    return SimulatedUser(part.parameters, user, {key: part.truth.initial[key][index].tolist()
+                                                 for key in EXPOSURE_FIELDS}, stationary)
 
 
-class UserExposure:
-    """Fatigue and habituation of one user, as ``ExposureState`` keeps them, in Python floats."""
-
-    def __init__(self, part: ReplayPart, user: int, stationary: bool) -> None:
-        params = part.parameters
-        row = int(params.rows(np.array([user]))[0])
-        self.stationary = stationary
-        self.fatigue_weight = float(params.scalars["fatigue_weight"][row])
-        self.habituation = tuple(float(params.scalars[name][row]) for name in HABITUATION_SCALARS)
-        self.fatigue_tau = float(params.fatigue_tau_seconds)
-        self.taus = tuple(HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS)
-        index = part.user_index(user)
-        self._initial = {key: part.truth.initial[key][index].tolist()
-                         for key in ("fatigue", *HABITUATION_KEYS)}
-        self.reset()
-
-    def reset(self) -> None:
-        """Back to the state the user's logged history left at the start of the test months (a
-        stationary user: no exposure at all, for ever)."""
-        fresh = self.stationary
-        self.fatigue = 0.0 if fresh else self._initial["fatigue"][0]
-        self.fatigue_time = 0.0
-        self.values = tuple([0.0] * len(v) if fresh else list(v)
-                            for v in (self._initial[k] for k in HABITUATION_KEYS))
-        self.times = tuple([0.0] * len(v) for v in self.values)
-
-    def snapshot(self) -> tuple:
-        """The state as it is (for ``restore``)."""
-        return (self.fatigue, self.fatigue_time, tuple(list(v) for v in self.values),
-                tuple(list(v) for v in self.times))
-
-    def restore(self, snapshot: tuple) -> None:
-        self.fatigue, self.fatigue_time = snapshot[0], snapshot[1]
-        for mine, saved in zip((*self.values, *self.times), (*snapshot[2], *snapshot[3]), strict=True):
-            mine[:] = saved
-
-    def exposure(self, t: float, keys: tuple[int, int, int]) -> tuple[float, float, float, float]:
-        """(fatigue, app, subject, channel exposure) at time ``t`` for a notification with ``keys``."""
-        app, subject, channel = keys
-        (va, vs, vc), (ta, ts, tc), (tau_a, tau_s, tau_c) = self.values, self.times, self.taus
-        return (self.fatigue * math.exp(-(t - self.fatigue_time) / self.fatigue_tau),
-                va[app] * math.exp(-(t - ta[app]) / tau_a),
-                vs[subject] * math.exp(-(t - ts[subject]) / tau_s),
-                vc[channel] * math.exp(-(t - tc[channel]) / tau_c))
-
-    def penalty(self, exposure: tuple[float, float, float, float]) -> float:
-        f, a, s, c = exposure
-        h_app, h_subject, h_channel = self.habituation
-        return (self.fatigue_weight * f + h_app * math.sqrt(a) + h_subject * math.sqrt(s)
-                + h_channel * math.sqrt(c))
-
-    def receive(self, t: float, keys: tuple[int, int, int], interrupts: float,
-                exposure: tuple[float, float, float, float]) -> None:
-        """The user receives a notification with ``keys`` at ``t`` (``exposure`` read at ``t``)."""
-        if self.stationary:
-            return
-        app, subject, channel = keys
-        (va, vs, vc), (ta, ts, tc) = self.values, self.times
-        self.fatigue = exposure[0] + interrupts
-        self.fatigue_time = t
-        va[app] = exposure[1] + 1.0
-        vs[subject] = exposure[2] + 1.0
-        vc[channel] = exposure[3] + 1.0
-        ta[app] = ts[subject] = tc[channel] = t
+def __getattr__(name: str) -> object:
+    if name == "UserExposure":
+        raise AttributeError("pushgen.envs.online.UserExposure is now pushgen.model.simulated_user."
+                             "SimulatedUser (pushgen.envs.online.simulated_user(part, user, stationary))")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def interruptions(codes: dict[str, np.ndarray]) -> np.ndarray:

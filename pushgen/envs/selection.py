@@ -23,10 +23,11 @@ the user's apps could post then, each possible by construction; the agent sends 
   not). Holding earns 0. The provable bound of the selection task bounds the expected reward;
   a policy that reads the environment's private state (the outcome generator, the simulated
   user) reads the answer key;
-- the simulated user is the generator's engagement model with the split's ground truth; its
-  fatigue and habituation follow what this episode sends, from the state the user's logged
-  history left at the start of the test months (``stationary=True``: no fatigue and no
-  habituation at all, the state frozen at the fresh state; for off-policy work);
+- the simulated user (``simulated_user``, a ``pushgen.model.simulated_user.SimulatedUser``) is
+  the generator's engagement model with the split's ground truth; its fatigue and habituation
+  follow what this episode sends, from the state the user's logged history left at the start
+  of the test months (``stationary=True``: no fatigue and no habituation at all, the state
+  frozen at the fresh state; for off-policy work);
 - info: ``context_id``, ``sent`` (bool), ``slot`` (the candidate sent, -1 for hold), ``p_open``
   (of what was sent; 0 for hold), ``opened``, and ``metrics`` (running ``steps``,
   ``total_reward``, ``sends``, ``opens`` = sum of P(open) in expected mode, opened ones in
@@ -36,7 +37,9 @@ the user's apps could post then, each possible by construction; the agent sends 
 
 Each step is a few float operations: the logits before exposure of every candidate are
 computed when an episode's user is chosen, with the judge's own functions, and only the
-exposure is followed step by step (``pushgen.envs.online``). ``pushgen.envs.selection_vector``
+exposure is followed step by step (``pushgen.envs.online``). Planners that read the truth ask
+"what if" publicly: ``simulated_user.snapshot()``, ``send_to_simulated_user(i, slot)``,
+``candidate_probabilities(i)``, ``simulated_user.restore(saved)``. ``pushgen.envs.selection_vector``
 is the native vector version.
 """
 
@@ -53,7 +56,7 @@ from pushgen.envs import SELECTION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
 from pushgen.envs.generation import task_of_user
-from pushgen.envs.online import UserExposure, apps_of, interruptions, sigmoid, static_logits
+from pushgen.envs.online import apps_of, interruptions, simulated_user, static_logits
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 
@@ -156,10 +159,10 @@ class NotificationSelectionEnv(ReplayEnv):
         self._interrupts = slates.interrupts.tolist()
         self._seconds = slates.seconds.tolist()
         self._filled = slates.mask.sum(axis=1).tolist()
-        self._exposure = UserExposure(self.replay, self.user, self.stationary)
+        self.simulated_user = simulated_user(self.replay, self.user, self.stationary)
 
     def _start_episode(self) -> None:
-        self._exposure.reset()
+        self.simulated_user.reset()
         self._last_sent = 0.0
         self._total = 0.0
         self._sends = 0
@@ -177,28 +180,40 @@ class NotificationSelectionEnv(ReplayEnv):
     def candidate_probabilities(self, i: int | None = None) -> np.ndarray:
         """P(open) of each candidate of context ``i`` (default: the next one) at the current state;
         0 for empty slots. The oracle's privilege: a policy under evaluation must not read it."""
-        i = min(self._row, self._n - 1) if i is None else i
+        i = self.next_context if i is None else i
         t = self._seconds[i]
         out = np.zeros(self.k)
         for j in range(self._filled[i]):
             keys = (self._app[i][j], self._subject[i][j], self._channel[i][j])
-            out[j] = sigmoid(self._static[i][j] - self._exposure.penalty(self._exposure.exposure(t, keys)))
+            out[j] = self.simulated_user.p_open(self._static[i][j], t, keys)
         return out
 
     def send_to_simulated_user(self, i: int, slot: int) -> float:
         """Candidate ``slot`` of context ``i`` reaches the simulated user: its P(open), then the
-        state it leaves. (The step does this; the oracle calls it to look ahead.)"""
-        t = self._seconds[i]
+        state it leaves. (The step does this; a planner calls it to look ahead, between
+        ``simulated_user.snapshot()`` and ``simulated_user.restore(saved)``.)"""
         keys = (self._app[i][slot], self._subject[i][slot], self._channel[i][slot])
-        exposure = self._exposure.exposure(t, keys)
-        p = sigmoid(self._static[i][slot] - self._exposure.penalty(exposure))
-        self._exposure.receive(t, keys, self._interrupts[i][slot], exposure)
-        return p
+        return self.simulated_user.send(self._static[i][slot], self._seconds[i], keys,
+                                        self._interrupts[i][slot])
+
+    @property
+    def next_context(self) -> int:
+        """The index of the episode's next context (its last once the episode has ended)."""
+        return min(self._row, self._n - 1)
+
+    @property
+    def n_contexts(self) -> int:
+        """How many contexts the episode has."""
+        return self._n
+
+    def filled(self, i: int) -> int:
+        """How many candidate slots context ``i`` fills (slots ``0..filled(i) - 1``)."""
+        return self._filled[i]
 
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed at the next context: its filled slots and hold."""
         mask = np.ones(self.k + 1, dtype=bool)
-        mask[: self.k] = self._mask[min(self._row, self._n - 1)].astype(bool)
+        mask[: self.k] = self._mask[self.next_context].astype(bool)
         return mask
 
     def reset(self, *, seed: int | None = None,
@@ -266,13 +281,13 @@ class NotificationSelectionEnv(ReplayEnv):
 
     def candidate_codes(self, i: int | None = None) -> np.ndarray:
         """The ``(k, 7)`` candidate codes of context ``i`` (default: the next one)."""
-        i = min(self._row, self._n - 1) if i is None else i
+        i = self.next_context if i is None else i
         return self._candidates[i].reshape(self.k, len(NOTIFICATION_FEATURES))
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        row = min(self._row, self._n - 1)
+        row = self.next_context
         lines = self._context_head(row)
         for j, codes in enumerate(self.candidate_codes(row)[: self._filled[row]]):
             lines.append(f"  [{j}] " + self._describe(NOTIFICATION_FEATURES, codes.tolist()))

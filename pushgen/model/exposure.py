@@ -10,7 +10,8 @@ At posting time ``t`` a key's exposure is the sum over earlier notifications j w
 key of ``exp(-(t - t_j) / tau)``; the open log-odds fall with ``sqrt(exposure)`` (see
 ``pushgen.model.engagement``). In the generator the logged notifications drive it; in the
 environments and the evaluator the agent's own notifications do, in time order, from the
-state the user's earlier logged notifications left (``ExposureState``).
+state the user's earlier logged notifications left (``pushgen.model.simulated_user``, which
+steps it).
 """
 
 from __future__ import annotations
@@ -109,50 +110,8 @@ def _codes(codes: np.ndarray, what: str, size: int | None = None) -> np.ndarray:
     return codes
 
 
-class ExposureState:
-    """Fatigue and habituation of N users followed online, one notification at a time each.
-
-    Values are stored as of each key's last update and decayed on read, so a step costs a
-    few array lookups whatever the number of keys.
-    """
-
-    def __init__(self, n_users: int, n_channels: int, fatigue_tau_seconds: float) -> None:
-        self.sizes = key_sizes(n_channels)
-        self.tau = {"fatigue": fatigue_tau_seconds,
-                    **{k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS}}
-        self.value = {k: np.zeros((n_users, self.sizes[k])) for k in HABITUATION_KEYS}
-        self.value["fatigue"] = np.zeros((n_users, 1))
-        self.time = {k: np.zeros_like(v) for k, v in self.value.items()}
-
-    def reset(self, users: np.ndarray, start: dict[str, np.ndarray], at_seconds: np.ndarray) -> None:
-        """Users ``users`` start from exposures ``start[key]`` (rows of (keys,)) as of ``at_seconds``."""
-        for key, value in self.value.items():
-            value[users] = start[key]
-            self.time[key][users] = np.asarray(at_seconds, dtype=np.float64)[:, None]
-
-    def _read(self, key: str, users: np.ndarray, index: np.ndarray, t: np.ndarray) -> np.ndarray:
-        since = t - self.time[key][users, index]
-        return self.value[key][users, index] * np.exp(-since / self.tau[key])
-
-    def at(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
-           channel: np.ndarray) -> Exposure:
-        """Exposure of users ``users`` at times ``t`` to notifications with these keys."""
-        keys = {"app": app, "subject": subject, "channel": np.maximum(channel, 0)}
-        zero = np.zeros(len(users), dtype=np.int64)
-        return Exposure(fatigue=self._read("fatigue", users, zero, t),
-                        **{k: self._read(k, users, keys[k], t) for k in HABITUATION_KEYS})
-
-    def add(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
-            channel: np.ndarray, interrupts: np.ndarray, current: Exposure | None = None) -> None:
-        """Users ``users`` receive notifications with these keys at times ``t``; ``current`` is
-        ``at(users, t, ...)`` if the caller has it already."""
-        if current is None:
-            current = self.at(users, t, app, subject, channel)
-        zero = np.zeros(len(users), dtype=np.int64)
-        self.value["fatigue"][users, zero] = current.fatigue + interrupts
-        self.time["fatigue"][users, zero] = t
-        for key, index in (("app", app), ("subject", subject), ("channel", channel)):
-            known = index >= 0  # an impossible notification has no channel
-            u, i = users[known], index[known]
-            self.value[key][u, i] = getattr(current, key)[known] + 1.0
-            self.time[key][u, i] = t[known]
+def __getattr__(name: str) -> object:
+    if name == "ExposureState":
+        raise AttributeError("pushgen.model.exposure.ExposureState is now "
+                             "pushgen.model.simulated_user.SimulatedUsers")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model import engagement, exposure, feasibility, routine, timings
+from pushgen.model import engagement, exposure, feasibility, routine, simulated_user, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, Audio, Battery
@@ -101,16 +101,15 @@ def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], channel: np.n
     left by the test months)."""
     keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
     first_week = int(np.searchsorted(posts.seconds, WEEK_BEFORE_SECONDS))  # seconds are sorted
-    return exposure.logged_exposure(posts.seconds, keys, codes["priority"], codes["numberOfUpdates"],
+    return simulated_user.logged_exposure(posts.seconds, keys, codes["priority"], codes["numberOfUpdates"],
                                     params.fatigue_tau_seconds, lead=first_week,
                                     shift_seconds=WEEK_BEFORE_SECONDS)
 
 
 def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray], channel: np.ndarray,
            row_state: engagement.RowState, exposure: exposure.Exposure) -> np.ndarray:
-    """Deterministic: P(open), the engagement model (``engagement.open_probability``)."""
-    return engagement.open_probability(params, np.zeros(len(row_state.hour), dtype=np.int64), codes,
-                                       row_state, exposure, channel)
+    """Deterministic: P(open), the engagement model (``simulated_user.logged_p_open``)."""
+    return simulated_user.logged_p_open(params, codes, channel, row_state, exposure)
 
 
 def uniform_draw(posts: Arrivals, rng: np.random.Generator) -> np.ndarray:
