@@ -73,6 +73,27 @@ def test_policies_without_the_truth_cannot_read_the_environment():
         SELECTION_BASELINES["greedy"].make(setting)
 
 
+def test_one_policy_interface_for_every_decision():
+    """The selection baselines and the off-policy policies are uses of the one ``Policy``."""
+    from pushgen.baselines import selection
+    from pushgen.baselines.base import Policy
+    from pushgen.ope.policies import EpsilonGreedyPolicy, Slates, SoftmaxPolicy, UniformPolicy
+
+    assert selection.SelectionPolicy is Policy
+    setting = SelectionSetting(k=8, seed=np.random.SeedSequence(0), public=selection.PublicHistory(
+        np.zeros((3, 7), dtype=np.int64), np.array([True, False, True])))
+    for name in ("hold", "slot-0", "random", "frequent-app", "category-rate", "rdsm", "linucb"):
+        policy = SELECTION_BASELINES[name].make(setting)
+        assert isinstance(policy, Policy), name
+        assert policy.fit(pd.DataFrame()) is None
+    slates = Slates({}, np.zeros((2, 3, 7), dtype=np.int64), np.array([[True, True, False], [True] * 3]),
+                    np.full((2, 3), 0.5))
+    for policy in (UniformPolicy(), SoftmaxPolicy(), EpsilonGreedyPolicy(lambda s: s.p_open)):
+        assert isinstance(policy, Policy)
+        np.testing.assert_array_equal(policy.act(slates), policy.probabilities(slates))
+        assert policy.update(slates, policy.act(slates), np.zeros(2, dtype=bool)) is None
+
+
 def test_benchmark_writes_the_selection_section(tmp_path, capsys):
     out = tmp_path / "results"
     code = main(["benchmark", "--split", SPLIT, "--task", "2", "--baselines", "random", "--no-plots",

@@ -1,9 +1,17 @@
-"""The interface every notification model implements, and what the benchmark tells it about a user.
+"""The one interface of every decision pushgen asks of a model, and what the benchmark tells it.
 
-A model is a ``Policy``: ``fit`` on the user's history once, then ``act`` on batches of
-contexts and (task 2) ``update`` with the simulated user's response to what it generated.
-Contexts and notifications are dicts of arrays of schema codes, one entry per feature
-(``pushgen.envs.spaces``: code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``).
+A model is a ``Policy``: ``fit`` on the public history once, then ``act`` on observations and
+``update`` with the simulated user's response to what it chose. Its uses:
+
+- tasks 1 and 2 (``NotificationGeneration-v0``, the evaluator): ``Policy[Codes, Codes]``, a
+  batch of contexts in, one notification per context out. Contexts and notifications are dicts
+  of arrays of schema codes, one entry per feature (``pushgen.envs.spaces``: code ``i`` of a
+  feature is ``pushgen.schemas.values(feature)[i]``);
+- the selection task (``NotificationSelection-v0``): ``Policy[dict, int]``, an observation in,
+  a candidate slot or hold out (``pushgen.baselines.selection``);
+- the off-policy logging and target policies: ``Policy[Slates, numpy.ndarray]``, rounds in,
+  each round's probability of every action out, sampled by the caller
+  (``pushgen.ope.policies``).
 
 The benchmark makes one policy per user with a factory ``make(setting) -> Policy``; the
 ``Setting`` carries the task, the user, a seed and the public data; ``setting.truth`` (the
@@ -16,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -26,24 +34,34 @@ from pushgen.model.engagement import EngagementParameters, RowTerms
 
 Codes = dict[str, np.ndarray]
 T = TypeVar("T")
+Observation = TypeVar("Observation", contravariant=True)
+Action = TypeVar("Action")
 
 
 @runtime_checkable
-class Policy(Protocol):
-    """A notification model: history in, one generated notification per context out."""
+class Policy(Protocol[Observation, Action]):
+    """A model of the decisions pushgen asks for: history in, one action per observation out."""
 
     def fit(self, history: pd.DataFrame) -> None:
-        """Learn from the user's logged rows (task 1: train + validation; task 2: empty).
+        """Learn from logged rows (task 1: the user's train + validation; task 2 and the policies
+        told their history at construction: nothing to do).
 
         ``history`` holds the context and notification features (schema dtypes) and ``action``.
         """
 
-    def act(self, contexts: Codes) -> Codes:
-        """One notification per context: context feature -> codes (n,) in, notification feature
-        -> codes (n,) out."""
+    def act(self, observation: Observation) -> Action:
+        """The decision: e.g. context feature -> codes (n,) in, notification feature -> codes
+        (n,) out (tasks 1 and 2)."""
 
-    def update(self, contexts: Codes, notifications: Codes, opened: np.ndarray) -> None:
-        """Feedback (task 2): whether the simulated user opened each generated notification."""
+    def update(self, observation: Observation, action: Action, opened: Any) -> None:
+        """Feedback: whether the simulated user opened what ``action`` sent."""
+
+
+class NoHistory:
+    """A policy told what it needs when it is made: ``fit`` has nothing to learn."""
+
+    def fit(self, history: pd.DataFrame) -> None:
+        return None
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Baselines of the selection task (``pushgen/NotificationSelection-v0``): choose a candidate or hold.
 
-A selection policy is told its episode once (``SelectionSetting``) and then, context after
-context, ``act(observation) -> action`` (a candidate slot, or ``k`` to hold) and
+A selection policy is a ``pushgen.baselines.base.Policy[dict, int]``, told its episode once
+(``SelectionSetting``, the public history included: ``fit`` has nothing to do) and then, context
+after context, ``act(observation) -> action`` (a candidate slot, or ``k`` to hold) and
 ``update(observation, action, opened)`` with the simulated user's response. Only the
 yardsticks marked ``reads_truth`` are given the environment itself (the true P(open) of the
 candidates, the state); the upper bound is computed, not played.
@@ -32,11 +33,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from pushgen.baselines.base import NoHistory, Policy
 from pushgen.baselines.candidates import notification_matrix, opened
 from pushgen.baselines.design import Design
 from pushgen.envs.selection import NotificationSelectionEnv
@@ -88,10 +90,7 @@ class SelectionSetting:
         return self.env
 
 
-class SelectionPolicy(Protocol):
-    def act(self, observation: dict[str, Any]) -> int: ...
-
-    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None: ...
+SelectionPolicy = Policy  # a selection policy is a Policy[dict, int]: an observation in, a slot or hold out
 
 
 def candidates_of(observation: dict[str, Any]) -> tuple[np.ndarray, int]:
@@ -100,7 +99,7 @@ def candidates_of(observation: dict[str, Any]) -> tuple[np.ndarray, int]:
     return np.asarray(observation["candidates"]).reshape(-1, N_FEATURES)[:filled], filled
 
 
-class Static:
+class Static(NoHistory):
     """A policy that does not learn."""
 
     def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
@@ -210,7 +209,7 @@ def candidate_keys(candidates: np.ndarray) -> list[tuple[int, int, int]]:
                     strict=True))
 
 
-class LinUCB:
+class LinUCB(NoHistory):
     """LinUCB with ridge prior ``lam`` and exploration width ``alpha`` over one-hot candidate x
     context features, the square roots of the policy's own recent exposure to the candidate's
     keys, and an intercept; the inverse of the design's Gram matrix is kept by Sherman-Morrison."""
@@ -259,7 +258,7 @@ class LinUCB:
         self._chosen = None
 
 
-class RecoveringDifferenceSoftmax:
+class RecoveringDifferenceSoftmax(NoHistory):
     """Recovering Difference Softmax over channels (see the module's docstring)."""
 
     PRIOR_ROUNDS = 20.0
@@ -382,7 +381,7 @@ def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
 class SelectionBaseline:
     name: str
     label: str
-    make: Callable[[SelectionSetting], SelectionPolicy] | None
+    make: Callable[[SelectionSetting], Policy[dict[str, Any], int]] | None
     reads_truth: bool = False
     upper_bound: bool = False
 

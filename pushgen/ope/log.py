@@ -27,7 +27,7 @@ from pushgen import schemas
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, codes_frame
 from pushgen.ope.estimators import Feedback
 from pushgen.ope.play import DEFAULT_K, Episode, play
-from pushgen.ope.policies import SelectionPolicy, Slates, logging_policy
+from pushgen.ope.policies import SlatePolicy, Slates, logging_policy
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
 
@@ -78,19 +78,19 @@ class BanditLog:
             self.candidates[column].to_numpy(dtype=np.float64)
         return out
 
-    def target_probabilities(self, policy: SelectionPolicy) -> np.ndarray:
+    def target_probabilities(self, policy: SlatePolicy) -> np.ndarray:
         """(rounds, k + 1): ``policy``'s probabilities at the logged rounds (a policy that reads
         the state reads the state the logged trajectory reached)."""
         return policy.probabilities(self.slates(with_state=policy.reads_state))
 
-    def feedback(self, policy: SelectionPolicy, model: np.ndarray | None = None) -> Feedback:
+    def feedback(self, policy: SlatePolicy, model: np.ndarray | None = None) -> Feedback:
         """What the estimators read for the target ``policy``; ``model`` a reward model (rounds, k + 1)."""
         return Feedback(action=self.rounds["slot"].to_numpy(dtype=np.int64),
                         reward=self.rounds["reward"].to_numpy(dtype=np.float64),
                         pscore=self.rounds["propensity"].to_numpy(dtype=np.float64),
                         target=self.target_probabilities(policy), model=model)
 
-    def frozen_value(self, policy: SelectionPolicy) -> float:
+    def frozen_value(self, policy: SlatePolicy) -> float:
         """``policy``'s value with the state frozen to the logged trajectory: the mean over rounds of
         sum_a pi(a | round) P(open of a at the logged state). What IPW estimates without bias."""
         return float((self.target_probabilities(policy) * self.action_table("p_open")).sum(axis=1).mean())

@@ -17,7 +17,7 @@ import numpy as np
 
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES
-from pushgen.ope.policies import SelectionPolicy, Slates, sample
+from pushgen.ope.policies import SlatePolicy, Slates, sample
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE
 
@@ -79,7 +79,7 @@ def episode_seed(seed: int, user: int) -> int:
     return int(np.random.SeedSequence([seed, user]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 
-def play(policy: SelectionPolicy, split: str | Path, users: int | list[int] | None = None,
+def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None = None,
          k: int = DEFAULT_K, candidate_seed: int = 0, seed: int = 0, stationary: bool = False,
          record_state: bool = True) -> list[Episode]:
     """Every chosen user's episode played by ``policy``; with ``record_state`` the true P(open)

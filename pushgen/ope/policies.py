@@ -14,8 +14,10 @@ zero on empty slots, each row summing to 1. Logged propensities are these probab
   over every allowed action), and ``hold_heavy`` (holds with probability ``hold``, else the
   greedy candidate); ``hold`` always holds.
 
-A policy whose probabilities depend on the state (``reads_state``) is asked round by round,
-with the candidates' true P(open) at the state; the others once per episode.
+Each is a ``pushgen.baselines.base.Policy[Slates, numpy.ndarray]`` (``SlatePolicy``): ``act``
+gives the probabilities. A policy whose probabilities depend on the state (``reads_state``) is
+asked round by round, with the candidates' true P(open) at the state; the others once per
+episode.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
+
+from pushgen.baselines.base import NoHistory, Policy
 
 MIN_TEMPERATURE = 0.1
 POLICIES = ("uniform", "softmax")
@@ -50,12 +54,35 @@ class Slates:
                       self.mask[index], None if self.p_open is None else self.p_open[index])
 
 
-class SelectionPolicy(Protocol):
+class SlatePolicy(Policy[Slates, np.ndarray], Protocol):
+    """A ``pushgen.baselines.base.Policy`` over rounds whose decision is known as probabilities:
+    ``act(slates)`` is ``probabilities(slates)``, sampled by the caller (the propensities)."""
+
     name: str
     reads_state: bool
 
     def probabilities(self, slates: Slates) -> np.ndarray:
         """(rounds, k + 1): the probability of each slot and of hold (last)."""
+
+
+class Probabilities(NoHistory):
+    """What every policy here shares: its decision is its ``probabilities``; nothing to learn."""
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        raise NotImplementedError
+
+    def act(self, observation: Slates) -> np.ndarray:
+        return self.probabilities(observation)
+
+    def update(self, observation: Slates, action: np.ndarray, opened: Any) -> None:
+        return None
+
+
+def __getattr__(name: str) -> object:
+    if name == "SelectionPolicy":
+        raise AttributeError("pushgen.ope.policies.SelectionPolicy is now pushgen.ope.policies.SlatePolicy "
+                             "(a pushgen.baselines.base.Policy over Slates)")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 Scorer = Callable[[Slates], np.ndarray]  # slates -> (n, k) scores of the candidates
@@ -81,7 +108,7 @@ def check_share(name: str, value: object) -> float:
 
 
 @dataclass(frozen=True)
-class UniformPolicy:
+class UniformPolicy(Probabilities):
     name: str = "uniform"
     reads_state: bool = False
 
@@ -91,7 +118,7 @@ class UniformPolicy:
 
 
 @dataclass(frozen=True)
-class SoftmaxPolicy:
+class SoftmaxPolicy(Probabilities):
     temperature: float = 0.2
     name: str = "softmax"
     reads_state: bool = True
@@ -118,7 +145,7 @@ def best_candidate(scorer: Scorer, slates: Slates) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class GreedyPolicy:
+class GreedyPolicy(Probabilities):
     scorer: Scorer
     name: str = "greedy"
     reads_state: bool = False
@@ -128,7 +155,7 @@ class GreedyPolicy:
 
 
 @dataclass(frozen=True)
-class HoldPolicy:
+class HoldPolicy(Probabilities):
     """Always hold (send nothing)."""
 
     name: str = "hold"
@@ -141,12 +168,12 @@ class HoldPolicy:
 
 
 @dataclass(frozen=True)
-class GreedyMixture:
+class GreedyMixture(Probabilities):
     """The greedy candidate, with probability ``share`` the choice of ``other`` instead."""
 
     scorer: Scorer
     share: float
-    other: SelectionPolicy
+    other: SlatePolicy
     name: str
     reads_state: bool = False
 
@@ -168,7 +195,7 @@ def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
     return GreedyMixture(scorer, hold, HoldPolicy(), "hold_heavy")
 
 
-def logging_policy(name: str, temperature: float | None = None) -> SelectionPolicy:
+def logging_policy(name: str, temperature: float | None = None) -> SlatePolicy:
     """A logging policy by name (``POLICIES``); ``temperature`` only for softmax."""
     if name == "uniform":
         if temperature is not None:

@@ -24,7 +24,7 @@ import numpy as np
 from pushgen.ope.estimators import LEVEL
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
-from pushgen.ope.policies import SelectionPolicy
+from pushgen.ope.policies import SlatePolicy
 from pushgen.replay.metrics import interval
 
 
@@ -48,7 +48,7 @@ def is_deterministic(probabilities: np.ndarray) -> bool:
     return bool(np.all((probabilities == 0) | (probabilities == 1)))
 
 
-def policy_value(policy: SelectionPolicy, split: str | Path, users: int | list[int] | None = None,
+def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] | None = None,
                  k: int = DEFAULT_K, candidate_seed: int = 0, stationary: bool = False, rollouts: int = 5,
                  seed: int = 0) -> PolicyValue:
     """``policy`` played on the split's test users in the selection environment: its value."""
@@ -74,7 +74,7 @@ def policy_value(policy: SelectionPolicy, split: str | Path, users: int | list[i
     return PolicyValue(policy.name, mean, low, high, len(values), rounds, float(np.mean(sends)))
 
 
-def frozen_value(policy: SelectionPolicy, log: BanditLog) -> float:
+def frozen_value(policy: SlatePolicy, log: BanditLog) -> float:
     """``policy``'s value with the state frozen to the trajectory of ``log`` (see
     ``BanditLog.frozen_value``): what the usual estimators estimate."""
     return log.frozen_value(policy)
