@@ -73,13 +73,6 @@ class Design:
             score += weights[self.offsets[f] + candidates[:, j]]
         return score
 
-    def context_scores(self, weights: np.ndarray, contexts: Codes) -> np.ndarray:
-        """The context part of the score of each context (the same for every candidate)."""
-        score = np.zeros(batch_size(contexts))
-        for f in CONTEXT_FEATURES:
-            score += weights[self.offsets[f] + np.asarray(contexts[f])]
-        return score
-
     def scores(self, weights: np.ndarray, candidates: np.ndarray, contexts: Codes) -> np.ndarray:
         """(n contexts, n candidates): every score, less the context part."""
         total = np.tile(self.notification_scores(weights, candidates), (batch_size(contexts), 1))

@@ -33,11 +33,6 @@ class Recency:
     def empty(cls, sizes: dict[str, int], taus: dict[str, float], clock: float = 0.0) -> Recency:
         return cls({k: np.zeros(sizes[k]) for k in KEYS}, dict(taus), clock)
 
-    @classmethod
-    def starting_at(cls, initial: dict[str, np.ndarray], taus: dict[str, float],
-                    clock: float = 0.0) -> Recency:
-        return cls({k: np.array(initial[k], dtype=np.float64) for k in KEYS}, dict(taus), clock)
-
 
 class GreedyChooser:
     """Chooses among fixed candidates context after context, keeping the exposures it causes."""

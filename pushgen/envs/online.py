@@ -17,6 +17,7 @@ from pushgen.baselines.possible import possible_notifications
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.engagement import RowTerms, combine, notification_terms
 from pushgen.model.exposure import EXPOSURE_FIELDS, interruption
+from pushgen.model.renamed import moved
 from pushgen.model.simulated_user import SimulatedUser, sigmoid  # noqa: F401 (a public name, kept)
 from pushgen.replay.parts import ReplayPart
 
@@ -81,11 +82,8 @@ def simulated_user(part: ReplayPart, user: int, stationary: bool) -> SimulatedUs
                                                  for key in EXPOSURE_FIELDS}, stationary)
 
 
-def __getattr__(name: str) -> object:
-    if name == "UserExposure":
-        raise AttributeError("pushgen.envs.online.UserExposure is now pushgen.model.simulated_user."
-                             "SimulatedUser (pushgen.envs.online.simulated_user(part, user, stationary))")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved(__name__, {"UserExposure": "pushgen.model.simulated_user.SimulatedUser (made by "
+                                                "pushgen.envs.online.simulated_user)"})
 
 
 def interruptions(codes: dict[str, np.ndarray]) -> np.ndarray:

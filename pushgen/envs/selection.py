@@ -201,15 +201,6 @@ class NotificationSelectionEnv(ReplayEnv):
         """The index of the episode's next context (its last once the episode has ended)."""
         return min(self._row, self._n - 1)
 
-    @property
-    def n_contexts(self) -> int:
-        """How many contexts the episode has."""
-        return self._n
-
-    def filled(self, i: int) -> int:
-        """How many candidate slots context ``i`` fills (slots ``0..filled(i) - 1``)."""
-        return self._filled[i]
-
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed at the next context: its filled slots and hold."""
         mask = np.ones(self.k + 1, dtype=bool)

@@ -23,6 +23,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.exposure_kernel import keyed_decayed_sums, logged_decayed_sums
 from pushgen.model.feasibility import check_positions
+from pushgen.model.renamed import moved
 
 HABITUATION_KEYS = ("app", "subject", "channel")
 HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
@@ -110,8 +111,4 @@ def _codes(codes: np.ndarray, what: str, size: int | None = None) -> np.ndarray:
     return codes
 
 
-def __getattr__(name: str) -> object:
-    if name == "ExposureState":
-        raise AttributeError("pushgen.model.exposure.ExposureState is now "
-                             "pushgen.model.simulated_user.SimulatedUsers")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved(__name__, {"ExposureState": "pushgen.model.simulated_user.SimulatedUsers"})

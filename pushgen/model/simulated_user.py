@@ -225,11 +225,8 @@ class SimulatedUsers:
         p = expit(combine(row, terms, exposure_penalty(self.parameters, parameter_rows, exposure)))
         ok = terms.possible
         interrupts = interruption(codes["priority"], codes["numberOfUpdates"])
-        if ok.all():
-            self.add(users, t, app, subject, terms.channel, interrupts, exposure)
-        else:
-            reached = Exposure(**{k: getattr(exposure, k)[ok] for k in EXPOSURE_FIELDS})
-            self.add(users[ok], t[ok], app[ok], subject[ok], terms.channel[ok], interrupts[ok], reached)
+        k = slice(None) if ok.all() else ok  # impossible notifications never reach the user
+        self.add(users[k], t[k], app[k], subject[k], terms.channel[k], interrupts[k], exposure.take(k))
         return p
 
 

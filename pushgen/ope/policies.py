@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pushgen.baselines.base import NoHistory, Policy
+from pushgen.model.renamed import moved
 
 MIN_TEMPERATURE = 0.1
 POLICIES = ("uniform", "softmax")
@@ -78,11 +79,8 @@ class Probabilities(NoHistory):
         return None
 
 
-def __getattr__(name: str) -> object:
-    if name == "SelectionPolicy":
-        raise AttributeError("pushgen.ope.policies.SelectionPolicy is now pushgen.ope.policies.SlatePolicy "
-                             "(a pushgen.baselines.base.Policy over Slates)")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved(__name__, {"SelectionPolicy": "pushgen.ope.policies.SlatePolicy (a "
+                                                   "pushgen.baselines.base.Policy over Slates)"})
 
 
 Scorer = Callable[[Slates], np.ndarray]  # slates -> (n, k) scores of the candidates
