@@ -33,6 +33,7 @@ from pushgen.baselines.true_model import (
 )
 from pushgen.model.exposure import keyed_exposure
 from pushgen.model.logistic import expit
+from pushgen.model.simulated_user import PlannedUser
 
 PRICE_SCALES = (2.5, 5.0, 8.0)  # the linearised prices understate the cost; the best scale is kept
 
@@ -61,57 +62,37 @@ class Prices:
         return (self.candidates @ self.keys[rows].T).T
 
 
-class Slots:
-    """Apps, subjects and channels laid end to end as one vector of exposure slots."""
-
-    def __init__(self, truth: Truth, candidates: TrueCandidates) -> None:
-        sizes = {k: len(truth.initial[k]) for k in KEYS}
-        offsets = dict(zip(KEYS, np.cumsum([0, *(sizes[k] for k in KEYS)])[:-1].tolist(), strict=True))
-        weights, taus = penalty_weights(truth), time_constants(truth)
-        self.of_candidate = [candidates.keys[k] + offsets[k] for k in KEYS]  # 3 x (K,)
-        self.weight = np.concatenate([np.full(sizes[k], weights[k]) for k in KEYS])
-        self.tau = np.concatenate([np.full(sizes[k], taus[k]) for k in KEYS])
-        self.initial = np.concatenate([np.asarray(truth.initial[k], dtype=np.float64) for k in KEYS])
-        self.key_of = {k: slice(offsets[k], offsets[k] + sizes[k]) for k in KEYS}
+def planned_user(truth: Truth, candidates: TrueCandidates) -> PlannedUser:
+    """The simulated user of ``truth`` as the planner steps it over ``candidates``."""
+    penalty_weights(truth)  # the plans assume penalties that are >= 0
+    return PlannedUser(truth.parameters, truth.parameter_row, truth.initial, candidates.keys,
+                       candidates.interrupts)
 
 
 def greedy_plan(truth: Truth, candidates: TrueCandidates, prices: Prices | None = None,
                 scale: float = 0.0) -> Plan:
     """One pass through the episode: in each context the candidate with the highest logit now,
     less ``scale`` times its prices."""
-    slots = Slots(truth, candidates)
-    weights, taus = penalty_weights(truth), time_constants(truth)
-    t = truth.seconds
-    n = len(t)
-    steps = np.diff(np.r_[0.0, t])
-    fatigue_decay = np.exp(-steps / taus["fatigue"])
-    exposure = slots.initial.copy()
-    fatigue = float(truth.initial["fatigue"][0])
-    first, second, third = slots.of_candidate
-    weight, fatigue_weight = slots.weight, weights["fatigue"]
-    interrupts = candidates.interrupts
+    user = planned_user(truth, candidates)
+    n = len(truth.seconds)
+    steps = np.diff(np.r_[0.0, truth.seconds])
     chosen = np.empty(n, dtype=np.int64)
     logit = np.empty(n)
     before = np.empty((n, len(KEYS)))
     for block in row_blocks(n):
         scores = candidates.scores(truth, block)
-        decay = np.exp(-steps[block, None] / slots.tau)
+        decay, fatigue_decay = user.decays(steps[block])
         cost = None
         if prices is not None and scale:
-            cost = scale * (prices.fatigue[block, None] * interrupts + prices.of_candidates(block))
+            cost = scale * (prices.fatigue[block, None] * candidates.interrupts + prices.of_candidates(block))
         for r in range(block.stop - block.start):
             i = block.start + r
-            exposure *= decay[r]
-            penalty = weight * np.sqrt(exposure)
-            now = scores[r] - (penalty[first] + penalty[second] + penalty[third])
+            user.advance(decay[r], fatigue_decay[r])
+            now = user.habituated(scores[r])
             j = int((now if cost is None else now - cost[r]).argmax())
-            fatigue *= fatigue_decay[i]
             chosen[i] = j
-            logit[i] = now[j] - fatigue_weight * fatigue
-            key = [first[j], second[j], third[j]]
-            before[i] = exposure[key]
-            exposure[key] += 1.0
-            fatigue += interrupts[j]
+            logit[i] = now[j] - user.fatigue_weight * user.fatigue
+            before[i] = user.send(j)
     return Plan(chosen=chosen, notifications=candidates.matrix[chosen],
                 p_open=expit(truth.row_terms.base + logit),
                 exposure={k: before[:, m] for m, k in enumerate(KEYS)}, scale=scale)
@@ -119,7 +100,7 @@ def greedy_plan(truth: Truth, candidates: TrueCandidates, prices: Prices | None 
 
 def shadow_prices(truth: Truth, candidates: TrueCandidates, plan: Plan) -> Prices:
     """What one unit of fatigue or exposure added at each context costs the plan's later P(open)."""
-    slots = Slots(truth, candidates)
+    slots = planned_user(truth, candidates)
     weights, taus = penalty_weights(truth), time_constants(truth)
     t = truth.seconds
     n = len(t)

@@ -9,14 +9,12 @@ notification adds and how it decays). It answers three questions, for one user o
   its app, its subject and its channel, each decaying with its own time constant);
 - snapshot and restore (a planner's "what if": ``snapshot()``, try, ``restore(saved)``).
 
-``SimulatedUser`` is one user in plain Python floats (the single environments' fast path:
-numpy on one-element arrays costs more than the arithmetic); ``SimulatedUsers`` is N users
-as arrays (the judge and the vector environments); ``logged_p_open`` is the generator's user,
-driven by the notifications it logs. They compute the same floats in the same order, so
-P(open) agrees between them to rounding (tests step them against each other).
-
-An impossible notification (no channel, or an app the user does not have) has P(open) = 0
-and never reaches the user.
+``SimulatedUser`` is one user in plain Python floats (the single environments' fast path);
+``SimulatedUsers`` N users as arrays (the judge, the vector environments); ``PlannedUser`` one
+user with every possible notification scored at once (the oracle's planner); ``logged_p_open``
+the generator's user, driven by the notifications it logs. P(open) agrees between them to
+rounding (tests step them against each other). An impossible notification (no channel, or an
+app the user does not have) has P(open) = 0 and never reaches the user.
 """
 
 from __future__ import annotations
@@ -65,25 +63,12 @@ def habituation_taus() -> dict[str, float]:
 
 
 class SimulatedUser:
-    """One user's engagement weights and state, in Python floats.
+    """One user (id ``user`` in ``parameters``) in Python floats, from the state ``initial`` (per
+    key of ``EXPOSURE_FIELDS``, the exposure per code as of time 0; ``stationary``: none, ever).
 
-    Parameters
-    ----------
-    parameters : EngagementParameters
-        The split's ground truth.
-    user : int
-        The user's id in ``parameters``.
-    initial : dict of str to sequence of float
-        The state to start from (``reset``): per key of ``EXPOSURE_FIELDS`` the exposure per
-        code (fatigue: one value) as of time 0.
-    stationary : bool
-        A user without fatigue and habituation: the state stays at none, whatever it is sent.
-
-    Notes
-    -----
-    ``p_open(static, t, keys)`` takes the notification's logit before exposure (``static``:
-    row, notification and their interaction, ``engagement.combine`` with no penalty),
-    precomputed once per episode, and its habituation keys.
+    ``p_open`` and ``send`` take a notification's logit before exposure (``static``: row,
+    notification and their interaction, ``engagement.combine`` with no penalty), precomputed
+    once per episode, and its habituation keys.
     """
 
     def __init__(self, parameters: EngagementParameters, user: int, initial: dict[str, list[float]],
@@ -230,6 +215,54 @@ class SimulatedUsers:
         return p
 
 
+class PlannedUser:
+    """One user as a planner steps it through an episode, every possible notification scored at
+    once: habituation as one vector over every key slot (apps, subjects and channels end to
+    end) and fatigue, decayed from context to context (``decays``, then ``advance``).
+
+    ``keys[key]`` holds each candidate's app, subject and channel code; ``interrupts`` how much
+    each interrupts; ``initial`` the state at time 0, as ``SimulatedUser`` takes it.
+    """
+
+    def __init__(self, parameters: EngagementParameters, parameter_row: int, initial: dict[str, np.ndarray],
+                 keys: dict[str, np.ndarray], interrupts: np.ndarray) -> None:
+        scalars, taus = parameters.scalars, habituation_taus()
+        sizes = {k: len(initial[k]) for k in HABITUATION_KEYS}
+        offsets = dict(zip(HABITUATION_KEYS, np.cumsum([0, *sizes.values()])[:-1].tolist(), strict=True))
+        self.of_candidate = [keys[k] + offsets[k] for k in HABITUATION_KEYS]  # 3 x (K,) slots
+        self.weight = np.concatenate([np.full(sizes[k], float(scalars[f"habituation_{k}"][parameter_row]))
+                                      for k in HABITUATION_KEYS])
+        self.tau = np.concatenate([np.full(sizes[k], taus[k]) for k in HABITUATION_KEYS])
+        self.exposure = np.concatenate([np.asarray(initial[k], dtype=np.float64) for k in HABITUATION_KEYS])
+        self.fatigue = float(initial["fatigue"][0])
+        self.fatigue_weight = float(scalars["fatigue_weight"][parameter_row])
+        self.fatigue_tau = parameters.fatigue_tau_seconds
+        self.interrupts = interrupts
+
+    def decays(self, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For steps of ``steps`` seconds: each slot's decay ``(n, slots)`` and fatigue's ``(n,)``."""
+        return np.exp(-steps[:, None] / self.tau), np.exp(-steps / self.fatigue_tau)
+
+    def advance(self, decay: np.ndarray, fatigue_decay: float) -> None:
+        """Time passes: the exposures decay by ``decay`` (per slot), fatigue by ``fatigue_decay``."""
+        self.exposure *= decay
+        self.fatigue *= fatigue_decay
+
+    def habituated(self, scores: np.ndarray) -> np.ndarray:
+        """``scores`` (per candidate) less each candidate's habituation penalty now."""
+        penalty = self.weight * np.sqrt(self.exposure)
+        first, second, third = self.of_candidate
+        return scores - (penalty[first] + penalty[second] + penalty[third])
+
+    def send(self, j: int) -> np.ndarray:
+        """Candidate ``j`` reaches the user: the exposures to its keys just before (3,)."""
+        key = [slots[j] for slots in self.of_candidate]
+        before = self.exposure[key]
+        self.exposure[key] += 1.0
+        self.fatigue += self.interrupts[j]
+        return before
+
+
 def sequence_p_open(parameters: EngagementParameters, parameter_rows: np.ndarray, row: RowTerms,
                     terms: NotificationTerms, codes: dict[str, np.ndarray], user: np.ndarray,
                     t: np.ndarray, start: dict[str, np.ndarray], start_row: np.ndarray) -> np.ndarray:
@@ -263,5 +296,5 @@ def logged_p_open(parameters: EngagementParameters, codes: dict[str, np.ndarray]
                             row_state, exposure, channel)
 
 
-__all__ = ["SimulatedUser", "SimulatedUsers", "logged_exposure", "logged_p_open", "sequence_p_open",
-           "sigmoid"]
+__all__ = ["PlannedUser", "SimulatedUser", "SimulatedUsers", "logged_exposure", "logged_p_open",
+           "sequence_p_open", "sigmoid"]
