@@ -15,13 +15,11 @@ import numpy as np
 
 from pushgen.baselines.possible import possible_notifications
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.model.engagement import RowTerms, combine, notification_terms
+from pushgen.model.engagement import RowTerms
 from pushgen.model.exposure import EXPOSURE_FIELDS, interruption
 from pushgen.model.renamed import moved
-from pushgen.model.simulated_user import SimulatedUser, sigmoid  # noqa: F401 (a public name, kept)
+from pushgen.model.simulated_user import SimulatedUser, sigmoid, static_logit  # noqa: F401 (sigmoid: kept)
 from pushgen.replay.parts import ReplayPart
-
-KEY_FIELDS = {"app": "postingApp", "subject": "subject"}
 
 
 def static_logits(part: ReplayPart, rows: np.ndarray, codes: dict[str, np.ndarray]
@@ -31,12 +29,10 @@ def static_logits(part: ReplayPart, rows: np.ndarray, codes: dict[str, np.ndarra
     rows = np.asarray(rows, dtype=np.int64)
     n, k = np.shape(codes["postingApp"])
     flat_rows = np.repeat(rows, k)
-    param_rows = part.parameter_rows[flat_rows]
-    terms = notification_terms(part.parameters, param_rows,
-                               {f: np.asarray(c, dtype=np.int64).ravel() for f, c in codes.items()})
     row = RowTerms(part.row_terms.base[flat_rows], part.row_terms.situations[flat_rows])
-    logit = combine(row, terms, np.zeros(len(flat_rows)))
-    return logit.reshape(n, k), terms.channel.reshape(n, k)
+    logit, channel = static_logit(part.parameters, part.parameter_rows[flat_rows], row,
+                                  {f: np.asarray(c, dtype=np.int64).ravel() for f, c in codes.items()})
+    return logit.reshape(n, k), channel.reshape(n, k)
 
 
 def static_table(part: ReplayPart, rows: np.ndarray, user: int, codes: dict[str, np.ndarray]
@@ -45,12 +41,9 @@ def static_table(part: ReplayPart, rows: np.ndarray, user: int, codes: dict[str,
     ``user`` at each of its part rows ``rows``: ``(n, m)``, -inf where impossible; and the channels."""
     rows = np.asarray(rows, dtype=np.int64)
     m = len(codes["postingApp"])
-    param_rows = np.full(m, part.parameters.rows(np.array([user]))[0])
-    terms = notification_terms(part.parameters, param_rows,
-                               {f: np.asarray(c, dtype=np.int64) for f, c in codes.items()})
     row = RowTerms(part.row_terms.base[rows][:, None], part.row_terms.situations[rows][:, None, :])
-    logit = combine(row, terms, np.zeros((len(rows), m)))
-    return logit, terms.channel
+    return static_logit(part.parameters, np.full(m, part.parameters.rows(np.array([user]))[0]), row,
+                        {f: np.asarray(c, dtype=np.int64) for f, c in codes.items()})
 
 
 def apps_of(part: ReplayPart, user: int) -> np.ndarray:

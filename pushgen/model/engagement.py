@@ -250,7 +250,7 @@ def exposure_penalty(params: EngagementParameters, rows: np.ndarray, exposure: E
     return penalty
 
 
-def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray) -> np.ndarray:
+def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray | float) -> np.ndarray:
     """The logit from its parts, -inf for impossible notifications (broadcasting rows x notifications)."""
     interaction = np.einsum("...k,...k->...", row.situations, notification.per_situation)
     logit = row.base + notification.base + interaction - penalty

@@ -1,8 +1,6 @@
-"""The simulated user: engagement parameters and the state that follows what the user is sent.
-
-This module is the one place where fatigue and habituation are stepped and where P(open) is
-asked of the engagement model (``pushgen.model.engagement``: the formula; ``exposure``: what a
-notification adds and how it decays). It answers three questions, for one user or a batch:
+"""The simulated user: the one place where fatigue and habituation are stepped and P(open) is
+asked of the engagement model (``engagement``: the formula; ``exposure``: what a notification
+adds and how it decays). It answers three questions, for one user or a batch:
 
 - P(open) of this notification in this context now;
 - send it (the state it leaves: its interruption added to fatigue, one unit to habituation to
@@ -31,6 +29,7 @@ from pushgen.model.engagement import (
     RowTerms,
     combine,
     exposure_penalty,
+    notification_terms,
     open_probability,
 )
 from pushgen.model.exposure import (
@@ -57,9 +56,15 @@ def sigmoid(x: float) -> float:
     return e / (1.0 + e)
 
 
-def habituation_taus() -> dict[str, float]:
-    """Each habituation key's time constant, in seconds."""
-    return {k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS}
+HABITUATION_TAUS = {k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS}  # seconds
+
+
+def static_logit(parameters: EngagementParameters, parameter_rows: np.ndarray, row: RowTerms,
+                 codes: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The logit before exposure (-inf: impossible) of notifications ``codes`` of the users at
+    ``parameter_rows`` in rows ``row`` (broadcasting), and their channels."""
+    terms = notification_terms(parameters, parameter_rows, codes)
+    return combine(row, terms, 0.0), terms.channel
 
 
 class SimulatedUser:
@@ -79,7 +84,7 @@ class SimulatedUser:
         self.fatigue_weight = float(parameters.scalars["fatigue_weight"][row])
         self.habituation = tuple(float(parameters.scalars[name][row]) for name in HABITUATION_SCALARS)
         self.fatigue_tau = float(parameters.fatigue_tau_seconds)
-        self.taus = tuple(habituation_taus().values())
+        self.taus = tuple(HABITUATION_TAUS.values())
         self._initial = {key: list(initial[key]) for key in EXPOSURE_FIELDS}
         self.reset()
 
@@ -140,18 +145,14 @@ class SimulatedUser:
 
 
 class SimulatedUsers:
-    """Fatigue and habituation of N users followed one notification at a time each, as arrays.
-
-    Values are stored as of each key's last update and decayed on read, so a step costs a
-    few array lookups whatever the number of keys. With ``parameters``, ``p_open`` and ``send``
-    score and deliver notifications; the state alone (``at``, ``add``) needs none.
-    """
+    """N users followed one notification at a time each, as arrays: values stored as of each
+    key's last update and decayed on read. ``send`` needs ``parameters``; ``at`` and ``add`` not."""
 
     def __init__(self, n_users: int, n_channels: int, fatigue_tau_seconds: float,
                  parameters: EngagementParameters | None = None) -> None:
         self.parameters = parameters
         self.sizes = key_sizes(n_channels)
-        self.tau = {"fatigue": fatigue_tau_seconds, **habituation_taus()}
+        self.tau = {"fatigue": fatigue_tau_seconds, **HABITUATION_TAUS}
         self.value = {k: np.zeros((n_users, self.sizes[k])) for k in HABITUATION_KEYS}
         self.value["fatigue"] = np.zeros((n_users, 1))
         self.time = {k: np.zeros_like(v) for k, v in self.value.items()}
@@ -216,17 +217,13 @@ class SimulatedUsers:
 
 
 class PlannedUser:
-    """One user as a planner steps it through an episode, every possible notification scored at
-    once: habituation as one vector over every key slot (apps, subjects and channels end to
-    end) and fatigue, decayed from context to context (``decays``, then ``advance``).
-
-    ``keys[key]`` holds each candidate's app, subject and channel code; ``interrupts`` how much
-    each interrupts; ``initial`` the state at time 0, as ``SimulatedUser`` takes it.
-    """
+    """One user as a planner steps it, every candidate (``keys[key]``: its app, subject and
+    channel codes; ``interrupts``) scored at once: habituation as one vector over the key slots
+    end to end, and fatigue, decayed from context to context (``decays``, then ``advance``)."""
 
     def __init__(self, parameters: EngagementParameters, parameter_row: int, initial: dict[str, np.ndarray],
                  keys: dict[str, np.ndarray], interrupts: np.ndarray) -> None:
-        scalars, taus = parameters.scalars, habituation_taus()
+        scalars, taus = parameters.scalars, HABITUATION_TAUS
         sizes = {k: len(initial[k]) for k in HABITUATION_KEYS}
         offsets = dict(zip(HABITUATION_KEYS, np.cumsum([0, *sizes.values()])[:-1].tolist(), strict=True))
         self.of_candidate = [keys[k] + offsets[k] for k in HABITUATION_KEYS]  # 3 x (K,) slots
@@ -279,7 +276,7 @@ def sequence_p_open(parameters: EngagementParameters, parameter_rows: np.ndarray
     for key in HABITUATION_KEYS:
         combined = user * (int(keys[key].max(initial=0)) + 2) + (keys[key] + 1)
         exposure[key] = keyed_exposure(t, combined, HABITUATION_TAU_DAYS[key] * 86400.0, weights)
-    taus = {"fatigue": parameters.fatigue_tau_seconds, **habituation_taus()}
+    taus = {"fatigue": parameters.fatigue_tau_seconds, **HABITUATION_TAUS}
     index = {"fatigue": np.zeros(len(t), dtype=np.int64), **{k: np.maximum(keys[k], 0)
                                                               for k in HABITUATION_KEYS}}
     for key in EXPOSURE_FIELDS:
@@ -297,4 +294,4 @@ def logged_p_open(parameters: EngagementParameters, codes: dict[str, np.ndarray]
 
 
 __all__ = ["PlannedUser", "SimulatedUser", "SimulatedUsers", "logged_exposure", "logged_p_open",
-           "sequence_p_open", "sigmoid"]
+           "sequence_p_open", "sigmoid", "static_logit"]
