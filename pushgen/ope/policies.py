@@ -59,8 +59,11 @@ class SlatePolicy(Policy[Slates, np.ndarray], Protocol):
     """A ``pushgen.baselines.base.Policy`` over rounds whose decision is known as probabilities:
     ``act(slates)`` is ``probabilities(slates)``, sampled by the caller (the propensities)."""
 
-    name: str
-    reads_state: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reads_state(self) -> bool: ...
 
     def probabilities(self, slates: Slates) -> np.ndarray:
         """(rounds, k + 1): the probability of each slot and of hold (last)."""
