@@ -24,6 +24,7 @@ from pushgen.baselines.selection import (
     SELECTION_BASELINES,
     PublicHistory,
     SelectionBaseline,
+    SelectionPolicy,
     SelectionSetting,
     fresh_bound,
 )
@@ -70,10 +71,11 @@ def select(names: Iterable[str] | None) -> list[SelectionBaseline]:
     return by_name(names, SELECTION_BASELINES, "selection baseline", SelectionError)
 
 
-def play(env: NotificationSelectionEnv, policy, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def play(env: NotificationSelectionEnv, policy: SelectionPolicy, seed: int
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One whole episode: reward, sent and P(open) per context."""
     observation, _ = env.reset(seed=seed)
-    n = env._n
+    n = len(env.episode)
     reward, sent, p_open = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n)
     for i in range(n):
         action = policy.act(observation)
