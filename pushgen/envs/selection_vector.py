@@ -27,11 +27,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pushgen.envs.generation import task_of_user
 from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, outcome_generator, selection_space
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.envs.vector import episode_users
 from pushgen.model.logistic import expit
-from pushgen.replay.parts import load_part
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.replay.scoring import Judge
 
@@ -45,22 +44,13 @@ class NotificationSelectionVectorEnv(VectorEnv):
                  users: list[int] | None = None, k: int = 8, candidate_seed: int = 0,
                  mode: str = DEFAULT_MODE, cost: float = 0.0, stationary: bool = False,
                  render_mode: str | None = None) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
-        if render_mode is not None:
-            raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
+        self.replay, self.users = episode_users(split, num_envs, task, users, "test", render_mode)
         self.k, self.candidate_seed, self.cost = check_options(k, candidate_seed, cost, stationary)
         self.stationary = bool(stationary)
         self.num_envs = int(num_envs)
         self.mode = check_mode(mode)
-        task = task_of_user(split, None if not users else users[0]) if task is None else task
-        self.replay = load_part(split, task, "test")
-        chosen = [int(u) for u in self.replay.users] if users is None else [self.replay.check_user(int(u))
-                                                                           for u in users]
-        if not chosen:
-            raise ValueError("users is empty; give some users of the part or None for all")
-        self.users = np.array([chosen[i % len(chosen)] for i in range(self.num_envs)], dtype=np.int64)
-        slates = {u: EpisodeSlates(self.replay, u, self.k, self.candidate_seed) for u in sorted(set(chosen))}
+        slates = {u: EpisodeSlates(self.replay, u, self.k, self.candidate_seed)
+                  for u in sorted(set(self.users.tolist()))}
         # every user's rows laid end to end: environment i reads its user's block
         order = sorted(slates)
         offsets = np.cumsum([0] + [len(slates[u].rows) for u in order])

@@ -37,9 +37,25 @@ from pushgen.envs.spaces import (
     flat_to_codes,
     notification_space,
 )
-from pushgen.replay.parts import load_part
+from pushgen.replay.parts import ReplayPart, load_part
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import Judge
+
+
+def episode_users(split: str | Path, num_envs: int, task: int | None, users: list[int] | None, part: str,
+                  render_mode: str | None) -> tuple[ReplayPart, np.ndarray]:
+    """The options of a native vector environment checked: the part it plays and environment
+    ``i``'s user, ``users[i % len(users)]`` (default: every user of the part, in order)."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
+    if render_mode is not None:
+        raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
+    task = task_of_user(split, None if not users else users[0]) if task is None else task
+    replay = load_part(split, task, part)
+    chosen = [int(u) for u in replay.users] if users is None else [replay.check_user(int(u)) for u in users]
+    if not chosen:
+        raise ValueError("users is empty; give some users of the part or None for all")
+    return replay, np.array([chosen[i % len(chosen)] for i in range(num_envs)], dtype=np.int64)
 
 
 class NotificationGenerationVectorEnv(VectorEnv):
@@ -50,20 +66,10 @@ class NotificationGenerationVectorEnv(VectorEnv):
     def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
                  users: list[int] | None = None, part: str = "test", mode: str = DEFAULT_MODE,
                  flat_actions: bool = False, render_mode: str | None = None) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
-        if render_mode is not None:
-            raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
+        self.replay, self.users = episode_users(split, num_envs, task, users, part, render_mode)
         self.num_envs = int(num_envs)
         self.mode = check_mode(mode)
         self.flat_actions = flat_actions
-        task = task_of_user(split, None if not users else users[0]) if task is None else task
-        self.replay = load_part(split, task, part)
-        chosen = [int(u) for u in self.replay.users] if users is None else [self.replay.check_user(int(u))
-                                                                           for u in users]
-        if not chosen:
-            raise ValueError("users is empty; give some users of the part or None for all")
-        self.users = np.array([chosen[i % len(chosen)] for i in range(self.num_envs)], dtype=np.int64)
         spans = [self.replay.rows_of(int(u)) for u in self.users]
         self._first = np.array([s.start for s in spans], dtype=np.int64)
         self._length = np.array([s.stop - s.start for s in spans], dtype=np.int64)
