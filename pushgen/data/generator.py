@@ -72,13 +72,13 @@ class Recipe:
     priors: Priors = field(default_factory=Priors)
 
     def __post_init__(self) -> None:
-        _check_int("users", self.users, 1, MAX_USERS)
-        _check_int("days", self.days, 1, MAX_DAYS)
-        _check_int("seed", self.seed, 0, 2**63 - 1)
-        _check_int("first_user", self.first_user, 0, MAX_USERS)
-        if self.months is not None:
-            _check_int("months", self.months, 1, MAX_MONTHS)
-        if isinstance(self.start, dt.datetime) or not isinstance(self.start, dt.date):
+        for name, low, high in (("users", 1, MAX_USERS), ("days", 1, MAX_DAYS), ("seed", 0, 2**63 - 1),
+                                ("first_user", 0, MAX_USERS), ("months", 1, MAX_MONTHS)):
+            if name != "months" or self.months is not None:  # numpy integers become Python's
+                object.__setattr__(self, name, _check_int(name, getattr(self, name), low, high))
+        if isinstance(self.start, dt.datetime):
+            raise GenerationError(f"start must be a date, not a date and time; got {self.start!r}")
+        if not isinstance(self.start, dt.date):
             raise GenerationError(f"start must be a date; got {self.start!r}")
         if not EARLIEST_START <= self.start <= LATEST_START:
             raise GenerationError(f"start must be from {EARLIEST_START} to {LATEST_START}; got {self.start}")
@@ -128,31 +128,22 @@ def make_recipe(
     priors: Priors | None = None,
 ) -> Recipe:
     """Check the parameters and fix the number of days (``months`` counts calendar months)."""
-    users = _check_int("users", users, 1, MAX_USERS)
-    seed = _check_int("seed", seed, 0, 2**63 - 1)
-    first_user = _check_int("first_user", first_user, 0, MAX_USERS)
     if isinstance(start, str):
         try:
             start = dt.date.fromisoformat(start)
         except ValueError:
             raise GenerationError(
                 f"start {start!r} is not a date; use YYYY-MM-DD, e.g. 2026-01-05") from None
-    if isinstance(start, dt.datetime):
-        raise GenerationError(f"start must be a date, not a date and time; got {start!r}")
     if start is not None and not isinstance(start, dt.date):
         raise GenerationError(f"start must be a date or YYYY-MM-DD text, e.g. 2026-01-05; got {start!r}")
-    start = start or DEFAULT_START
-    if not EARLIEST_START <= start <= LATEST_START:
-        raise GenerationError(f"start must be from {EARLIEST_START} to {LATEST_START}; got {start}")
     if months is not None and days is not None:
         raise GenerationError("give months or days, not both")
-    if days is None:
-        months = 6 if months is None else months
-        months = _check_int("months", months, 1, MAX_MONTHS)
-        days = (add_months(start, months) - start).days
-    days = _check_int("days", days, 1, MAX_DAYS)
-    return Recipe(users=users, days=days, start=start, seed=seed, months=months,
-                  first_user=first_user, priors=priors or Priors())
+    fields = {"users": users, "start": start or DEFAULT_START, "seed": seed, "first_user": first_user,
+              "priors": priors or Priors()}
+    if days is not None:
+        return Recipe(days=days, **fields)
+    recipe = Recipe(days=1, months=6 if months is None else months, **fields)  # every field checked
+    return dataclasses.replace(recipe, days=(add_months(recipe.start, recipe.months) - recipe.start).days)
 
 
 def _check_int(name: str, value, low: int, high: int) -> int:
