@@ -24,7 +24,7 @@ from fault_cases import run_cli
 
 from pushgen.data.dataset import DatasetError
 from pushgen.publishing import registry
-from pushgen.publishing.download import RECORD, fetch_split
+from pushgen.publishing.download import fetch_split
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 REMOTE = "pushgen-remote"  # the mini split under a name no package ships, so it is downloaded
@@ -106,7 +106,7 @@ def test_download_in_a_terminal_shows_progress_and_does_not_crash(server, tmp_pa
     mini = registry.lookup("pushgen-mini-v3")
     assert all(f"pushgen-remote-v3 {name}:" in output for name in mini.files)  # a bar for each file
     assert "pushgen-remote-v3: every file's sha256 checked" in output
-    assert (cache / REMOTE / "v3" / RECORD).is_file()
+    assert (cache / REMOTE / "v3" / "split.json").is_file()
 
 
 def test_a_quiet_download_in_a_terminal_prints_only_the_folder(server, tmp_path):
@@ -118,7 +118,7 @@ def test_a_quiet_download_in_a_terminal_prints_only_the_folder(server, tmp_path)
     """)
     assert code == 0, output
     assert output.splitlines() == [str(cache / REMOTE / "v3")]  # no bar, no note: stdout alone
-    assert (cache / REMOTE / "v3" / RECORD).is_file()
+    assert (cache / REMOTE / "v3" / "split.json").is_file()
 
 
 def test_load_split_by_name_in_a_terminal(server, tmp_path):

@@ -58,7 +58,7 @@ class Kind:
 KINDS = (
     Kind("dataset", "manifest.json", ("recipe", "rows", "files"), ("README.md", "croissant.json")),
     Kind("split", "split.json", ("recipe", "parts", "files"),
-         ("README.md", "croissant.json", ".pushgen-verified.json")),
+         ("README.md", "croissant.json", ".pushgen-verified.json")),  # the last: caches of pushgen <= 0.3
     Kind("benchmark", "benchmark.json", ("split", "fingerprint", "files"), ("timings.json",)),
     Kind("log", "log.json", ("recipe", "rounds", "files"), ("README.md", "croissant.json")),
 )

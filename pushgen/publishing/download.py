@@ -4,8 +4,10 @@ regenerating it from its recipe. Every copy is checked before it is returned.
 Downloads come from ``$PUSHGEN_DATA_URL/<name>/<version>/<file>`` (default ``DEFAULT_DATA_URL``
 at the split's own revision, ``StandardSplit.published_at``: a tag or commit, never a branch)
 into ``<cache>/<name>/<version>/``, where ``<cache>`` is ``$PUSHGEN_CACHE`` or the user cache
-folder. A split folder appears there only once every file passed its sha256 check (or, when
-regenerated, once its content fingerprint matched the published one).
+folder. pooch checks every downloaded file against the registry's sha256; a split folder appears
+in the cache only once every file passed (or, when regenerated, once its content fingerprint
+matched the published one). A cached copy is used while its tables pass the checks of its own
+``split.json`` and its fingerprint is the published one.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import functools
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -26,10 +29,11 @@ from urllib.parse import urlparse
 import platformdirs
 from tqdm.auto import tqdm
 
-from pushgen.data.dataset import CARD, DatasetError, atomic_folder
-from pushgen.data.outputs import files_problem, listed_files, read_json, sha256_file, writer_lock
+from pushgen.data.dataset import DatasetError, atomic_folder
+from pushgen.data.outputs import files_problem, kind_named, listed_files, writer_lock
+from pushgen.data.verify import verify_split
 from pushgen.progress import shown
-from pushgen.publishing.registry import StandardSplit, environment, file_entries, lookup
+from pushgen.publishing.registry import StandardSplit, environment, lookup
 from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.splits import SPLIT_FILE
 
@@ -41,8 +45,6 @@ if TYPE_CHECKING:  # the network layer is imported only when something is downlo
 DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/{revision}/generated"
 DATA_URL_ENV = "PUSHGEN_DATA_URL"
 CACHE_ENV = "PUSHGEN_CACHE"
-RECORD = ".pushgen-verified.json"
-CROISSANT = "croissant.json"
 
 
 class DownloadError(DatasetError):
@@ -97,21 +99,14 @@ def shipped_copy(entry: StandardSplit) -> Path | None:
     return None
 
 
-def read_record(folder: Path) -> dict | None:
+def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
+    """``folder`` if it holds a copy of ``entry``: its tables pass the checks of its ``split.json``,
+    whose fingerprint is the published one (checked on download or regeneration)."""
     try:
-        record = read_json(folder / RECORD)
+        description = verify_split(folder)
     except DatasetError:
         return None
-    return record if isinstance(record, dict) else None
-
-
-def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
-    """``folder`` if it holds a checked copy of ``entry`` whose files are unchanged since."""
-    record = read_record(folder)
-    if (record is None or record.get("fingerprint") != entry.fingerprint
-            or not isinstance(record.get("files"), dict) or set(record["files"]) != set(entry.files)):
-        return None
-    return folder if matches(folder, record["files"]) else None
+    return folder if description.get("fingerprint") == entry.fingerprint else None
 
 
 def discard_stale_copy(entry: StandardSplit, folder: Path) -> None:
@@ -120,19 +115,13 @@ def discard_stale_copy(entry: StandardSplit, folder: Path) -> None:
     with writer_lock(folder, "--cache"):
         if not folder.exists() or cached_copy(entry, folder) is not None:
             return
-        ours = {*entry.files, RECORD, CARD, CROISSANT}
+        ours = {*entry.files, *kind_named("split").written_after}
         for path in sorted(folder.rglob("*")):
             relative = path.relative_to(folder).as_posix()
             if not path.is_dir() and relative not in ours:
                 raise DatasetError(f"{folder} holds {relative}, which is not a file of {entry.label}; "
                                    "move it away or use another --cache")
         shutil.rmtree(folder)
-
-
-def write_record(folder: Path, entry: StandardSplit, how: str) -> None:
-    record = {"split": entry.label, "fingerprint": entry.fingerprint, "how": how,
-              "files": file_entries(folder)}
-    (folder / RECORD).write_text(json.dumps(record, indent=1) + "\n")
 
 
 def where(entry: StandardSplit, cache: Path | None = None) -> str:
@@ -189,46 +178,44 @@ def fetch_split(
 
 
 def download_split(entry: StandardSplit, target: Path, base_url: str, progress: bool) -> Path:
-    """Download every file of ``entry`` and check it; ``target`` appears only if all pass."""
+    """Download every file of ``entry`` (pooch checks each against the registry's sha256);
+    ``target`` appears only if all pass."""
     import pooch
 
     with atomic_folder(target, force=True, option="--cache") as work, quiet_pooch():
+        registry = {relative: f"sha256:{expected['sha256']}" for relative, expected in entry.files.items()}
         fetcher = pooch.create(path=work, base_url=f"{base_url}/{entry.name}/{entry.version}/",
-                               registry=dict.fromkeys(entry.files), retry_if_failed=0)
+                               registry=registry, retry_if_failed=0)
         for relative, expected in entry.files.items():
-            fetch_file(fetcher, entry, relative, expected, progress)
-        write_record(work, entry, "download")
+            fetch_file(fetcher, entry, relative, expected["bytes"], progress)
     return target
 
 
-def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, expected: dict,
-               progress: bool) -> None:
-    """One file of the split, checked against its sha256 (once, after the download)."""
+def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, size: int, progress: bool) -> None:
+    """One file of the split, of ``size`` bytes; pooch keeps it only if its sha256 is the registry's."""
     import requests
 
     from pushgen.publishing.transfer import LimitedDownloader
 
     # a bar with its total: pooch tests the bar's truth, which tqdm refuses without a total
-    bar = tqdm(desc=f"{entry.label} {relative}", total=expected["bytes"], unit="B", unit_scale=True,
+    bar = tqdm(desc=f"{entry.label} {relative}", total=size, unit="B", unit_scale=True,
                leave=False, disable=not progress)
     url = fetcher.get_url(relative)
-    path = Path(fetcher.abspath) / relative
     try:
-        fetcher.fetch(relative, downloader=LimitedDownloader(expected["bytes"], bar if progress else None))
+        fetcher.fetch(relative, downloader=LimitedDownloader(size, bar if progress else None))
     except requests.RequestException as error:
-        path.unlink(missing_ok=True)
         offline = isinstance(error, requests.ConnectionError | requests.Timeout)
         raise DownloadError(f"{entry.label}: cannot download {relative} from {url}: "
                             f"{reason(error)}; nothing was kept"
                             + (f". Without network: pushgen download {entry.label} --regenerate "
                                "(rebuilds it from its recipe)" if offline else "")) from None
+    except ValueError as error:  # pooch: the sha256 is not the registry's (the file is deleted)
+        got = re.search(r"got (\w+)", str(error))
+        raise DownloadError(f"{entry.label}: {relative} from {url} failed its checksum: sha256 expected "
+                            f"{fetcher.registry[relative].removeprefix('sha256:')}, "
+                            f"got {got[1] if got else '?'}; the file was discarded") from None
     finally:
         bar.close()
-    got = sha256_file(path)
-    if got != expected["sha256"]:
-        path.unlink()
-        raise DownloadError(f"{entry.label}: {relative} from {url} failed its checksum: sha256 expected "
-                            f"{expected['sha256']}, got {got}; the file was discarded")
 
 
 def reason(error: requests.RequestException) -> str:
@@ -282,7 +269,6 @@ def check_regenerated(entry: StandardSplit, folder: Path) -> None:
             + f"; nothing was kept. Download it instead: pushgen download {entry.label}")
     write_metadata(folder, entry.title, entry.description,
                    standard_url(entry.name, entry.version, entry.published_at))
-    write_record(folder, entry, "regenerate")
 
 
 def standard_url(name: str, version: str, revision: str | None = None) -> str:
