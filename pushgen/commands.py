@@ -91,9 +91,9 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
          out: Path | None, fmt: str, force: bool, jobs: int, engine: str,
          scheduler: str | None, with_report: bool) -> None:
     """Generate a dataset of USERS users over MONTHS months."""
-    from pushgen.data.build import make_dataset
-    from pushgen.publishing.card import dataset_card, summary_paragraph
-    from pushgen.publishing.croissant import write_dataset_croissant
+    from pushgen.data.build import building
+    from pushgen.publishing.card import summary_paragraph
+    from pushgen.publishing.standard import write_dataset_metadata
 
     if months is not None and days is not None:
         raise click.UsageError("give --months or --days, not both")
@@ -104,30 +104,28 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
         out = Path(f"pushgen-{users}u-{span}-seed{seed}")
     with user_errors():
         check_output(out, force)
-        report = _dataset_report(out.name) if with_report else None
+        if with_report:
+            _check_matplotlib()
         recipe = make_recipe(users=users, months=months, days=days,
                              start=start.date() if start else None, seed=seed)
-        manifest = make_dataset(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine,
-                                scheduler=scheduler, card=dataset_card, describe=write_dataset_croissant,
-                                progress=shown(), report=report)
-    click.echo(summary_paragraph(manifest, out))
+        with building(recipe, out, fmt=fmt, force=force, jobs=jobs, engine=engine, scheduler=scheduler,
+                      progress=shown()) as built:
+            if with_report:  # before the card, which links it
+                from pushgen.report import write_dataset_report
+
+                built.add_file(write_dataset_report(built.folder, out.name))
+            write_dataset_metadata(built)
+    click.echo(summary_paragraph(built.manifest, out))
 
 
-def _dataset_report(title: str):
-    """What ``make --report`` runs on the finished folder (matplotlib checked before generating)."""
+def _check_matplotlib() -> None:
+    """``make --report`` needs matplotlib: checked before generating."""
     from pushgen.benchmark.plots import matplotlib_or_error
 
     try:
         matplotlib_or_error()
     except ImportError as error:
         raise UserFacingError(str(error)) from None
-
-    def write(folder: Path) -> Path:
-        from pushgen.report import write_dataset_report
-
-        return write_dataset_report(folder, title)
-
-    return write
 
 
 @cli.command("report")

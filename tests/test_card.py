@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.cli import cli
-from pushgen.data.build import make_dataset
+from pushgen.data.build import building
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import read_dataset, read_manifest
 from pushgen.data.describe import describe
@@ -28,7 +28,7 @@ from pushgen.publishing.card import dataset_card, summary_paragraph
 from pushgen.publishing.cards.tables import tables
 from pushgen.publishing.registry import lookup
 from pushgen.publishing.split_card import hf_split_name, write_card
-from pushgen.publishing.standard import write_metadata
+from pushgen.publishing.standard import write_dataset_metadata, write_metadata
 from pushgen.splits import SplitSpec, combine_fingerprints, make_split, table_fingerprints
 
 
@@ -170,9 +170,10 @@ def made(tmp_path_factory) -> dict[str, Path]:
     """`pushgen make` output: one file per table, partitioned, and CSV."""
     root = tmp_path_factory.mktemp("made")
     recipe = make_recipe(users=3, days=10, seed=4)
-    make_dataset(recipe, root / "single", card=dataset_card)
-    make_dataset(recipe, root / "parts", card=dataset_card, partitioned=True, bucket_users=2)
-    make_dataset(recipe, root / "csv", card=dataset_card, fmt="csv")
+    for name, options in (("single", {}), ("parts", {"partitioned": True, "bucket_users": 2}),
+                          ("csv", {"fmt": "csv"})):
+        with building(recipe, root / name, **options) as built:
+            write_dataset_metadata(built)
     return {name: root / name for name in ("single", "parts", "csv")}
 
 
@@ -250,7 +251,9 @@ def test_cards_are_what_huggingface_hub_writes_for_their_metadata(made, split_fo
 
 
 def test_pretty_names_differ_with_the_content_and_name_the_split_and_version(made, split_folder, tmp_path):
-    other = make_dataset(make_recipe(users=3, days=10, seed=5), tmp_path / "other", card=dataset_card)
+    with building(make_recipe(users=3, days=10, seed=5), tmp_path / "other") as built:
+        write_dataset_metadata(built)
+    other = built.manifest
     names = {front_matter(made["single"] / "README.md")["pretty_name"],
              front_matter(tmp_path / "other" / "README.md")["pretty_name"]}
     assert len(names) == 2 and other["fingerprints"]["notifications"][:12] in " ".join(names)

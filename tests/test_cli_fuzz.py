@@ -41,7 +41,7 @@ def stopped_work(places):
         patch.chdir(places["root"])
         patch.setenv("PUSHGEN_CACHE", str(places["root"] / "cache"))
         patch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
-        for target in ("pushgen.data.build.make_dataset", "pushgen.splits.make_split",
+        for target in ("pushgen.data.build.building", "pushgen.splits.make_split",
                        "pushgen.publishing.download.fetch_split", "pushgen.benchmark.run_benchmark",
                        "pushgen.report.write_report", "pushgen.ope.log.log_policy"):
             patch.setattr(target, stop)

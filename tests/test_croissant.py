@@ -14,14 +14,13 @@ import pytest
 import pushgen
 from pushgen import schemas
 from pushgen.cli import main
-from pushgen.data.build import make_dataset
+from pushgen.data.build import building
 from pushgen.data.dataset import read_manifest
 from pushgen.data.generator import make_recipe
 from pushgen.data.outputs import sha256_file
 from pushgen.data.writer import write_dataset
-from pushgen.publishing.card import dataset_card
-from pushgen.publishing.croissant import CONFORMS_TO, croissant, dataset_croissant, write_dataset_croissant
-from pushgen.publishing.standard import write_metadata
+from pushgen.publishing.croissant import CONFORMS_TO, croissant, dataset_croissant
+from pushgen.publishing.standard import write_dataset_metadata, write_metadata
 from pushgen.splits import SplitSpec, make_split
 
 mlc = pytest.importorskip("mlcroissant")
@@ -37,7 +36,8 @@ def folders(tmp_path_factory) -> dict[str, Path]:
     out = {}
     for name, options in (("single", {}), ("parts", {"partitioned": True, "bucket_users": 2}),
                           ("csv", {"fmt": "csv"})):
-        make_dataset(recipe, root / name, card=dataset_card, describe=write_dataset_croissant, **options)
+        with building(recipe, root / name, **options) as built:
+            write_dataset_metadata(built)
         out[name] = root / name
     source = write_dataset(pushgen.generate(users=4, months=2, seed=9), root / "dataset")
     out["split"] = make_split(source, root / "split", SplitSpec(1, 1, 1, 1), name="pushgen-test",

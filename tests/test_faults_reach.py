@@ -136,7 +136,7 @@ def test_a_download_stops_at_its_limits_and_releases_the_cache(faulty, remote, t
 def test_the_size_estimate_is_near_what_make_writes(tmp_path):
     from pushgen.data.capacity import estimate
 
-    manifest = make_dataset(make_recipe(users=6, months=1, seed=5), tmp_path / "d")
+    manifest = read_manifest(make_dataset(make_recipe(users=6, months=1, seed=5), tmp_path / "d"))
     expected = estimate(make_recipe(users=6, months=1, seed=5))
     written = sum(entry["bytes"] for entry in manifest["files"].values())
     assert 0.6 < manifest["rows"]["notifications"] / expected.rows < 1.6

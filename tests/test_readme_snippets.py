@@ -11,12 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from pushgen import schemas
-from pushgen.data.build import make_dataset
+from pushgen.data.build import building
 from pushgen.data.dataset import read_manifest
 from pushgen.data.generator import make_recipe
-from pushgen.publishing.card import dataset_card
-from pushgen.publishing.croissant import write_dataset_croissant
-from pushgen.publishing.standard import write_metadata
+from pushgen.publishing.standard import write_dataset_metadata, write_metadata
 from pushgen.splits import SplitSpec, make_split
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -38,11 +36,12 @@ def section_blocks() -> dict[str, str]:
 def workspace(tmp_path_factory) -> Path:
     """The folders the examples read, made small: a dataset, its split, a partitioned dataset."""
     root = tmp_path_factory.mktemp("readme")
-    make_dataset(make_recipe(users=3, months=2, seed=0), root / DATASET, card=dataset_card,
-                 describe=write_dataset_croissant)
+    with building(make_recipe(users=3, months=2, seed=0), root / DATASET) as built:
+        write_dataset_metadata(built)
     make_split(root / DATASET, root / SPLIT, SplitSpec(1, 1, 1, 1), describe=write_metadata)
-    make_dataset(make_recipe(users=5, days=20, seed=0), root / LARGE, card=dataset_card,
-                 describe=write_dataset_croissant, partitioned=True, bucket_users=2)
+    large = make_recipe(users=5, days=20, seed=0)
+    with building(large, root / LARGE, partitioned=True, bucket_users=2) as built:
+        write_dataset_metadata(built)
     return root
 
 

@@ -123,12 +123,15 @@ def test_a_fingerprint_does_not_depend_on_how_rows_are_chunked(values, cut):
 
 
 def test_the_card_describes_every_user_of_a_small_dataset_and_a_sample_of_a_large_one(tmp_path):
-    from pushgen.publishing.card import dataset_card
+    from pushgen.data.build import building
+    from pushgen.publishing.standard import write_dataset_metadata
 
     recipe = make_recipe(users=5, days=6, seed=2)
-    make_dataset(recipe, tmp_path / "small", card=dataset_card, bucket_users=2)
+    with building(recipe, tmp_path / "small", bucket_users=2) as built:
+        write_dataset_metadata(built)
     assert "statistics below describe" not in (tmp_path / "small" / "README.md").read_text()
-    make_dataset(recipe, tmp_path / "large", card=dataset_card, bucket_users=2, partitioned=True)
+    with building(recipe, tmp_path / "large", bucket_users=2, partitioned=True) as built:
+        write_dataset_metadata(built)
     assert "The statistics below describe the first 2 users" in (
         tmp_path / "large" / "README.md").read_text()
 

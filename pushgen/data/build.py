@@ -1,18 +1,18 @@
-"""``make_dataset``: a dataset folder from a recipe, streamed bucket by bucket from any engine."""
+"""``building``, ``make_dataset``: a dataset folder from a recipe, streamed bucket by bucket."""
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
 
 from pushgen import stopping
 from pushgen.data.capacity import check_fits
-from pushgen.data.dataset import CARD, MANIFEST, atomic_folder
-from pushgen.data.describe import describe as card_statistics
+from pushgen.data.dataset import MANIFEST, atomic_folder
 from pushgen.data.engines import buckets, is_partitioned
 from pushgen.data.generator import Dataset, Recipe
 from pushgen.data.outputs import sha256_file
@@ -21,7 +21,31 @@ from pushgen.model.engagement import EngagementParameters
 from pushgen.progress import counter
 
 
-def make_dataset(
+@dataclass
+class Built:
+    """A dataset written into its temporary folder, before the folder takes the place of its output.
+
+    Attributes
+    ----------
+    folder : Path
+        The temporary folder: every table and the manifest are in it.
+    manifest : dict
+        The manifest written in ``folder``.
+    sample : Dataset
+        The users a card describes: every user of a small dataset, the first bucket's of a large one.
+    """
+
+    folder: Path
+    manifest: dict
+    sample: Dataset
+
+    def add_file(self, path: Path) -> None:
+        """List ``path``, a file written into ``folder``, in the manifest."""
+        self.manifest = list_file(self.folder, self.manifest, path)
+
+
+@contextlib.contextmanager
+def building(
     recipe: Recipe,
     out: Path,
     fmt: str = "parquet",
@@ -29,50 +53,42 @@ def make_dataset(
     jobs: int = 1,
     engine: str = "local",
     scheduler: str | None = None,
-    card: Callable[[Dataset, dict, dict], str] | None = None,
     progress: bool = False,
     bucket_users: int | None = None,
     partitioned: bool | None = None,
-    describe: Callable[[Path], None] | None = None,
-    report: Callable[[Path], Path] | None = None,
-) -> dict:
-    """Simulate ``recipe`` and write it at ``out``; returns the manifest.
+) -> Iterator[Built]:
+    """Simulate ``recipe`` and write it into a temporary folder that becomes ``out`` when the block
+    ends without an error (whatever the block adds to it, such as a card, comes with it); if the
+    block fails, nothing is written.
 
     Memory stays bounded: buckets of users are written as they arrive, and a large dataset
     is partitioned (``partitioned=None``: decided by its size), its workers encoding one
-    Parquet part per bucket. The card's statistics cover every user of a small dataset, and
-    the first bucket's users of a large one. A dataset expected not to fit on the disk is refused
-    before anything is written. ``describe``, if given, runs on the finished folder
-    (manifest and card written) before it takes the place of ``out``. ``report``, if given, writes
-    a file into the finished folder before the card; the manifest lists it and the card links it.
+    Parquet part per bucket. A dataset expected not to fit on the disk is refused before
+    anything is written.
     """
     check_fits(recipe, Path(out), fmt)
     partitioned = (is_partitioned(recipe) if partitioned is None else partitioned) and fmt == "parquet"
-    with atomic_folder(Path(out), force) as work, writing(
-            DatasetWriter(work, fmt, partitioned)) as writer:
-        described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
-        sampled = partitioned or is_partitioned(recipe)
-        with counter(desc="pushgen", total=recipe.users, unit="user", drawn=progress) as advance:
-            for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
-                                  encode=partitioned, fmt=fmt):
-                stopping.check()
-                writer.add(bucket)
-                if bucket.tables is not None and not (sampled and described):
-                    described.append(bucket.tables)
-                advance(len(bucket.user_ids))
-        dataset = _as_dataset(recipe, described) if card is not None and described else None
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pushgen-closing") as closing:
-            closed = closing.submit(writer.close, recipe)
-            statistics = (card_statistics(dataset.notifications_arrow, dataset.users_arrow)
-                          if dataset is not None else None)  # while the last files are written
-            manifest = closed.result()
-        if report is not None:
-            manifest = list_file(work, manifest, report(work))
-        if dataset is not None:
-            (work / CARD).write_text(card(dataset, manifest, statistics))
-        if describe is not None:
-            describe(work)
-    return manifest
+    with atomic_folder(Path(out), force) as work:
+        with writing(DatasetWriter(work, fmt, partitioned)) as writer:
+            described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
+            sampled = partitioned or is_partitioned(recipe)
+            with counter(desc="pushgen", total=recipe.users, unit="user", drawn=progress) as advance:
+                for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
+                                      encode=partitioned, fmt=fmt):
+                    stopping.check()
+                    writer.add(bucket)
+                    if bucket.tables is not None and not (sampled and described):
+                        described.append(bucket.tables)
+                    advance(len(bucket.user_ids))
+            manifest = writer.close(recipe)
+        yield Built(work, manifest, _as_dataset(recipe, described))
+
+
+def make_dataset(recipe: Recipe, out: Path, **options: object) -> Path:
+    """Simulate ``recipe`` and write it as the folder ``out`` (``building``'s options); returns ``out``."""
+    with building(recipe, out, **options):  # type: ignore[arg-type]
+        pass
+    return Path(out)
 
 
 def list_file(folder: Path, manifest: dict, path: Path) -> dict:

@@ -1,4 +1,5 @@
-"""Build a split from its recipe: generate, write the dataset, split it, describe it."""
+"""Describe what the data layer builds: a dataset's card and Croissant description, written into
+its folder before the folder takes its place; and a split built from its recipe."""
 
 from __future__ import annotations
 
@@ -6,12 +7,21 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from pushgen.data.dataset import DatasetError
+from pushgen.data.build import Built
+from pushgen.data.dataset import CARD, DatasetError
 from pushgen.data.generator import Recipe, simulated_dataset
 from pushgen.data.writer import write_dataset
-from pushgen.publishing.croissant import write_croissant
+from pushgen.publishing.card import dataset_card
+from pushgen.publishing.croissant import write_croissant, write_dataset_croissant
 from pushgen.publishing.split_card import write_card
 from pushgen.splits import SplitSpec, make_split
+
+
+def write_dataset_metadata(built: Built) -> None:
+    """Add the dataset card and the Croissant description to a dataset being built
+    (``with pushgen.data.build.building(...) as built``); write any other file into it first."""
+    (built.folder / CARD).write_text(dataset_card(built.sample, built.manifest))
+    write_dataset_croissant(built.folder)
 
 
 def write_metadata(folder: Path, title: str | None = None, summary: str | None = None,
