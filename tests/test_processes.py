@@ -6,6 +6,7 @@ written part) with only a long safety limit (SAFETY seconds), never a short slee
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -72,6 +73,21 @@ def test_workers_end_when_make_is_killed_and_the_next_run_clears_its_leftovers(t
                           capture_output=True, text=True, timeout=SAFETY, preexec_fn=default_sigint)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big"]
+
+
+def test_ctrl_c_in_a_terminal_stops_make_and_its_workers_in_one_line(tmp_path):
+    # a terminal's Ctrl-C reaches every process of its group: make and its workers
+    child = subprocess.Popen([*PUSHGEN, *BIG, "--jobs", "2", "--out", "big"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint, process_group=0)
+    wait_for(lambda: list(tmp_path.glob(".big.partial-*/notifications/part-*")))  # the workers are writing
+    family = workers(psutil.Process(child.pid))
+    os.killpg(child.pid, signal.SIGINT)
+    _, err = child.communicate(timeout=SAFETY)
+    assert child.returncode == 130, err
+    assert err.lstrip("\n") == "Interrupted; nothing was written.\n"  # click ends the "^C" line first
+    wait_for(lambda: not running(family))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_two_runs_to_the_same_folder_one_is_refused(tmp_path):

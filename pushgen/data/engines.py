@@ -6,11 +6,12 @@ the same whatever the engine or the number of workers. Buckets hold about the sa
 of rows whatever the number of days, and at most twice as many as there are processes are in
 flight, so memory stays bounded however many users are made.
 
-With ``jobs`` local processes, this process is one of them: it starts ``jobs - 1`` workers and
-simulates too, and every process takes the next bucket whenever it is free, so all stay busy
-to the last bucket. For a large (partitioned) dataset every process also encodes its
-bucket's Parquet parts and fingerprints its users, so the writer only stores bytes and chains
-digests; a single process leaves the encoding to the writer's thread, which runs beside it.
+With ``jobs`` local processes, this process is one of them: it starts a pool of ``jobs - 1``
+workers (``concurrent.futures``) and simulates the next bucket itself whenever the oldest is not
+back yet, so all stay busy to the last bucket. For a large (partitioned) dataset every process
+also encodes its bucket's Parquet parts and fingerprints its users, so the writer only stores
+bytes and chains digests; a single process leaves the encoding to the writer's thread, which
+runs beside it.
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from typing import TypeVar
 
 import pyarrow as pa
 
 from pushgen import own_process
 from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
-from pushgen.data.shared_work import SharedWork
 from pushgen.data.writer import Bucket, Tables
 from pushgen.model.compiled import announce_compiling
 
@@ -43,6 +44,9 @@ TARGET_BUCKET_ROWS = 200_000
 ROWS_PER_USER_DAY = 75  # a generous estimate of notifications per user and day
 SINGLE_FILE_ROWS = 1_500_000
 SCHEDULER_TIMEOUT_SECONDS = 10
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+NONE_LEFT = object()
 
 
 class EngineError(ValueError):
@@ -128,12 +132,34 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
     context = multiprocessing.get_context("spawn")  # no server process left behind
     with cf.ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context,
                                 initializer=start_worker) as pool:
-        shared = SharedWork(work, lambda item: pool.submit(*task(item)), window=2 * jobs)
         try:
-            yield from shared.results(here, workers=jobs - 1)
+            yield from shared(work, lambda item: pool.submit(*task(item)), here, jobs - 1, 2 * jobs)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def shared(items: Iterable[Item], submit: Callable[[Item], cf.Future], here: Callable[[Item], Result],
+           workers: int, window: int) -> Iterator[Result]:
+    """Every item's result, in order. ``submit`` (a pool of ``workers``) is given items while fewer
+    than ``workers + 1`` of its own are unfinished, and ``here`` does the next item in this process
+    whenever the oldest result is not ready; at most ``window`` items are out and not yet given
+    back. A failure comes back in its item's place (one here fails at once)."""
+    items = iter(items)
+    pending: deque[cf.Future] = deque()
+    item = next(items, NONE_LEFT)
+    while item is not NONE_LEFT or pending:
+        room = item is not NONE_LEFT and len(pending) < window
+        if room and sum(not future.done() for future in pending) <= workers:
+            pending.append(submit(item))
+        elif room and not pending[0].done():
+            done: cf.Future = cf.Future()
+            done.set_result(here(item))
+            pending.append(done)
+        else:
+            yield pending.popleft().result()
+            continue
+        item = next(items, NONE_LEFT)
 
 
 def start_worker() -> None:
