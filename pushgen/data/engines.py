@@ -141,25 +141,32 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
 
 def shared(items: Iterable[Item], submit: Callable[[Item], cf.Future], here: Callable[[Item], Result],
            workers: int, window: int) -> Iterator[Result]:
-    """Every item's result, in order. ``submit`` (a pool of ``workers``) is given items while fewer
-    than ``workers + 1`` of its own are unfinished, and ``here`` does the next item in this process
-    whenever the oldest result is not ready; at most ``window`` items are out and not yet given
-    back. A failure comes back in its item's place (one here fails at once)."""
+    """Every item's result, in order. ``here`` does the next item in this process whenever the
+    oldest result is not ready (the first while the workers start), and ``submit`` (a pool of
+    ``workers``) is given an item for each worker, and one more once a worker has finished one
+    (so none waits for this process); at most ``window`` items are out and not yet given back.
+    A failure comes back in its item's place (one here fails at once)."""
     items = iter(items)
     pending: deque[cf.Future] = deque()
+    in_pool: set[cf.Future] = set()
+    warm = False  # a worker has finished an item
     item = next(items, NONE_LEFT)
     while item is not NONE_LEFT or pending:
-        room = item is not NONE_LEFT and len(pending) < window
-        if room and sum(not future.done() for future in pending) <= workers:
-            pending.append(submit(item))
-        elif room and not pending[0].done():
-            done: cf.Future = cf.Future()
-            done.set_result(here(item))
-            pending.append(done)
-        else:
+        mine: cf.Future | None = None
+        if item is not NONE_LEFT and len(pending) < window and not (pending and pending[0].done()):
+            mine, claimed = cf.Future(), item  # this process takes it, once the pool has its share
+            pending.append(mine)
+            item = next(items, NONE_LEFT)
+        finished = {future for future in in_pool if future.done()}
+        warm, in_pool = warm or bool(finished), in_pool - finished
+        while item is not NONE_LEFT and len(pending) < window and len(in_pool) < workers + warm:
+            in_pool.add(submitted := submit(item))
+            pending.append(submitted)
+            item = next(items, NONE_LEFT)
+        if mine is None:
             yield pending.popleft().result()
-            continue
-        item = next(items, NONE_LEFT)
+        else:
+            mine.set_result(here(claimed))
 
 
 def start_worker() -> None:
