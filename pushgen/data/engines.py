@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import contextlib
+import enum
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -46,7 +47,13 @@ SINGLE_FILE_ROWS = 1_500_000
 SCHEDULER_TIMEOUT_SECONDS = 10
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-NONE_LEFT = object()
+
+
+class _End(enum.Enum):
+    NONE_LEFT = "none left"
+
+
+NONE_LEFT = _End.NONE_LEFT
 
 
 class EngineError(ValueError):
@@ -139,30 +146,30 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
             raise
 
 
-def shared(items: Iterable[Item], submit: Callable[[Item], cf.Future], here: Callable[[Item], Result],
+def shared(items: Iterable[Item], submit: Callable[[Item], cf.Future[Result]], here: Callable[[Item], Result],
            workers: int, window: int) -> Iterator[Result]:
     """Every item's result, in order. ``here`` does the next item in this process whenever the
     oldest result is not ready (the first while the workers start), and ``submit`` (a pool of
     ``workers``) is given an item for each worker, and one more once a worker has finished one
     (so none waits for this process); at most ``window`` items are out and not yet given back.
     A failure comes back in its item's place (one here fails at once)."""
-    items = iter(items)
-    pending: deque[cf.Future] = deque()
-    in_pool: set[cf.Future] = set()
+    remaining = iter(items)
+    pending: deque[cf.Future[Result]] = deque()
+    in_pool: set[cf.Future[Result]] = set()
     warm = False  # a worker has finished an item
-    item = next(items, NONE_LEFT)
+    item: Item | _End = next(remaining, NONE_LEFT)
     while item is not NONE_LEFT or pending:
-        mine: cf.Future | None = None
+        mine: cf.Future[Result] | None = None
         if item is not NONE_LEFT and len(pending) < window and not (pending and pending[0].done()):
             mine, claimed = cf.Future(), item  # this process takes it, once the pool has its share
             pending.append(mine)
-            item = next(items, NONE_LEFT)
+            item = next(remaining, NONE_LEFT)
         finished = {future for future in in_pool if future.done()}
         warm, in_pool = warm or bool(finished), in_pool - finished
         while item is not NONE_LEFT and len(pending) < window and len(in_pool) < workers + warm:
             in_pool.add(submitted := submit(item))
             pending.append(submitted)
-            item = next(items, NONE_LEFT)
+            item = next(remaining, NONE_LEFT)
         if mine is None:
             yield pending.popleft().result()
         else:
