@@ -108,7 +108,7 @@ def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
     assert sorted(requests) == sorted(f"/pushgen-mini/v3/{name}" for name in MINI.files)
     for name, expected in MINI.files.items():
         assert sha256_file(folder / name) == expected["sha256"], name
-    assert download.cached_copy(MINI, folder) == folder
+    assert download.checked_copy(MINI, folder) == folder
 
     assert fetch_split("pushgen-mini", "v3", cache=cache, prefer_packaged=False) == folder
     assert len(requests) == len(MINI.files)
@@ -223,7 +223,7 @@ def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
 
     folder = fetch_split("pushgen-mini-v3", cache=tmp_path / "cache", regenerate=True, progress=False)
     assert folder == tmp_path / "cache" / "pushgen-mini" / "v3"
-    assert download.cached_copy(MINI, folder) == folder
+    assert download.checked_copy(MINI, folder) == folder
     assert json.loads((folder / SPLIT_FILE).read_text())["fingerprint"] == MINI.fingerprint
     # the published Parquet files were written with other encodings: their bytes differ from these,
     # and the regenerated copy stands on its content fingerprint, its record on its own files

@@ -6,8 +6,8 @@ at the split's own revision, ``StandardSplit.published_at``: a tag or commit, ne
 into ``<cache>/<name>/<version>/``, where ``<cache>`` is ``$PUSHGEN_CACHE`` or the user cache
 folder. pooch checks every downloaded file against the registry's sha256; a split folder appears
 in the cache only once every file passed (or, when regenerated, once its content fingerprint
-matched the published one). A cached copy is used while its tables pass the checks of its own
-``split.json`` and its fingerprint is the published one.
+matched the published one). A copy, shipped or cached, is used while its tables pass the checks
+of its own ``split.json`` and its fingerprint is the published one.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import platformdirs
 from tqdm.auto import tqdm
 
 from pushgen.data.dataset import DatasetError, atomic_folder
-from pushgen.data.outputs import files_problem, kind_named, listed_files, writer_lock
+from pushgen.data.outputs import kind_named, writer_lock
 from pushgen.data.verify import verify_split
 from pushgen.progress import shown
 from pushgen.publishing.registry import StandardSplit, environment, lookup
@@ -83,25 +83,10 @@ def shipped_folders(entry: StandardSplit) -> list[Path]:
             Path(__file__).resolve().parents[2] / "generated" / entry.name / entry.version]
 
 
-def matches(folder: Path, files: dict[str, dict]) -> bool:
-    """Whether ``folder`` holds every file of ``files`` with its size and sha256."""
-    try:
-        listed = listed_files({"files": files}, "the file list")
-    except DatasetError:
-        return False
-    return files_problem(folder, listed, "the file list") is None
-
-
-def shipped_copy(entry: StandardSplit) -> Path | None:
-    for folder in shipped_folders(entry):
-        if folder.is_dir() and matches(folder, entry.files):
-            return folder
-    return None
-
-
-def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
+def checked_copy(entry: StandardSplit, folder: Path) -> Path | None:
     """``folder`` if it holds a copy of ``entry``: its tables pass the checks of its ``split.json``,
-    whose fingerprint is the published one (checked on download or regeneration)."""
+    whose fingerprint is the published one (a download's files passed the registry's sha256, a
+    regeneration's content matched the fingerprint)."""
     try:
         description = verify_split(folder)
     except DatasetError:
@@ -109,11 +94,15 @@ def cached_copy(entry: StandardSplit, folder: Path) -> Path | None:
     return folder if description.get("fingerprint") == entry.fingerprint else None
 
 
+def shipped_copy(entry: StandardSplit) -> Path | None:
+    return next((folder for folder in shipped_folders(entry) if checked_copy(entry, folder)), None)
+
+
 def discard_stale_copy(entry: StandardSplit, folder: Path) -> None:
     """Remove a cached copy of ``entry`` that no longer passes its checks; refuse if the folder
     holds anything that is not one of the split's files."""
     with writer_lock(folder, "--cache"):
-        if not folder.exists() or cached_copy(entry, folder) is not None:
+        if not folder.exists() or checked_copy(entry, folder) is not None:
             return
         ours = {*entry.files, *kind_named("split").written_after}
         for path in sorted(folder.rglob("*")):
@@ -130,7 +119,7 @@ def where(entry: StandardSplit, cache: Path | None = None) -> str:
     for kind, folder in zip(("packaged", "repository"), shipped_folders(entry), strict=True):
         if folder.is_dir():
             return kind
-    if cached_copy(entry, cache_dir(cache) / entry.name / entry.version) is not None:
+    if checked_copy(entry, cache_dir(cache) / entry.name / entry.version) is not None:
         return "cached"
     return ""
 
@@ -157,7 +146,7 @@ def fetch_split(
     if prefer_packaged and not regenerate and (shipped := shipped_copy(entry)) is not None:
         return shipped
     target = cache_dir(cache) / entry.name / entry.version
-    if not regenerate and cached_copy(entry, target) is not None:
+    if not regenerate and checked_copy(entry, target) is not None:
         return target
     base_url = None if regenerate else data_url(url, entry.published_at)
     created = [folder for folder in (target.parent, *target.parent.parents) if not folder.exists()]
