@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -36,7 +37,7 @@ class Built:
     """
 
     folder: Path
-    manifest: dict
+    manifest: dict[str, Any]
     sample: Dataset
 
     def add_file(self, path: Path) -> None:
@@ -84,9 +85,9 @@ def building(
         yield Built(work, manifest, _as_dataset(recipe, described))
 
 
-def make_dataset(recipe: Recipe, out: Path, **options: object) -> Path:
+def make_dataset(recipe: Recipe, out: Path, **options: Any) -> Path:
     """Simulate ``recipe`` and write it as the folder ``out`` (``building``'s options); returns ``out``."""
-    with building(recipe, out, **options):  # type: ignore[arg-type]
+    with building(recipe, out, **options):
         pass
     return Path(out)
 
