@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import click
@@ -28,3 +29,15 @@ class WholeNumber(click.IntRange):
         if self.min is not None and self.max is not None:
             return f"from {self.min} to {self.max}"
         return f"of at least {self.min}" if self.min is not None else f"of at most {MAX_DIGITS} digits"
+
+
+class FiniteNumber(click.types.FloatParamType):
+    """click's ``FLOAT`` that also refuses ``nan`` and ``inf``."""
+
+    name = "number"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{str(value)[:40]!r} is not a finite number", param, ctx)
+        return number

@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from pushgen import stopping
 from pushgen._version import __version__
-from pushgen.cli_types import WholeNumber
+from pushgen.cli_types import FiniteNumber, WholeNumber
 from pushgen.data.dataset import FORMATS, DatasetError, first_line
 from pushgen.data.engines import ENGINES, EngineError
 from pushgen.data.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, GenerationError, make_recipe
@@ -389,29 +389,12 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
     note(f"Wrote {out} in {results.timings['total_seconds']:.1f} s")
 
 
-class FiniteFloat(click.ParamType):
-    """A finite number (``nan`` and ``inf`` are refused)."""
-
-    name = "number"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
-        import math
-
-        try:
-            number = float(value)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            self.fail(f"{str(value)[:40]!r} is not a number", param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{str(value)[:40]!r} is not a finite number", param, ctx)
-        return number
-
-
 @cli.command("log")
 @click.argument("split")
 @click.option("--policy", type=click.Choice(("uniform", "softmax")), default="uniform", show_default=True,
               help="The logging policy: uniform over the candidates and hold, or a softmax of their "
                    "true P(open).")
-@click.option("--temperature", type=FiniteFloat(), default=None,
+@click.option("--temperature", type=FiniteNumber(), default=None,
               help="The softmax policy's temperature, at least 0.1 [default: 0.2].")
 @click.option("--users", type=WholeNumber(1, None), default=None,
               help="Log the first USERS test users of the split [default: every test user].")

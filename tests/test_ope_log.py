@@ -151,7 +151,7 @@ def test_pushgen_validate_accepts_a_log(log_folder, capsys):
     (["--policy", "softmax", "--temperature", "nan"], "'nan' is not a finite number"),
     (["--policy", "softmax", "--temperature", "inf"], "'inf' is not a finite number"),
     (["--policy", "softmax", "--temperature", "0.05"], "0.05 is below 0.1, the lowest temperature"),
-    (["--policy", "softmax", "--temperature", "warm"], "'warm' is not a number"),
+    (["--policy", "softmax", "--temperature", "warm"], "'warm' is not a valid number"),
     (["--temperature", "0.5"], "--temperature goes with --policy softmax"),
     (["--policy", "greedy"], "'greedy' is not one of 'uniform', 'softmax'"),
     (["--users", "0"], "0 is not in the range x>=1"),
