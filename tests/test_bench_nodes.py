@@ -29,7 +29,8 @@ def test_every_node_is_timed(capsys):
 
 def test_values_compare_equal_only_when_every_shared_array_is_bit_for_bit_the_same():
     bench = script()
-    value = {"hour": np.arange(24.0), "state": np.zeros(24, dtype=np.int8), "labels": np.array(["a", None], dtype=object)}
+    value = {"hour": np.arange(24.0), "state": np.zeros(24, dtype=np.int8),
+             "labels": np.array(["a", None], dtype=object)}
     digests = bench.field_digests(value)
     assert set(digests) == {"hour", "state"}  # object arrays are left out
     assert bench.same_values([digests], [bench.field_digests({**value, "hour": np.arange(24.0)})])
