@@ -446,7 +446,10 @@ def log_command(split: str, policy: str, temperature: float | None, users: int |
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
     args = sys.argv[1:] if argv is None else argv
-    with stopping.stoppable():  # a stopped run cleans up like Ctrl-C
+    from pushgen.data.folder_lock import session
+
+    # a stopped run cleans up like Ctrl-C; the folders read stay one version each to the end
+    with stopping.stoppable(), session():
         try:
             result = cli.main(args=args, prog_name="pushgen", standalone_mode=False)
         except click.exceptions.NoArgsIsHelpError as help_text:

@@ -20,6 +20,7 @@ from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, use
 from pushgen.benchmark.selection import SelectionResults, by_name, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.data.dataset import DatasetError
+from pushgen.data.folder_lock import session
 from pushgen.envs.spaces import CONTEXT_FEATURES
 from pushgen.model.engagement import RowTerms
 from pushgen.publishing.access import load_split
@@ -189,6 +190,7 @@ def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFA
                       reads_truth=baseline.reads_truth)
 
 
+@session()
 def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
                   baselines: Iterable[str] | None = None, mode: str = DEFAULT_MODE, seed: int = 0,
                   progress: bool = False, selection: Iterable[str] | None = ()) -> Results:

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas, stopping
 from pushgen._version import __version__
+from pushgen.data.folder_lock import replacing, session
 from pushgen.data.generator import Dataset, Recipe
 from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
 from pushgen.data.layout import FORMATS as FORMATS
@@ -161,13 +162,14 @@ def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
     if snapshot(out) != before:
         check_replaceable(out, keep)
     trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=work.parent))
-    os.replace(out, trash / out.name)
-    try:
-        after_moving_aside(out)
-        os.replace(work, out)
-    except OSError:
-        os.replace(trash / out.name, out)
-        raise
+    with replacing(out):  # its readers finish first
+        os.replace(out, trash / out.name)
+        try:
+            after_moving_aside(out)
+            os.replace(work, out)
+        except OSError:
+            os.replace(trash / out.name, out)
+            raise
     shutil.rmtree(trash, ignore_errors=True)
 
 
@@ -210,6 +212,7 @@ def read_parameters(folder: Path) -> EngagementParameters:
     )
 
 
+@session()
 def read_dataset(folder: Path) -> Dataset:
     """A dataset folder back as a ``Dataset`` (tables as Arrow, frames on demand), once it matches
     its manifest (``verify_dataset``; a ``DatasetError`` naming the file otherwise)."""

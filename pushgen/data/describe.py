@@ -34,6 +34,7 @@ from pushgen.data.describe_time import (
     table_rows,
     tally,
 )
+from pushgen.data.folder_lock import session
 from pushgen.data.user_figures import asleep_stats
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
@@ -110,6 +111,7 @@ class Described:
     users: pd.DataFrame | None
 
 
+@session()
 def describe_path(path: Path) -> dict:
     """``describe`` of a dataset folder (or a folder or file holding a notifications table), with
     ``"calibration"``: each calibration figure against its target (``calibration_summary``)."""

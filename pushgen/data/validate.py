@@ -24,6 +24,7 @@ from pushgen.data.dataset import (
     truth_path,
 )
 from pushgen.data.fingerprint import fingerprint
+from pushgen.data.folder_lock import hold, session
 from pushgen.data.generator import GenerationError, Recipe
 from pushgen.data.json_limits import JSONLimitError, parse_json
 from pushgen.data.outputs import sha256_file
@@ -39,12 +40,14 @@ TIMING_RTOL = 8 * float(np.finfo(np.float32).eps)
 TIMING_ATOL = 1e-4
 
 
+@session()
 def validate(folder: Path) -> list[str]:
     """Every problem of the dataset folder (an empty list: the folder is valid).
 
     Raises ``DatasetError`` if ``folder`` is not a dataset folder at all.
     """
     folder = Path(folder)
+    hold(folder)
     if not folder.exists():
         raise DatasetError(f"{folder} does not exist")
     if not folder.is_dir():

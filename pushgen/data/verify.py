@@ -14,6 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pushgen.data.folder_lock import hold, session
 from pushgen.data.generator import Recipe, make_recipe
 from pushgen.data.layout import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
 from pushgen.data.outputs import (
@@ -37,8 +38,11 @@ SPEC_FIELDS = ("train_months", "test_months", "validation_weeks", "cold_start_us
 _verified: dict[tuple[Path, str | None], tuple[tuple, dict]] = {}
 
 
+@session()
 def verify_dataset(folder: Path) -> dict:
-    """The manifest of the dataset folder ``folder``, once the folder matches it."""
+    """The manifest of the dataset folder ``folder``, once the folder matches it (locked for
+    reading until the end of the reading session, ``pushgen.data.folder_lock``)."""
+    hold(folder)
     folder = _existing_folder(folder)
     manifest = read_manifest(folder)
     source = f"{folder / MANIFEST}"
@@ -70,6 +74,7 @@ def verify_dataset(folder: Path) -> dict:
     return manifest
 
 
+@session()
 def verify_split(folder: Path, unread: str | None = None) -> dict:
     """The description (``split.json``) of the split folder ``folder``, once the folder matches it.
 
@@ -77,6 +82,7 @@ def verify_split(folder: Path, unread: str | None = None) -> dict:
     not see them checks only the rest. A folder verified before in this process is checked again
     only if a file changed.
     """
+    hold(folder)
     folder = _existing_folder(folder)
     path = folder / SPLIT_FILE
     if not path.is_file():

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen._version import __version__
 from pushgen.data.dataset import atomic_folder, parquet_options
+from pushgen.data.folder_lock import hold, session
 from pushgen.data.outputs import (
     DatasetError,
     check_unlisted,
@@ -83,9 +84,11 @@ def read_description(folder: Path) -> dict:
     return description
 
 
+@session()
 def read_log(folder: Path) -> BanditLog:
     """A log folder read back (every file checked against ``log.json`` first)."""
     folder = Path(folder)
+    hold(folder)
     description = read_description(folder)
     listed = listed_files(description, LOG_FILE)
     check_unlisted(folder, listed, "log", LOG_FILE)
@@ -99,6 +102,7 @@ def read_log(folder: Path) -> BanditLog:
     return BanditLog(tables["rounds"], tables["candidates"], description["recipe"])
 
 
+@session()
 def validate_log(folder: Path) -> list[str]:
     """Every problem of a log folder (an empty list: it is valid): its files against ``log.json``,
     the tables' columns and values, one chosen action per round with the round's propensity, and

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen import schemas
+from pushgen.data.folder_lock import session
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, codes_frame
 from pushgen.ope.estimators import Feedback
 from pushgen.ope.play import DEFAULT_K, Episode, play
@@ -161,6 +162,7 @@ def feature_column(name: str, codes: np.ndarray) -> pd.Series:
     return column
 
 
+@session()
 def log_policy(split: str | Path, policy: str = "uniform", temperature: float | None = None,
                users: int | list[int] | None = None, k: int = DEFAULT_K, candidate_seed: int = 0,
                seed: int = 0, stationary: bool = False) -> BanditLog:

@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError
+from pushgen.data.folder_lock import hold, session
 from pushgen.data.verify import verify_split
 from pushgen.splits import SPLIT_FILE, TASKS, Split, read_part
 
@@ -23,6 +24,7 @@ def resolve_split(source: str | Path) -> Path:
     if not isinstance(source, (str, os.PathLike)) or not str(source):
         raise DatasetError(f"a split is a standard split's name or a split folder; got {source!r}")
     path = Path(source)
+    hold(path)  # the folder stays this version to the end of the reading session
     if path.is_dir():
         verify_split(path)
         return path
@@ -37,6 +39,7 @@ def resolve_split(source: str | Path) -> Path:
     return folder
 
 
+@session()
 def load_split(source: str | Path, task: int = 1) -> Split:
     """Load task ``task`` (1: offline, 2: cold start) of a split folder or standard split.
 

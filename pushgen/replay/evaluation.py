@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.data.folder_lock import session
 from pushgen.model.feasibility import is_possible
 from pushgen.progress import bar
 from pushgen.replay import metrics
@@ -213,6 +214,7 @@ def _format(key: str, value: float) -> str:
     return spec.format(value * scale)
 
 
+@session()
 def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataFrame | None = None,
              mode: str = DEFAULT_MODE, users: Iterable[int] | int | None = None) -> Evaluation:
     """Score ``submission`` (a file or frame) on task ``task``'s test part of ``split``.

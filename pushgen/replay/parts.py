@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError, read_parameters
+from pushgen.data.folder_lock import session
 from pushgen.data.outputs import read_json_object
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import (
@@ -157,6 +158,7 @@ class Episode:
         return self._rows[keys]
 
 
+@session()
 def load_part(source: str | Path, task: int = 2, part: str = "test") -> ReplayPart:
     """One part of a split (a folder or a standard split's name), cached per process."""
     if task not in PARTS:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pushgen.data.dataset import REPORT, DatasetError
 from pushgen.data.describe_report import sections
+from pushgen.data.folder_lock import session
 from pushgen.data.generator import Dataset
 from pushgen.data.outputs import check_not_inside_output
 from pushgen.progress import stages
@@ -63,6 +64,7 @@ def report_html(source: str | Path | Dataset | Source) -> str:
     return page(f"pushgen report: {loaded.title}", loaded.facts, blocks)
 
 
+@session()
 def write_report(source: str | Path | Dataset | Source, out: str | Path, force: bool = False,
                  title: str | None = None) -> Path:
     """Write the report of ``source`` to the HTML file ``out`` (refused if it exists, unless ``force``,

@@ -54,6 +54,7 @@ from pushgen.data.dataset import (
     write_table,
 )
 from pushgen.data.fingerprint import fingerprint
+from pushgen.data.folder_lock import session
 from pushgen.data.outputs import read_json_object, sha256_file
 from pushgen.data.verify import verify_dataset
 from pushgen.model.timegrid import add_months
@@ -208,6 +209,7 @@ def combine_fingerprints(fingerprints: dict[str, str]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
+@session()
 def make_split(dataset: Path, out: Path, spec: SplitSpec = SplitSpec(), force: bool = False,
                name: str | None = None, version: str | None = None,
                describe: Callable[[Path], None] | None = None) -> Path:

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen.data.dataset import CARD, DatasetError, first_line
 from pushgen.data.fingerprint import fingerprint
+from pushgen.data.folder_lock import hold, session
 from pushgen.data.outputs import sha256_file
 from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
@@ -26,11 +27,13 @@ def is_split_folder(folder: Path) -> bool:
     return (Path(folder) / SPLIT_FILE).is_file()
 
 
+@session()
 def validate_split(folder: Path) -> list[str]:
     """Every problem of the split folder (an empty list: it is valid): each listed file's size and
     sha256, every table's content fingerprint and the split's, each part's rows and users, the
     values of every schema column, and that the model-facing test parts hold no answers."""
     folder = Path(folder)
+    hold(folder)
     if not is_split_folder(folder):
         raise DatasetError(f"{folder} is not a pushgen split: no {SPLIT_FILE}")
     try:
