@@ -7,7 +7,14 @@ gymnasium environments are registered on import.
 from __future__ import annotations
 
 import importlib
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from pushgen import stopping
+
+if Path(getattr(sys, "argv", [""])[0] or "").stem == "pushgen" or getattr(sys, "argv", [""])[0] == "-m":
+    stopping.starting()  # the pushgen program (or python -m pushgen): stop handling from its first import
 
 from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__

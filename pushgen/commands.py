@@ -3,19 +3,11 @@
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 
+from pushgen import stopping
 
-def _stop_while_starting(signum: int, frame: object) -> None:
-    """Ctrl-C while the command's modules load: nothing was written yet, so just stop."""
-    sys.stderr.write("Interrupted; nothing was written.\n")
-    raise SystemExit(130)
-
-
-_STARTING = threading.current_thread() is threading.main_thread()
-_INTERRUPT_HANDLER = signal.signal(signal.SIGINT, _stop_while_starting) if _STARTING else None
+_STARTED_HERE = stopping.starting()  # not if the program did already
 
 import contextlib
 import datetime as dt
@@ -28,7 +20,6 @@ from pathlib import Path
 import click
 import pyarrow as pa
 
-from pushgen import stopping
 from pushgen._version import __version__
 from pushgen.cli_types import FiniteNumber, WholeNumber
 from pushgen.data.dataset import FORMATS, DatasetError, first_line
@@ -470,8 +461,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _interrupted() -> int:
-    click.echo("Interrupted; nothing was written.", err=True)
-    return 130
+    click.echo(stopping.INTERRUPTED, err=True)
+    return stopping.INTERRUPTED_CODE
 
 
 def one_line(text: str) -> str:
@@ -484,8 +475,8 @@ def _command_name(args: list[str]) -> str:
     return f"pushgen {command}" if command in cli.commands else "pushgen"
 
 
-if _STARTING and _INTERRUPT_HANDLER is not None:
-    signal.signal(signal.SIGINT, _INTERRUPT_HANDLER)
+if _STARTED_HERE:  # imported by a library user (click's test runner): the process's handlers come back
+    stopping.started()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -4,17 +4,53 @@ The handler raises ``KeyboardInterrupt`` wherever the main thread is. C code tha
 into Python and clears the errors it meets can lose that exception, so the stop is also
 remembered, and the work checks for it where stopping is safe: between users, between buckets
 and before an output takes its place.
+
+Before that, while the program's modules load, ``starting`` stops it at once with the same line
+and exit code: nothing was written yet.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from typing import NoReturn
 
 _asked = threading.Event()
+_before_start: dict[int, object] = {}  # the handlers ``starting`` replaced
+INTERRUPTED = "Interrupted; nothing was written."
+INTERRUPTED_CODE = 130
+
+
+def _stop_while_starting(signum: int, frame: object) -> NoReturn:
+    """Ctrl-C or SIGTERM while the program's modules load: nothing was written yet, so just stop."""
+    sys.stderr.write(f"{INTERRUPTED}\n")
+    raise SystemExit(INTERRUPTED_CODE)
+
+
+def starting() -> bool:
+    """Stop the process with the interrupted line on Ctrl-C (unless the process ignores it) and
+    SIGTERM (unless handled) from now until ``stoppable`` or ``started``; whether this call did so
+    (not if it was done already, or off the main thread)."""
+    if _before_start or threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        _before_start[signal.SIGINT] = signal.default_int_handler
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        _before_start[signal.SIGTERM] = signal.SIG_DFL
+    for number in _before_start:
+        signal.signal(number, _stop_while_starting)
+    return bool(_before_start)
+
+
+def started() -> None:
+    """Put back the handlers ``starting`` replaced."""
+    for number, handler in _before_start.items():
+        if signal.getsignal(number) is _stop_while_starting:
+            signal.signal(number, handler)
+    _before_start.clear()
 
 
 def ask(signum: int, frame: object) -> NoReturn:
@@ -38,8 +74,11 @@ def stoppable() -> Iterator[None]:
     """SIGTERM, and Ctrl-C unless the process ignores it, stop the block and are remembered
     until its end; the signals' earlier handlers come back after it."""
     handlers = {signal.SIGTERM: signal.getsignal(signal.SIGTERM)}
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        handlers[signal.SIGINT] = signal.default_int_handler
+    if signal.getsignal(signal.SIGINT) in (signal.default_int_handler, _stop_while_starting):
+        handlers[signal.SIGINT] = signal.getsignal(signal.SIGINT)
+    handlers = {number: _before_start.get(number, handler) if handler is _stop_while_starting else handler
+                for number, handler in handlers.items()}  # the start is over
+    _before_start.clear()
     _asked.clear()
     for number in handlers:
         signal.signal(number, ask)

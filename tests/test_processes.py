@@ -144,6 +144,28 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, module):
     assert list(cwd.iterdir()) == []
 
 
+# the pushgen program as its console script starts it, paused when MODULE first loads after
+# pushgen.stopping (from pushgen's first import on)
+PROGRAM_PAUSED_WHILE_LOADING = PAUSED_WHILE_LOADING.replace('"pushgen.commands" in', '"pushgen.stopping" in').replace(
+    "from pushgen.cli import main\nsys.exit(main(args))", "sys.argv = ['pushgen', *args]\n"
+    "from pushgen.cli import program\nsys.exit(program())")
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("module", ["gymnasium", "click", "pyarrow"])
+def test_a_stop_from_the_programs_first_import_is_one_line(tmp_path, module, stop):
+    marker, cwd = tmp_path / "loading", tmp_path / "run"
+    cwd.mkdir()
+    child = start([module, str(marker), "make", "--users", "1", "--days", "2", "--out", "d"], cwd,
+                  command=[sys.executable, "-c", PROGRAM_PAUSED_WHILE_LOADING])
+    wait_for(lambda: marker.exists() or child.poll() is not None)
+    assert child.poll() is None, child.communicate()[1]
+    child.send_signal(stop)
+    _, err = child.communicate(timeout=SAFETY)
+    assert (child.returncode, err) == (130, "Interrupted; nothing was written.\n")
+    assert list(cwd.iterdir()) == []
+
+
 def test_a_worker_starts_and_ends_as_a_process_of_pushgens_own():
     script = ("import atexit, gc, os, signal\nfrom pushgen.data.engines import start_worker\n"
               "print(gc.get_threshold()[0])\nstart_worker()\nbefore = gc.get_freeze_count()\n"

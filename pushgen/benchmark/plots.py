@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.data.layout import first_line
+
 SMOOTHING = 5  # curve points per rolling mean
 PNG_METADATA = {"Software": None}
 
@@ -17,6 +19,9 @@ def matplotlib_or_error(alternative: str = ""):
         import matplotlib
     except ImportError:
         raise ImportError(f"plots need matplotlib: pip install 'pushgen[plot]'{alternative}") from None
+    except ValueError as error:  # matplotlib refuses its settings, such as MPLBACKEND, on import
+        raise ImportError(f"matplotlib cannot start: {first_line(error)[:200]} (pushgen draws with its Agg "
+                          "backend: unset MPLBACKEND or set it to agg)") from None
     return matplotlib
 
 

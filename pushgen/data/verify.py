@@ -25,6 +25,7 @@ from pushgen.data.outputs import (
     listed_files,
     read_json_object,
 )
+from pushgen.model.engagement import MODEL_VERSION
 
 SPLIT_FILE = "split.json"
 DATASET_TABLES = ("notifications", "users", f"{TRUTH}/engagement_users", f"{TRUTH}/engagement_weights",
@@ -67,11 +68,23 @@ def verify_dataset(folder: Path) -> dict:
         raise DatasetError(f"{source} does not list {MODEL_FILE}")
     _check_files(folder, files, source)
     check_unlisted(folder, files, "dataset", source)
+    _check_model(folder, manifest)
     for table, name in COUNTED.items():
         listed = _table_files(files, table, manifest)
         if all(path.endswith(".parquet") for path in listed):
             _check_rows(folder, listed, rows[name], source, table)
     return manifest
+
+
+def _check_model(folder: Path, manifest: dict) -> None:
+    """Refuse a dataset of another engagement model (pushgen 0.1 and 0.2 wrote models 1 and 2),
+    naming the release that reads it."""
+    version = read_json_object(folder / MODEL_FILE).get("model_version", 1)
+    if version != MODEL_VERSION:
+        release = str(manifest.get("pushgen_version") or "an earlier release")[:40]
+        raise DatasetError(f"{folder} was simulated with engagement model {version!r} by pushgen {release}; "
+                           f"this pushgen reads model {MODEL_VERSION} only: read it with pushgen {release}, "
+                           "or make a new dataset with this pushgen (pushgen make)")
 
 
 @session()

@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from pushgen.data.file_output import file_output
+from pushgen.envs.generation import NotificationGenerationEnv
 from pushgen.envs.history import History
 from pushgen.replay.evaluation import DECISION_FLOOR_SECONDS
 
@@ -26,17 +30,33 @@ __all__ = ["DECISION_FLOOR_SECONDS", "Policy", "record_run"]
 
 
 def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None = None,
-               options: dict[str, Any] | None = None) -> History:
+               options: dict[str, Any] | None = None, force: bool = False) -> History:
     """Play one episode of a ``NotificationGeneration`` env and write its recording to ``path``.
 
     ``policy(observation, info)`` returns the action; its time counts as the step's
-    decision time. Several users' recordings can be concatenated into one file.
+    decision time. Several users' recordings can be concatenated into one file. ``path`` is
+    checked before the episode starts (``pushgen.data.file_output``): an existing file is
+    replaced only with ``force`` and only if it is a recording; never a file inside a split or
+    another pushgen output.
     """
-    observation, info = env.reset(seed=seed, options=options)
-    done = False
-    while not done:
-        observation, _, terminated, truncated, info = env.step(policy(observation, info))
-        done = terminated or truncated
-    history: History = env.unwrapped.history
-    history.save(path)
+    if not isinstance(env.unwrapped, NotificationGenerationEnv):
+        raise TypeError(f"record_run records a pushgen/NotificationGeneration-v0 run; got "
+                        f"{type(env.unwrapped).__name__}, whose runs it cannot score")
+    with file_output(path, force, is_recording, "recording", option="path") as partial:
+        observation, info = env.reset(seed=seed, options=options)
+        done = False
+        while not done:
+            observation, _, terminated, truncated, info = env.step(policy(observation, info))
+            done = terminated or truncated
+        history: History = env.unwrapped.history
+        history.save(partial)
     return history
+
+
+def is_recording(path: Path) -> bool:
+    """Whether ``path`` is a Parquet file with a recording's columns."""
+    try:
+        names = pq.read_schema(path).names
+    except (OSError, pa.ArrowException):
+        return False
+    return {"step", "user_id", "context_id", "decision_seconds"} <= set(names)

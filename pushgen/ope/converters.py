@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 
 from pushgen import schemas
+from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES
 from pushgen.ope.log import BanditLog
 
@@ -107,7 +108,13 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
     """The log as a Minari dataset (``pip install 'pushgen[ope]'``): one episode per user in time
     order; observations as ``minari_spaces``, the logged actions and sampled rewards, and in the
     infos (one per observation) the propensity of the action taken there (NaN after the last).
-    ``root`` is the Minari datasets folder (default: Minari's own)."""
+    ``root`` is the Minari datasets folder (default: Minari's own); ``dataset_id`` must name a
+    folder inside it (checked before anything is created)."""
+    id_path = PurePosixPath(dataset_id) if isinstance(dataset_id, str) else None
+    if id_path is None or not dataset_id or id_path.is_absolute() or "\\" in dataset_id or any(
+            part in (".", "..") for part in dataset_id.split("/")):
+        raise DatasetError(f"dataset_id {dataset_id!r} must be a Minari id such as 'pushgen/uniform-v0' (a "
+                           "folder inside the datasets folder, without '..')")
     try:
         import minari
         from minari.data_collector import EpisodeBuffer

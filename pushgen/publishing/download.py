@@ -45,10 +45,15 @@ if TYPE_CHECKING:  # the network layer is imported only when something is downlo
 DEFAULT_DATA_URL = "https://raw.githubusercontent.com/pushgen/pushgen/{revision}/generated"
 DATA_URL_ENV = "PUSHGEN_DATA_URL"
 CACHE_ENV = "PUSHGEN_CACHE"
+CREDENTIALS = re.compile(r"://[^/@\s'\"]*@")  # the user:password@ of a URL
 
 
 class DownloadError(DatasetError):
-    """A file that could not be fetched, or that failed its checksum (nothing was kept)."""
+    """A file that could not be fetched, or that failed its checksum (nothing was kept); a user name
+    and password in a URL of the message are left out."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(CREDENTIALS.sub("://", message))
 
 
 class FingerprintMismatch(DatasetError):

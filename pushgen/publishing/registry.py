@@ -155,6 +155,11 @@ def lookup(text: str, version: str | None = None) -> StandardSplit:
     Without a version, the name alone means its latest version.
     """
     splits = list_splits()
+    if not isinstance(text, str) or not isinstance(version, str | None):
+        wrong = text if not isinstance(text, str) else version
+        raise UnknownSplit(f"a standard split is named by text, such as 'pushgen' or 'pushgen-v3'; got "
+                           f"{type(wrong).__name__} {str(wrong)[:80]!r}; standard splits: "
+                           f"{', '.join(s.label for s in splits) or 'none'}")
     by_name: dict[str, list[StandardSplit]] = {}
     for entry in splits:
         by_name.setdefault(entry.name, []).append(entry)

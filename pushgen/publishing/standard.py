@@ -3,12 +3,16 @@ its folder before the folder takes its place; and a split built from its recipe.
 
 from __future__ import annotations
 
+import glob
+import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from pushgen.data.build import Built
 from pushgen.data.dataset import CARD, DatasetError
+from pushgen.data.folder_lock import claim
 from pushgen.data.generator import Recipe, simulated_dataset
 from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
@@ -51,7 +55,17 @@ def build_split(
     if not out.parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {out.parent} does not exist")
     dataset = simulated_dataset(recipe, progress, desc=name)
-    with tempfile.TemporaryDirectory(prefix=f".{out.name}.dataset-", dir=out.parent) as scratch:
-        source = write_dataset(dataset, Path(scratch) / "dataset")
-        return make_split(source, out, spec, force=force, name=name, version=version,
-                          describe=describe or write_metadata)
+    prefix = f".{out.name}.dataset-"
+    for leftover in out.parent.glob(f"{glob.escape(prefix)}*"):  # of killed runs: no one holds them
+        if (held := claim(leftover)) is not None:
+            shutil.rmtree(leftover, ignore_errors=True)
+            os.close(held)
+    with tempfile.TemporaryDirectory(prefix=prefix, dir=out.parent) as scratch:
+        held = claim(Path(scratch))  # this run's own, while it runs
+        try:
+            source = write_dataset(dataset, Path(scratch) / "dataset")
+            return make_split(source, out, spec, force=force, name=name, version=version,
+                              describe=describe or write_metadata)
+        finally:
+            if held is not None:
+                os.close(held)

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import session
 from pushgen.model.feasibility import is_possible
 from pushgen.progress import bar
@@ -34,6 +35,7 @@ from pushgen.replay import metrics
 from pushgen.replay.metrics import CONFIDENCE, HEADINGS, PAIRED_REFERENCES, interval, paired
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import apps_aware_reference
+from pushgen.replay.results import read_results
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
@@ -88,11 +90,10 @@ class Evaluation:
         folder = Path(results)
         reference = reference or PAIRED_REFERENCES[self.task]
         try:
-            meta = json.loads((folder / "benchmark.json").read_text())
-            table = pd.read_csv(folder / "per_user.csv")
-        except (OSError, ValueError) as error:
-            raise SubmissionError(f"--paired-with {folder}: not a benchmark results folder "
-                                  f"(benchmark.json and per_user.csv): {error}") from None
+            results = read_results(folder, needed=("per_user.csv",))
+        except DatasetError as error:
+            raise SubmissionError(f"--paired-with: {error}") from None
+        meta, table = results.description, results.tables["per_user.csv"]
         if meta.get("fingerprint") != self.fingerprint or meta.get("mode") != self.mode:
             raise SubmissionError(f"--paired-with {folder}: its results are of split "
                                   f"{meta.get('split')} ({str(meta.get('fingerprint'))[:16]}), mode "

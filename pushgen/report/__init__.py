@@ -11,22 +11,23 @@ split's name, or a ``pushgen benchmark`` results folder.
 
 from __future__ import annotations
 
-import os
+import contextlib
 from pathlib import Path
 
 from pushgen.data.dataset import REPORT, DatasetError
 from pushgen.data.describe_report import sections
+from pushgen.data.file_output import file_output
 from pushgen.data.folder_lock import session
 from pushgen.data.generator import Dataset
-from pushgen.data.outputs import check_not_inside_output
 from pushgen.progress import stages
 from pushgen.report.catalog import Entry, entries
 from pushgen.report.data_figures import View
-from pushgen.report.html import benchmark_tables, image_tag, page, table_html
+from pushgen.report.html import PAGE_START, SUBTITLE, benchmark_tables, image_tag, page, table_html
 from pushgen.report.sources import Source, load_source
 from pushgen.report.style import svg_bytes
 
 __all__ = ["figures", "report_html", "write_dataset_report", "write_report"]
+REPORT_HEAD_BYTES = 65_536  # the page's start and subtitle come first (after a short style sheet)
 
 
 def figures(source: str | Path | Dataset | Source) -> dict:
@@ -67,36 +68,38 @@ def report_html(source: str | Path | Dataset | Source) -> str:
 @session()
 def write_report(source: str | Path | Dataset | Source, out: str | Path, force: bool = False,
                  title: str | None = None) -> Path:
-    """Write the report of ``source`` to the HTML file ``out`` (refused if it exists, unless ``force``,
-    and inside a pushgen output, whose description would not list it); ``title`` names the source
-    [default: its folder's or split's name]."""
-    out = Path(out)
-    if out.is_dir():
-        raise DatasetError(f"{out} is a folder; give --out a file name such as report.html")
-    check_not_inside_output(out)
-    if not out.absolute().parent.is_dir():
-        raise DatasetError(f"--out {out}: there is no folder {out.parent}; create it or choose another --out")
-    return _write(source, out, force, title)
+    """Write the report of ``source`` to the HTML file ``out``; ``title`` names the source [default:
+    its folder's or split's name]. Refused before any reading (``pushgen.data.file_output``): an
+    existing ``out`` unless ``force``, and with it anything but a pushgen report; ``out`` inside a
+    pushgen output or the source; a second run writing ``out``."""
+    keep = (Path(source),) if isinstance(source, str | Path) else ()
+    with file_output(out, force, is_report, "report", keep) as partial:
+        _write(source, partial, title)
+    return Path(out)
 
 
 def write_dataset_report(folder: Path, title: str) -> Path:
     """Write ``report.html`` into the dataset folder ``folder`` that is being made (its manifest then
     lists the file); ``title`` names the dataset."""
-    return _write(folder, Path(folder) / REPORT, False, title)
+    out = Path(folder) / REPORT
+    if out.exists():
+        raise DatasetError(f"{out} already exists")
+    return _write(folder, out, title)
 
 
-def _write(source: str | Path | Dataset | Source, out: Path, force: bool, title: str | None) -> Path:
-    if out.exists() and not force:
-        raise DatasetError(f"{out} already exists; choose another --out or pass --force")
+def is_report(path: Path) -> bool:
+    """Whether the file ``path`` is a report pushgen wrote (its page's start and subtitle)."""
+    with contextlib.suppress(OSError), open(path, "rb") as handle:
+        head = handle.read(REPORT_HEAD_BYTES)
+        return head.startswith(PAGE_START.encode()) and SUBTITLE.encode() in head
+    return False
+
+
+def _write(source: str | Path | Dataset | Source, out: Path, title: str | None) -> Path:
     with stages("report", 2) as begin:
         begin("reading")
         loaded = source if isinstance(source, Source) else load_source(source, title)
         begin("figures")
         text = report_html(loaded)
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, out)
-    finally:
-        partial.unlink(missing_ok=True)
+    out.write_text(text, encoding="utf-8")
     return out

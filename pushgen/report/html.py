@@ -12,6 +12,9 @@ from pushgen._version import __version__
 from pushgen.data.describe_report import Section, right_aligned
 
 MAX_TABLE_ROWS = 60
+PAGE_START = '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+SUBTITLE = ("Synthetic smartphone push notifications made by pushgen; every figure below is computed from "
+            "the files themselves.")
 STYLE = """
 :root { color-scheme: light; }
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
@@ -73,12 +76,10 @@ def page(title: str, facts: dict[str, str], blocks: list[tuple[str, str, str]]) 
     sections = "".join(f'<section id="{a}"><h2>{html.escape(h)}</h2>{inner}</section>'
                        for a, h, inner in blocks)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        PAGE_START + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body><main>"
         f"<h1>{html.escape(title)}</h1>"
-        "<p class=\"subtitle\">Synthetic smartphone push notifications made by pushgen; every figure "
-        "below is computed from the files themselves.</p>"
+        f"<p class=\"subtitle\">{SUBTITLE}</p>"
         f"<dl class=\"facts\">{rows}</dl><nav>{nav}</nav>{sections}"
         f"<footer>Made by <code>pushgen report</code> (pushgen {html.escape(__version__)}). The page "
         "needs no network: the figures are embedded.</footer>"

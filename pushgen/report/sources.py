@@ -18,15 +18,14 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.calibration import with_realism
-from pushgen.data.dataset import DatasetError, first_line
+from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_tables
 from pushgen.data.generator import Dataset
-from pushgen.data.outputs import read_json_object
 from pushgen.data.verify import verify_split
 from pushgen.publishing.access import resolve_split
+from pushgen.replay.results import RESULTS_FILE, read_results
 from pushgen.splits import MODEL_PARTS, SCORER, SPLIT_FILE, SplitSpec, boundaries, read_part
 
-BENCHMARK_FILE = "benchmark.json"
 LEADERBOARD = "leaderboard"
 HISTORY_PARTS = ("task1/train", "task1/validation")
 PART_COLUMNS = ["part", "user_id", "posted_at"]
@@ -88,7 +87,7 @@ def _load(source: str | Path | Dataset) -> Source:
         raise DatasetError(f"{path} does not exist")
     if not path.is_dir():
         raise DatasetError(f"{path} is not a folder: give a dataset, split or benchmark results folder")
-    if (path / BENCHMARK_FILE).is_file():
+    if (path / RESULTS_FILE).is_file():
         return _benchmark_source(path)
     if (path / SPLIT_FILE).is_file():
         return _split_source(path, path.name)
@@ -162,19 +161,10 @@ def _test_span(description: dict) -> tuple[np.datetime64, np.datetime64] | None:
 
 
 def _benchmark_source(folder: Path) -> Source:
-    description = read_json_object(folder / BENCHMARK_FILE)
-    if not (folder / f"{LEADERBOARD}.csv").is_file():
-        raise DatasetError(f"{folder} is not a complete benchmark results folder: no {LEADERBOARD}.csv")
-    tables = {}
-    for path in sorted(folder.glob("*.csv")):
-        try:
-            tables[path.stem] = pd.read_csv(path)
-        except (OSError, ValueError) as error:
-            raise DatasetError(f"cannot read {path}: {first_line(error)}") from None
+    results = read_results(folder, needed=(f"{LEADERBOARD}.csv",))
+    description = results.description
+    tables = {Path(name).stem: table for name, table in sorted(results.tables.items())}
     board = tables.pop(LEADERBOARD)
-    for column in ("baseline", "mean_reward"):
-        if column not in board:
-            raise DatasetError(f"{folder / LEADERBOARD}.csv has no column {column!r}")
     benchmark = Benchmark(description, board, tables.pop("per_user", None), tables.pop("curves", None),
                           tables)
     baselines = board["baseline"].nunique()

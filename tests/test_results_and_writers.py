@@ -1,0 +1,181 @@
+"""Benchmark results folders are verified before use; one-file outputs (``pushgen report``,
+``record_run``) follow the writer rule of the folder outputs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import gymnasium as gym
+import numpy as np
+import pandas as pd
+import pytest
+from envs_split import small_split
+
+from pushgen.benchmark.report import write_results
+from pushgen.benchmark.run import Results
+from pushgen.cli import main
+from pushgen.data.outputs import DatasetError, OutputBusy, file_listing, sha256_file, writer_lock
+from pushgen.envs import GENERATION_ID, SELECTION_ID, record_run
+from pushgen.replay.evaluation import Evaluation
+from pushgen.replay.results import read_results
+from pushgen.replay.submission import SubmissionError
+from pushgen.report import write_report
+
+FINGERPRINT = "0" * 64
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    """A results folder of two policies on task 1, three users each."""
+    rows = [{"task": 1, "baseline": name, "user_id": user, "steps": 10, "mean_reward": k + 0.1 * user}
+            for k, name in enumerate(("learned", "random")) for user in range(3)]
+    curves = pd.DataFrame(columns=["task", "baseline", "step", "mean_reward", "users"])
+    made = Results(split="s", fingerprint=FINGERPRINT, mode="expected", seed=0, tasks=[1],
+                   baselines={"learned": "learned", "random": "random"}, per_user=pd.DataFrame(rows),
+                   curves=curves, marks={})
+    return write_results(made, tmp_path_factory.mktemp("bench") / "results", plots=False)
+
+
+@pytest.fixture(scope="module")
+def split():
+    return small_split()
+
+
+def copy(results, tmp_path):
+    folder = tmp_path / "results"
+    shutil.copytree(results, folder)
+    return folder
+
+
+def resign(folder):
+    description = json.loads((folder / "benchmark.json").read_text())
+    description["files"] = file_listing(folder, exclude=("timings.json", "benchmark.json"))
+    (folder / "benchmark.json").write_text(json.dumps(description))
+
+
+def evaluation(mine: float = 0.0) -> Evaluation:
+    per_user = pd.DataFrame({"mean_reward": [mine] * 3}, index=pd.Index(range(3), name="user_id"))
+    return Evaluation(split="s", task=1, mode="expected", per_user=per_user, overall={},
+                      fingerprint=FINGERPRINT)
+
+
+def test_a_verified_results_folder_pairs_user_by_user(results):
+    assert read_results(results).tables["per_user.csv"].shape == (6, 5)
+    paired = evaluation(1.0).paired_with(results, "learned").paired
+    assert paired["reference"] == "learned" and paired["difference"] == pytest.approx(1.0 - 0.1)
+
+
+def edit_per_user(folder):
+    table = pd.read_csv(folder / "per_user.csv")
+    table.loc[table["baseline"] == "learned", "mean_reward"] = -5.0
+    table.to_csv(folder / "per_user.csv", index=False)
+
+
+def drop_task(folder):
+    pd.read_csv(folder / "per_user.csv").drop(columns="task").to_csv(folder / "per_user.csv", index=False)
+    resign(folder)
+
+
+def text_users(folder):
+    table = pd.read_csv(folder / "per_user.csv").astype({"user_id": str})
+    table.loc[0, "user_id"] = "first"
+    table.to_csv(folder / "per_user.csv", index=False)
+    resign(folder)
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (edit_per_user, "per_user.csv differs from its entry in benchmark.json (the file changed)"),
+    (lambda f: shutil.copy(f / "per_user.csv", f / "per_user_2.csv"),
+     "per_user_2.csv is not listed in"),
+    (lambda f: (f / "benchmark.json").write_text("[]"), "is not a JSON object (it holds an array)"),
+    (lambda f: (f / "benchmark.json").write_text("[" * 200_000 + "]" * 200_000),
+     "is nested more than 64 levels deep"),
+    (lambda f: (f / "benchmark.json").write_text(json.dumps({"split": "s", "mode": "expected", "files": {}})),
+     "'fingerprint' must be text, not null"),
+    (drop_task, "per_user.csv has no column 'task'"),
+    (text_users, "the column 'user_id' must hold whole numbers"),
+    (lambda f: (f / "per_user.csv").unlink(), "per_user.csv is missing; benchmark.json lists it"),
+])
+def test_a_results_folder_that_is_not_as_written_is_refused_in_one_line(results, tmp_path, damage, message):
+    folder = copy(results, tmp_path)
+    damage(folder)
+    with pytest.raises(SubmissionError) as raised:
+        evaluation().paired_with(folder, "learned")
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+    assert str(raised.value).startswith("--paired-with: ")
+
+
+def test_report_refuses_a_forged_leaderboard(results, tmp_path, capsys):
+    folder = copy(results, tmp_path)
+    board = pd.read_csv(folder / "leaderboard.csv")
+    board.loc[:, "mean_reward"] = 99.0
+    board.to_csv(folder / "leaderboard.csv", index=False)
+    out = tmp_path / "r.html"
+    assert main(["report", str(folder), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "leaderboard.csv differs from its entry in benchmark.json" in error
+    assert not out.exists()
+
+
+def test_report_replaces_only_a_report_and_never_with_another_writer(results, tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    assert main(["report", str(results), "--out", str(notes), "--force"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "is not a report pushgen wrote; --force replaces only those" in error
+    assert notes.read_text() == "my notes\n"
+    out = tmp_path / "r.html"
+    assert main(["report", str(results), "--out", str(out)]) == 0
+    first = sha256_file(out)
+    assert main(["report", str(results), "--out", str(out), "--force"]) == 0  # its own report: replaced
+    assert sha256_file(out) == first
+    capsys.readouterr()
+    with writer_lock(out), pytest.raises(OutputBusy, match="is being written by another pushgen run"):
+        write_report(results, out, force=True)
+    assert sha256_file(out) == first and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "r.html"]
+
+
+def test_report_of_the_root_folder_is_one_line(tmp_path, capsys):
+    assert main(["report", "/", "--out", str(tmp_path / "r.html")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_record_run_refuses_the_selection_environment_before_playing(split, tmp_path):
+    env = gym.make(SELECTION_ID, split=split)
+    calls = []
+    with pytest.raises(TypeError, match="records a pushgen/NotificationGeneration-v0 run; got "
+                                        "NotificationSelectionEnv"):
+        record_run(env, lambda observation, info: calls.append(1), tmp_path / "run.parquet")
+    assert calls == [] and not list(tmp_path.iterdir())
+
+
+def test_record_run_writes_only_where_it_may(split, tmp_path):
+    env = gym.make(GENERATION_ID, split=split, user=3)
+    env.action_space.seed(0)
+    calls = []
+
+    def policy(observation, info):
+        calls.append(1)
+        return env.action_space.sample()
+
+    before = sorted(p.relative_to(split).as_posix() for p in split.rglob("*"))
+    for inside in (split / "task2" / "run.parquet", split / "task2" / "test.parquet"):
+        with pytest.raises(DatasetError, match="is inside the pushgen split"):
+            record_run(env, policy, inside)
+    assert sorted(p.relative_to(split).as_posix() for p in split.rglob("*")) == before and calls == []
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"x": [1]}).to_parquet(other)
+    with pytest.raises(DatasetError, match="already exists; choose another path or pass --force"):
+        record_run(env, policy, other)
+    with pytest.raises(DatasetError, match="is not a recording pushgen wrote"):
+        record_run(env, policy, other, force=True)
+    assert calls == [] and list(pd.read_parquet(other).columns) == ["x"]
+    run = tmp_path / "run.parquet"
+    history = record_run(env, policy, run, seed=0)
+    assert len(pd.read_parquet(run)) == len(history) == len(calls) > 0
+    record_run(env, policy, run, seed=0, force=True)  # a recording: replaced
+    assert len(pd.read_parquet(run)) == len(history)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["other.parquet", "run.parquet"]
+    assert np.isfinite(pd.read_parquet(run)["decision_seconds"]).all()
