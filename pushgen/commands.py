@@ -437,6 +437,10 @@ def log_command(split: str, policy: str, temperature: float | None, users: int |
 def main(argv: list[str] | None = None) -> int:
     """Entry point: one-line errors with exit code 2, never a traceback for user mistakes."""
     args = sys.argv[1:] if argv is None else argv
+    if (text := next((a for a in args if not a.isascii() and not _utf8(a)), None)) is not None:
+        click.echo(f"{_command_name(args)}: error: {ascii(text)[1:-1]} is not valid UTF-8 text; pushgen "
+                   "names its files and reads its arguments in UTF-8 (rename it)", err=True)
+        return 2
     from pushgen.data.folder_lock import session
 
     # a stopped run cleans up like Ctrl-C; the folders read stay one version each to the end
@@ -458,6 +462,15 @@ def main(argv: list[str] | None = None) -> int:
                 return _interrupted()
             raise
     return result if isinstance(result, int) else 0
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is Unicode text (not bytes of another encoding the system passed through)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _interrupted() -> int:

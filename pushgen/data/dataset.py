@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -44,6 +46,7 @@ from pushgen.data.outputs import (
     check_replaceable,
     read_json_object,
     remove_leftovers,
+    sibling_name,
     snapshot,
     write_error_message,
     writer_lock,
@@ -103,14 +106,35 @@ def read_table(path: Path) -> pd.DataFrame:
     """A table file (Parquet or CSV) as pandas, schema columns with their schema dtypes."""
     import pandas as pd
     if path.suffix == ".parquet" or path.is_dir():
-        frame = pq.read_table(path).to_pandas()
+        frame = checked_values(pq.read_table(path), path).to_pandas()
     else:
         frame = pd.read_csv(path, keep_default_na=False, na_values=[""], float_precision="round_trip",
                             true_values=["true", "True"], false_values=["false", "False"])
+        check_values({name: frame[name].unique().tolist() for name in frame.columns}, path)
         if "posted_at" in frame:
             frame["posted_at"] = pd.to_datetime(frame["posted_at"]).astype("datetime64[ms]")
         frame = frame.astype({k: v for k, v in KEY_DTYPES.items() if k in frame})
     return schemas.apply_dtypes(frame)
+
+
+def checked_values(table: pa.Table, path: Path) -> pa.Table:
+    """``table`` (read from ``path``), once its schema columns hold only their schemas' values."""
+    check_values({name: pc.unique(table.column(name)).to_pylist() for name in table.column_names
+                  if name in schemas.fields()}, path)
+    return table
+
+
+def check_values(distinct: dict[str, list], path: Path) -> None:
+    """Refuse (``DatasetError`` naming the file, column and value) a value outside its column's set
+    in the schemas; ``distinct``: each column's distinct values."""
+    import pandas as pd
+
+    for name, found in distinct.items():
+        if name in schemas.fields() and schemas.fields()[name].values is not None:
+            try:
+                schemas.check_frame(pd.DataFrame({name: pd.Series(found, dtype=object)}), required=())
+            except schemas.SchemaViolation as error:
+                raise DatasetError(f"{path}: {re.sub(r' row [0-9]+', '', str(error))}") from None
 
 
 @contextlib.contextmanager
@@ -133,7 +157,7 @@ def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = (),
         check_output(out, force, keep)
         before = snapshot(out)
         try:
-            work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
+            work = Path(tempfile.mkdtemp(prefix=sibling_name(out, "partial-"), dir=parent))
             umask = os.umask(0)
             os.umask(umask)
             work.chmod(0o777 & ~umask)
@@ -161,7 +185,7 @@ def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
         raise DatasetError(f"{out} appeared while it was being written; nothing was written")
     if snapshot(out) != before:
         check_replaceable(out, keep)
-    trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=work.parent))
+    trash = Path(tempfile.mkdtemp(prefix=sibling_name(out, "old-"), dir=work.parent))
     with replacing(out):  # its readers finish first
         os.replace(out, trash / out.name)
         try:
@@ -191,7 +215,7 @@ def read_arrow(folder: Path, name: str, manifest: dict) -> pa.Table:
     """A dataset's table as Arrow, whatever format it was written in."""
     path = table_path(folder, name, manifest)
     if path.suffix == ".parquet" or path.is_dir():
-        return pq.read_table(path)
+        return checked_values(pq.read_table(path), path)
     return pa.Table.from_pandas(read_table(path), preserve_index=False)
 
 

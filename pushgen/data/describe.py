@@ -162,6 +162,8 @@ def _read(path: Path) -> pd.DataFrame:
         raise DatasetError(f"{path} is not a Parquet or CSV table")
     try:
         return read_table(path)
+    except DatasetError:  # it names the file already
+        raise
     except (OSError, ValueError, pa.ArrowException) as error:
         reason = first_line(error)
         raise DatasetError(f"cannot read {path}: {reason}") from None

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from pushgen.data.outputs import DatasetError, check_not_inside_output, writer_lock
+from pushgen.data.outputs import DatasetError, check_not_inside_output, sibling_name, writer_lock
 
 
 @contextlib.contextmanager
@@ -40,7 +40,7 @@ def file_output(out: str | Path, force: bool, ours: Callable[[Path], bool], what
         if Path(path).is_dir() and Path(path).resolve() in out.resolve().parents:
             raise DatasetError(f"{option} {out} is inside the input {path}; choose a file outside it")
     with writer_lock(out, option):
-        for leftover in parent.glob(f".{glob.escape(out.name)}.partial-*"):
+        for leftover in parent.glob(f"{glob.escape(sibling_name(out, 'partial-'))}*"):
             with contextlib.suppress(OSError):
                 leftover.unlink()
         if out.exists() or out.is_symlink():
@@ -49,7 +49,7 @@ def file_output(out: str | Path, force: bool, ours: Callable[[Path], bool], what
             if out.is_symlink() or not out.is_file() or not ours(out):
                 raise DatasetError(f"{out} is not a {what} pushgen wrote; --force replaces only those; "
                                    f"choose another {option}")
-        handle, name = tempfile.mkstemp(prefix=f".{out.name}.partial-", dir=parent)
+        handle, name = tempfile.mkstemp(prefix=sibling_name(out, "partial-"), dir=parent)
         os.close(handle)
         partial = Path(name)
         try:

@@ -21,6 +21,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from pushgen.data.outputs import lock_path
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
@@ -130,4 +132,4 @@ def _locked(folder: Path, how: int, wait_for_writer: bool) -> int | None:
 
 def _being_replaced(folder: Path) -> bool:
     """Whether a run writes ``folder`` now (it holds the lock file beside it)."""
-    return folder.with_name(f".{folder.name}.lock").exists()
+    return lock_path(folder).exists()

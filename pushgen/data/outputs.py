@@ -34,6 +34,8 @@ from pushgen.data.json_limits import MAX_BYTES, JSONLimitError, parse_json
 SHA256 = re.compile(r"[0-9a-f]{64}")
 LEFTOVER_KINDS = ("partial", "old")  # the work folder, an output being replaced
 FULL_DISK = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+MAX_NAME_BYTES = 255  # of one file name, on the common file systems
+TEMPORARY_END_BYTES = 10  # the random end tempfile gives a temporary name
 
 
 class DatasetError(ValueError):
@@ -283,9 +285,21 @@ def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
         check_replaceable(out, keep)
 
 
+def sibling_name(out: Path, kind: str) -> str:
+    """The name of pushgen's file or folder of ``kind`` (``lock``, ``partial-``, ...) beside ``out``:
+    ``.<out>.<kind>``, with ``<out>`` cut short and a digest of it added where the name (and the
+    random end of a temporary name) would pass the file systems' 255 bytes."""
+    name = Path(out).name
+    if len(os.fsencode(f".{name}.{kind}")) + TEMPORARY_END_BYTES <= MAX_NAME_BYTES:
+        return f".{name}.{kind}"
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:12]
+    room = MAX_NAME_BYTES - TEMPORARY_END_BYTES - len(kind) - len(digest) - 3
+    return f".{os.fsencode(name)[:room].decode('utf-8', 'ignore')}~{digest}.{kind}"
+
+
 def lock_path(out: Path) -> Path:
     out = Path(out)
-    return out.with_name(f".{out.name}.lock")
+    return out.with_name(sibling_name(out, "lock"))
 
 
 @contextlib.contextmanager
@@ -314,7 +328,8 @@ def writer_lock(out: Path, option: str = "--out") -> Iterator[None]:
 def leftovers(out: Path) -> list[Path]:
     """Temporary folders of earlier runs to ``out`` (safe to remove while holding its lock)."""
     out = Path(out)
-    pattern = re.compile(rf"\.{re.escape(out.name)}\.({'|'.join(LEFTOVER_KINDS)})-[A-Za-z0-9_]+")
+    pattern = re.compile("|".join(rf"{re.escape(sibling_name(out, f'{kind}-'))}[A-Za-z0-9_]+"
+                                  for kind in LEFTOVER_KINDS))
     parent = out.parent if str(out.parent) else Path(".")
     try:
         return sorted(p for p in parent.iterdir() if pattern.fullmatch(p.name) and p.is_dir()
@@ -329,7 +344,7 @@ def remove_leftovers(out: Path) -> None:
     out = Path(out)
     if not (out.exists() or out.is_symlink()):
         moved_aside = [folder / out.name for folder in leftovers(out)
-                       if folder.name.startswith(f".{out.name}.old-") and (folder / out.name).is_dir()]
+                       if folder.name.startswith(sibling_name(out, "old-")) and (folder / out.name).is_dir()]
         if moved_aside:
             os.replace(max(moved_aside, key=lambda path: path.stat().st_mtime_ns), out)
     for folder in leftovers(out):

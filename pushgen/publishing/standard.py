@@ -14,6 +14,7 @@ from pushgen.data.build import Built
 from pushgen.data.dataset import CARD, DatasetError
 from pushgen.data.folder_lock import claim
 from pushgen.data.generator import Recipe, simulated_dataset
+from pushgen.data.outputs import sibling_name
 from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
 from pushgen.publishing.croissant import write_croissant, write_dataset_croissant
@@ -55,7 +56,7 @@ def build_split(
     if not out.parent.is_dir():
         raise DatasetError(f"cannot write {out}: folder {out.parent} does not exist")
     dataset = simulated_dataset(recipe, progress, desc=name)
-    prefix = f".{out.name}.dataset-"
+    prefix = sibling_name(out, "dataset-")
     for leftover in out.parent.glob(f"{glob.escape(prefix)}*"):  # of killed runs: no one holds them
         if (held := claim(leftover)) is not None:
             shutil.rmtree(leftover, ignore_errors=True)
