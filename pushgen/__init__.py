@@ -4,17 +4,21 @@ The public names load their modules when first used, so ``import pushgen`` stays
 gymnasium environments are registered on import.
 """
 
+# ruff: noqa: E402  (the program's stop handling comes before every other import)
 from __future__ import annotations
 
-import importlib
+import os
 import sys
-from pathlib import Path
+
+_PROGRAM = (getattr(sys, "argv", None) or [""])[0]
+if os.path.basename(_PROGRAM).split(".")[0] == "pushgen" or _PROGRAM == "-m":
+    from pushgen import stopping  # the pushgen program (or python -m pushgen): from its first import
+
+    stopping.starting()
+del _PROGRAM
+
+import importlib
 from typing import TYPE_CHECKING, Any
-
-from pushgen import stopping
-
-if Path(getattr(sys, "argv", [""])[0] or "").stem == "pushgen" or getattr(sys, "argv", [""])[0] == "-m":
-    stopping.starting()  # the pushgen program (or python -m pushgen): stop handling from its first import
 
 from pushgen import envs as envs  # registers the gymnasium environments
 from pushgen._version import __version__

@@ -16,7 +16,10 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from typing import NoReturn
+
+TYPE_CHECKING = False  # typing itself loads only after the handler is in place
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 _asked = threading.Event()
 _before_start: dict[int, object] = {}  # the handlers ``starting`` replaced

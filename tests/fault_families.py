@@ -288,4 +288,6 @@ def families() -> list[Case]:
                   for args in FULL_STDOUT]
     cases += [Case("names the documents give", name, partial(name_exists, name))
               for name in sorted(documented_names())]
-    return cases
+    from fault_families_inputs import input_families  # they build on this module's helpers
+
+    return cases + input_families()

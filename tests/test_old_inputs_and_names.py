@@ -3,30 +3,25 @@ leftovers of killed runs cleared; no credentials printed; library writers stay i
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import pytest
 from fault_cases import made_folders
+from fault_families_inputs import old_model, unknown_app
 
 import pushgen
 from pushgen.cli import main
 from pushgen.data.folder_lock import claim
 from pushgen.data.generator import make_recipe
-from pushgen.data.outputs import DatasetError, file_listing
+from pushgen.data.outputs import DatasetError
 from pushgen.ope.converters import to_minari
 from pushgen.publishing.download import DownloadError, fetch_split
 from pushgen.publishing.standard import build_split
 from pushgen.splits import SplitSpec
-
-DESCRIBED_LATER = ("manifest.json", "README.md", "croissant.json")
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +29,9 @@ def dataset():
     return made_folders()[0]
 
 
-def resigned_copy(dataset: Path, to: Path, change) -> Path:
-    """A copy of ``dataset`` changed by ``change`` whose manifest lists the changed files again."""
+def damaged_copy(dataset: Path, to: Path, damage) -> Path:
     shutil.copytree(dataset, to)
-    change(to)
-    manifest = json.loads((to / "manifest.json").read_text())
-    manifest["files"] = file_listing(to, exclude=DESCRIBED_LATER)
-    (to / "manifest.json").write_text(json.dumps(manifest))
+    damage(to)
     return to
 
 
@@ -51,25 +42,9 @@ def one_line(capsys, args: list[str]) -> str:
     return error
 
 
-def old_model(folder: Path) -> None:
-    model = folder / "ground_truth" / "engagement_model.json"
-    model.write_text(json.dumps({**json.loads(model.read_text()), "model_version": 1}))
-    manifest = json.loads((folder / "manifest.json").read_text())
-    (folder / "manifest.json").write_text(json.dumps({**manifest, "pushgen_version": "0.1.0"}))
-
-
-def unknown_app(folder: Path) -> None:
-    table = pq.read_table(folder / "notifications.parquet")
-    apps = table.column("postingApp").cast(pa.string())
-    first = pc.equal(pa.array(range(len(apps))), 0)
-    index = table.column_names.index("postingApp")
-    table = table.set_column(index, "postingApp", pc.if_else(first, "com.nonexistent", apps))
-    pq.write_table(table, folder / "notifications.parquet", compression="zstd", store_schema=False)
-
-
 @pytest.mark.parametrize("command", ["split", "describe", "report"])
 def test_a_dataset_of_an_old_engagement_model_is_named_with_its_release(dataset, tmp_path, capsys, command):
-    old = resigned_copy(dataset, tmp_path / "old", old_model)
+    old = damaged_copy(dataset, tmp_path / "old", old_model)
     out = ["--out", str(tmp_path / "out")] if command != "describe" else []
     error = one_line(capsys, [command, str(old), *out])
     assert "simulated with engagement model 1 by pushgen 0.1.0" in error
@@ -79,7 +54,7 @@ def test_a_dataset_of_an_old_engagement_model_is_named_with_its_release(dataset,
 
 @pytest.mark.parametrize("command", ["split", "describe", "report"])
 def test_a_resigned_value_outside_the_schemas_is_one_line(dataset, tmp_path, capsys, command):
-    bad = resigned_copy(dataset, tmp_path / "bad", unknown_app)
+    bad = damaged_copy(dataset, tmp_path / "bad", unknown_app)
     out = ["--out", str(tmp_path / "out")] if command != "describe" else []
     error = one_line(capsys, [command, str(bad), *out])
     assert "notifications.parquet: column 'postingApp': 'com.nonexistent' is not one of" in error

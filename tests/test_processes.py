@@ -146,9 +146,10 @@ def test_ctrl_c_while_the_command_starts_is_one_line(tmp_path, module):
 
 # the pushgen program as its console script starts it, paused when MODULE first loads after
 # pushgen.stopping (from pushgen's first import on)
-PROGRAM_PAUSED_WHILE_LOADING = PAUSED_WHILE_LOADING.replace('"pushgen.commands" in', '"pushgen.stopping" in').replace(
-    "from pushgen.cli import main\nsys.exit(main(args))", "sys.argv = ['pushgen', *args]\n"
-    "from pushgen.cli import program\nsys.exit(program())")
+PROGRAM_PAUSED_WHILE_LOADING = PAUSED_WHILE_LOADING.replace(
+    '"pushgen.commands" in', '"pushgen.stopping" in').replace(
+    "from pushgen.cli import main\nsys.exit(main(args))",
+    "sys.argv = ['pushgen', *args]\nfrom pushgen.cli import program\nsys.exit(program())")
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])

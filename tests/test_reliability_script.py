@@ -12,7 +12,7 @@ FAMILIES = ["--force killed between its renames", "arguments and surroundings",
             "dataset: description JSON", "download beyond its limits",
             "make beyond the disk, output inside an input", "names the documents give",
             "split: JSON beyond the limits", "split: a file it does not list", "split: bytes of a file",
-            "split: description JSON"]
+            "split: description JSON", "benchmark results folder", "one-file outputs, old datasets, names"]
 
 
 def test_one_case_of_every_family_meets_the_standard(capsys):

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from fault_families_inputs import resign
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +27,7 @@ from pushgen.benchmark.run import Results
 from pushgen.cli import main
 from pushgen.data.calibration import FIGURES, checks, summary, verdict_line
 from pushgen.data.dataset import MANIFEST, REPORT, DatasetError
-from pushgen.data.outputs import file_listing, sha256_file, snapshot
+from pushgen.data.outputs import sha256_file, snapshot
 from pushgen.data.validate import validate
 from pushgen.report import figures, report_html, write_report
 from pushgen.report.other_figures import calibration_figure, weekly_rows
@@ -331,7 +332,7 @@ def test_the_benchmark_report_shows_what_the_results_folder_has(results_folder, 
     selection.assign(task=np.nan).to_csv(folder / "selection_board.csv", index=False)
     with pytest.raises(DatasetError, match=r"selection_board\.csv is not listed in .*benchmark\.json"):
         figures(folder)  # files added after pushgen wrote it
-    resign(folder)
+    resign(folder, "benchmark")
     drawn = figures(folder)
     assert list(drawn) == ["leaderboard", "leaderboard_2", "per_user"]  # no curves: no learning curves
     assert [ax.get_title() for ax in drawn["leaderboard_2"].axes if ax.get_visible()] == ["Mean reward"]
@@ -345,16 +346,9 @@ def test_the_benchmark_report_shows_what_the_results_folder_has(results_folder, 
     (folder / "leaderboard.csv").unlink()
     with pytest.raises(DatasetError, match=r"leaderboard\.csv is missing; benchmark\.json lists it"):
         figures(folder)
-    resign(folder)
+    resign(folder, "benchmark")
     with pytest.raises(DatasetError, match=r"does not list leaderboard\.csv"):
         figures(folder)
-
-
-def resign(folder):
-    """List a results folder's files in its benchmark.json again, as they are now."""
-    description = json.loads((folder / "benchmark.json").read_text())
-    description["files"] = file_listing(folder, exclude=("timings.json", "benchmark.json"))
-    (folder / "benchmark.json").write_text(json.dumps(description))
 
 
 def test_cli_report_makes_the_same_bytes_again_and_refuses_to_overwrite(dataset, tmp_path, capsys):

@@ -11,30 +11,23 @@ import numpy as np
 import pandas as pd
 import pytest
 from envs_split import small_split
+from fault_families_inputs import resign, results_folder
 
-from pushgen.benchmark.report import write_results
-from pushgen.benchmark.run import Results
 from pushgen.cli import main
-from pushgen.data.outputs import DatasetError, OutputBusy, file_listing, sha256_file, writer_lock
+from pushgen.data.outputs import DatasetError, OutputBusy, sha256_file, writer_lock
 from pushgen.envs import GENERATION_ID, SELECTION_ID, record_run
 from pushgen.replay.evaluation import Evaluation
 from pushgen.replay.results import read_results
 from pushgen.replay.submission import SubmissionError
 from pushgen.report import write_report
 
-FINGERPRINT = "0" * 64
+FINGERPRINT = "0" * 64  # of the results folder's split
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """A results folder of two policies on task 1, three users each."""
-    rows = [{"task": 1, "baseline": name, "user_id": user, "steps": 10, "mean_reward": k + 0.1 * user}
-            for k, name in enumerate(("learned", "random")) for user in range(3)]
-    curves = pd.DataFrame(columns=["task", "baseline", "step", "mean_reward", "users"])
-    made = Results(split="s", fingerprint=FINGERPRINT, mode="expected", seed=0, tasks=[1],
-                   baselines={"learned": "learned", "random": "random"}, per_user=pd.DataFrame(rows),
-                   curves=curves, marks={})
-    return write_results(made, tmp_path_factory.mktemp("bench") / "results", plots=False)
+    return results_folder(tmp_path_factory.mktemp("bench"))
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +39,6 @@ def copy(results, tmp_path):
     folder = tmp_path / "results"
     shutil.copytree(results, folder)
     return folder
-
-
-def resign(folder):
-    description = json.loads((folder / "benchmark.json").read_text())
-    description["files"] = file_listing(folder, exclude=("timings.json", "benchmark.json"))
-    (folder / "benchmark.json").write_text(json.dumps(description))
 
 
 def evaluation(mine: float = 0.0) -> Evaluation:
@@ -74,14 +61,14 @@ def edit_per_user(folder):
 
 def drop_task(folder):
     pd.read_csv(folder / "per_user.csv").drop(columns="task").to_csv(folder / "per_user.csv", index=False)
-    resign(folder)
+    resign(folder, "benchmark")
 
 
 def text_users(folder):
     table = pd.read_csv(folder / "per_user.csv").astype({"user_id": str})
     table.loc[0, "user_id"] = "first"
     table.to_csv(folder / "per_user.csv", index=False)
-    resign(folder)
+    resign(folder, "benchmark")
 
 
 @pytest.mark.parametrize(("damage", "message"), [
