@@ -138,7 +138,7 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
     with user_errors():  # a name the system refuses (too long, say) is one line too
         if out is None:
             named = source.resolve() if source.exists() else Path.cwd() / source.name
-            out = named.with_name(f"{named.name}-report.html")
+            out = named.with_name(f"{named.name}-report.html") if named.name else Path("report.html")
         from pushgen.report import write_report
 
         write_report(path, out, force=force)  # the --out checks come before any reading

@@ -123,9 +123,12 @@ def test_report_replaces_only_a_report_and_never_with_another_writer(results, tm
     assert sha256_file(out) == first and sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "r.html"]
 
 
-def test_report_of_the_root_folder_is_one_line(tmp_path, capsys):
-    assert main(["report", "/", "--out", str(tmp_path / "r.html")]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
+def test_report_of_the_root_folder_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for out in ([], ["--out", str(tmp_path / "r.html")]):
+        assert main(["report", "/", *out]) == 2
+        error = capsys.readouterr().err
+        assert error.count("\n") == 1 and "is inside the input /" in error, error
     assert not list(tmp_path.iterdir())
 
 
