@@ -125,7 +125,7 @@ def test_readers_never_mix_versions_of_a_folder_being_replaced(versions, tmp_pat
     assert any(found == set(SEEDS) for found in both.values()), both  # the readers met both versions
 
 
-def test_a_reader_keeps_its_version_until_it_is_done(versions, tmp_path):
+def test_a_reader_keeps_its_version_until_it_is_done(versions, tmp_path, capsys):
     """``--force`` waits for the readers of the folder it replaces; a later reader sees the new one."""
     dataset = tmp_path / "dd"
     shutil.copytree(versions[10]["dataset"], dataset)
@@ -134,7 +134,8 @@ def test_a_reader_keeps_its_version_until_it_is_done(versions, tmp_path):
         assert read_dataset(dataset).recipe.seed == 10
         replacer.start()
         time.sleep(0.5)
-        assert replacer.replaced == 0  # waiting for this reader
+        assert replacer.replaced == 0  # waiting for this reader, and saying so
+        assert f"waiting for the runs that read {dataset} to finish" in capsys.readouterr().err
         assert read_dataset(dataset).recipe.seed == 10
         replacer.done.set()
     replacer.join()

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pushgen.data.outputs import lock_path
+from pushgen.progress import note
 
 try:
     import fcntl
@@ -117,7 +118,7 @@ def _locked(folder: Path, how: int, wait_for_writer: bool) -> int | None:
                 continue
             return None
         try:
-            fcntl.flock(descriptor, how)
+            _flock(descriptor, how, folder)
         except OSError:  # a file system without locks
             os.close(descriptor)
             return None
@@ -128,6 +129,18 @@ def _locked(folder: Path, how: int, wait_for_writer: bool) -> int | None:
             if _identity(os.fstat(descriptor)) == _identity(os.stat(folder)):
                 return descriptor
         os.close(descriptor)
+
+
+def _flock(descriptor: int, how: int, folder: Path) -> None:
+    """Lock; a replacement that must wait for readers says so (two runs that each read what the
+    other replaces would wait for ever: Ctrl-C stops either)."""
+    try:
+        fcntl.flock(descriptor, how | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        if how == fcntl.LOCK_EX:
+            note(f"waiting for the runs that read {folder} to finish before replacing it (Ctrl-C stops)")
+    fcntl.flock(descriptor, how)
 
 
 def _being_replaced(folder: Path) -> bool:
