@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pushgen.data.realism import realism_figures
-from pushgen.data.user_figures import timing_auc, user_figures
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,6 +129,8 @@ def with_realism(stats: dict, notifications: pd.DataFrame, users: pd.DataFrame |
     """``stats`` with the day-level, structure and user figures of ``notifications`` under
     ``"realism"`` (NaN where the table is too short to measure one; the chronotype and night
     figures need ``users``, the timing AUC ``auc=True`` and scikit-learn)."""
+    from pushgen.data.user_figures import timing_auc, user_figures  # pandas, for the figures only
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN medians of a few days
         figures = {**realism_figures(notifications), **user_figures(notifications, users)}

@@ -24,6 +24,7 @@ from pushgen import schemas
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
+from pushgen.data.describe_report import TOP_APPS
 from pushgen.data.describe_time import (
     MS_PER_DAY,
     Rows,
@@ -42,8 +43,6 @@ from pushgen.progress import stages
 
 REQUIRED = ("user_id", "posted_at", *schemas.FEATURES, "action", "seenTime", "responseTime")
 QUICK_SECONDS = 600
-TOP_APPS = 10
-WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
 def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Table | None = None) -> dict:

@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from pushgen.data.describe_report import PERIOD_DAYS
+
 FATIGUE_WINDOW_MINUTES = 60
 FATIGUE_BUCKETS = ((0, 2), (3, 5), (6, 10), (11, None))
-PERIOD_DAYS = 28
 MS_PER_DAY = 86_400_000
 
 

@@ -21,7 +21,8 @@ from typing import Any
 BLAS_PROBE = "scipy.linalg.cython_blas"  # what numba imports to find a BLAS
 CACHE_MODULE = "numba.core.caching"  # where numba reads and writes its cache
 COMPILE_SECONDS = 15  # CPU time to compile every kernel `make` runs, on a 2-core machine of 2026
-COMPILING = (f"pushgen: compiling the model's kernels (once per environment, up to about {COMPILE_SECONDS} s)...")
+COMPILING = ("pushgen: compiling the model's kernels "
+             f"(once per environment, up to about {COMPILE_SECONDS} s)...")
 _probe_blas = True
 _announce = True
 _announced = False

@@ -14,7 +14,6 @@ import pyarrow as pa
 
 from pushgen import schemas
 from pushgen.data.dataset import CARD, MANIFEST, REPORT
-from pushgen.data.describe import describe
 from pushgen.data.describe_report import Section, pct, right_aligned, sections
 from pushgen.data.generator import Dataset
 from pushgen.model.ground_truth_columns import ground_truth_markdown
@@ -68,7 +67,11 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
 def dataset_card(dataset: Dataset, manifest: Json, statistics: dict | None = None) -> str:
     """The README.md of a dataset folder, from the dataset and its manifest (and its ``describe``
     statistics, if already computed)."""
-    stats = describe(dataset.notifications_arrow, dataset.users_arrow) if statistics is None else statistics
+    if statistics is None:
+        from pushgen.data.describe import describe  # pandas: only once the data are written
+
+        statistics = describe(dataset.notifications_arrow, dataset.users_arrow)
+    stats = statistics
     recipe, constants = manifest["recipe"], dataset.parameters.constants()
     body = render_template(
         "dataset.md", users=f"{recipe['users']:,}", days=f"{recipe['days']:,}", seed=recipe["seed"],

@@ -9,7 +9,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from pushgen.data.describe import MS_PER_DAY, QUICK_SECONDS, WEEKDAYS, table_rows
+from pushgen.data.describe import MS_PER_DAY, QUICK_SECONDS, table_rows
+from pushgen.data.describe_report import WEEKDAYS
 from pushgen.data.describe_time import Rows, recent_load
 from pushgen.report.sources import Source
 from pushgen.report.style import (
