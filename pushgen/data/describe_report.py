@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen.data.calibration import Figure, verdict_line
+from pushgen.data.describe_time import PERIOD_DAYS
 from pushgen.text_tables import aligned_table
 
 TOP_APPS = 10
-PERIOD_DAYS = 28
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 

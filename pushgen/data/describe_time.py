@@ -6,15 +6,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from pushgen.data.describe_report import PERIOD_DAYS
+if TYPE_CHECKING:
+    import pandas as pd
 
 FATIGUE_WINDOW_MINUTES = 60
 FATIGUE_BUCKETS = ((0, 2), (3, 5), (6, 10), (11, None))
 MS_PER_DAY = 86_400_000
+PERIOD_DAYS = 28
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,8 @@ def num_or_none(value) -> float | None:
 def tally(key, opened: np.ndarray, values: Sequence | None = None) -> pd.DataFrame:
     """Rows (``n``) and opened rows (``opens``) per value of ``key``: sorted (a categorical's
     values in their order), or exactly ``values``; missing keys are left out."""
+    import pandas as pd  # the make process reads the constants above without pandas
+
     counted = (pd.DataFrame({"key": key, "opened": opened}).groupby("key", observed=False)["opened"]
                .agg(n="size", opens="sum"))
     return counted if values is None else counted.reindex(values, fill_value=0)
@@ -82,6 +86,8 @@ def contrast(load: np.ndarray, opened: np.ndarray, keys: list[np.ndarray],
              min_rows: int = 1) -> tuple[float | None, int]:
     """Mean over the groups of rows equal on ``keys`` (those of at least ``min_rows`` rows) of
     the open rate above minus at/below the group's median load, and how many groups had both."""
+    import pandas as pd
+
     names = [f"key{i}" for i in range(len(keys))]
     table = pd.DataFrame({**dict(zip(names, keys, strict=True)), "load": load, "opened": opened})
     if min_rows > 1:
