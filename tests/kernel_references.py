@@ -340,7 +340,7 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
                 by_priority: np.ndarray, by_updates: np.ndarray, effect_codes: tuple, has_app: np.ndarray,
                 exposures: tuple) -> np.ndarray:
     """The row terms, the notification terms and the exposure penalty as whole arrays, combined as
-    ``engagement.combine`` does (the situation interaction through NumPy's einsum)."""
+    ``simulated_user.combine`` does (the situation interaction through NumPy's einsum)."""
     intercept, amplitude, asleep_penalty, novelty, fatigue_weight, *habituation = user_terms
     base = feature_sums(intercept[rows], context_tables, rows, context_codes)
     base += amplitude[rows] * cycle[0]

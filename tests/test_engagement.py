@@ -21,10 +21,7 @@ from pushgen.model.engagement import (
     NOTIFICATION_FEATURES,
     ROW_FIELDS,
     RowState,
-    combine,
-    exposure_penalty,
     notification_terms,
-    open_logit,
     row_terms,
 )
 from pushgen.model.exposure import (
@@ -36,7 +33,7 @@ from pushgen.model.exposure import (
 from pushgen.model.graph import run
 from pushgen.model.logistic import expit as model_expit
 from pushgen.model.priors import Priors
-from pushgen.model.simulated_user import SimulatedUsers
+from pushgen.model.simulated_user import SimulatedUsers, combine, exposure_penalty, open_logit
 from pushgen.model.situations import SITUATIONS, situations
 from pushgen.model.timegrid import TimeGrid
 

@@ -99,9 +99,73 @@ def test_interruptions_of_a_batch_keep_their_shape():
     ("pushgen.model.exposure", "ExposureState", "pushgen.model.simulated_user.SimulatedUsers"),
     ("pushgen.envs.online", "UserExposure", "pushgen.model.simulated_user.SimulatedUser"),
     ("pushgen.ope.policies", "SelectionPolicy", "pushgen.ope.policies.SlatePolicy"),
+    ("pushgen.model.engagement", "combine", "pushgen.model.simulated_user.combine"),
+    ("pushgen.model.engagement", "open_probability", "pushgen.model.simulated_user.open_probability"),
 ])
 def test_removed_names_say_what_replaces_them(module, name, replacement):
     import importlib
 
     with pytest.raises(AttributeError, match=replacement.replace(".", r"\.")):
         getattr(importlib.import_module(module), name)
+
+
+# What steps fatigue or habituation, or evaluates the engagement formula's last steps, and the
+# modules that define it; everything else asks pushgen.model.simulated_user.
+FORMULA = {"expit", "combine", "exposure_penalty", "open_logit", "open_probability", "open_logits",
+           "keyed_exposure", "logged_exposure", "keyed_decayed_sums", "logged_decayed_sums"}
+FORMULA_MODULES = {"pushgen.model.engagement", "pushgen.model.engagement_kernel", "pushgen.model.exposure",
+                   "pushgen.model.exposure_kernel", "pushgen.model.logistic"}
+OWN_USES = {  # a model's own arithmetic that uses the same helpers, not the simulated user
+    "pushgen/baselines/ownership.py": {"expit"},  # the log-odds of a belief that the user has an app
+    "pushgen/baselines/recency.py": {"keyed_exposure"},  # a feature of the public history, in days
+}
+
+
+def formula_uses(path) -> set[str]:
+    """Names of ``FORMULA`` that the module at ``path`` imports from ``FORMULA_MODULES``, or
+    reads as attributes of them."""
+    import ast
+
+    tree = ast.parse(path.read_text(), str(path))
+    used, aliases = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                if node.module in FORMULA_MODULES and alias.name in FORMULA:
+                    used.add(alias.name)
+                if f"{node.module}.{alias.name}" in FORMULA_MODULES:
+                    aliases.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            aliases |= {a.asname or a.name for a in node.names if a.name in FORMULA_MODULES}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in FORMULA:
+            base = ast.unparse(node.value)
+            if base in aliases or base in FORMULA_MODULES:
+                used.add(node.attr)
+    return used
+
+
+def test_only_the_simulated_user_steps_the_user_and_evaluates_the_formula():
+    from pathlib import Path
+
+    import pushgen
+
+    root = Path(pushgen.__file__).parent
+    package = root / "model" / "simulated_user"
+    defining = {root / "model" / f"{m.rsplit('.', 1)[1]}.py" for m in FORMULA_MODULES}
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        if package in path.parents or path in defining:
+            continue
+        used = formula_uses(path) - OWN_USES.get(str(path.relative_to(root.parent)), set())
+        if used:
+            found[str(path.relative_to(root.parent))] = sorted(used)
+    assert found == {}
+    assert formula_uses(package / "formula.py") == {"expit", "open_logits"}  # the scan sees imports
+
+
+def test_the_scan_sees_module_attributes(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from pushgen.model import logistic\nimport pushgen.model.exposure as x\n"
+                      "logistic.expit(0.0)\nx.keyed_exposure\n")
+    assert formula_uses(source) == {"expit", "keyed_exposure"}

@@ -30,14 +30,10 @@ import pandas as pd
 
 from pushgen.baselines.base import Codes, Setting, StaticPolicy, Truth, as_codes, batch_size
 from pushgen.baselines.fixed import FixedPolicy
-from pushgen.baselines.greedy import KEYS
-from pushgen.baselines.planner import PRICE_SCALES, plan_episode
-from pushgen.baselines.true_model import BLOCK, penalty_weights, row_blocks, time_constants, true_candidates
+from pushgen.baselines.planner import PRICE_SCALES, plan_episode, planned_user
+from pushgen.baselines.true_model import TrueCandidates, penalty_weights, true_candidates
 from pushgen.model.engagement import RowTerms
-from pushgen.model.exposure import keyed_exposure
-from pushgen.model.logistic import expit
-
-CANDIDATE_BLOCK = 256
+from pushgen.model.simulated_user import p_open, row_blocks
 
 
 class OraclePolicy(StaticPolicy):
@@ -101,38 +97,17 @@ def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:
         scores = candidates.scores(truth, block)
         chosen[block] = np.argmax(scores, axis=1)
         best[block] = scores[np.arange(len(scores)), chosen[block]]
-    return expit(truth.row_terms.base + best), candidates.matrix[chosen]
+    return p_open(truth.row_terms.base + best), candidates.matrix[chosen]
 
 
-def fixed_probabilities(truth: Truth, candidates=None) -> tuple[np.ndarray, np.ndarray]:
+def fixed_probabilities(truth: Truth,
+                        candidates: TrueCandidates | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per possible notification c: the sum over the episode's contexts of the true P(open) when c
-    is sent in every context (shape (K,)), and the candidates' matrix.
-
-    Sending c everywhere, its exposure to each key at row i is the decayed count of the rows
-    before i plus the user's initial exposure to c's key, decayed; likewise fatigue, scaled
-    by how much c interrupts. So every candidate is evaluated at once from four sums.
-    """
+    is sent in every context (shape (K,)), and the candidates' matrix
+    (``PlannedUser.fixed_totals``)."""
     candidates = true_candidates(truth) if candidates is None else candidates
-    weights = penalty_weights(truth)
-    taus = time_constants(truth)
-    t = truth.seconds
-    sent_before = {key: keyed_exposure(t, np.zeros(len(t), dtype=np.int64), tau)
-                   for key, tau in taus.items()}
-    fading = {key: np.exp(-t / tau)[:, None] for key, tau in taus.items()}
-    totals = np.zeros(len(candidates))
-    for rows in row_blocks(len(t), BLOCK):
-        base = truth.row_terms.base[rows, None]
-        fatigue = float(truth.initial["fatigue"][0]) * fading["fatigue"][rows]
-        for columns in row_blocks(len(candidates), CANDIDATE_BLOCK):
-            penalty = weights["fatigue"] * (sent_before["fatigue"][rows, None]
-                                            * candidates.interrupts[columns] + fatigue)
-            for key in KEYS:
-                exposure = (sent_before[key][rows, None]
-                            + truth.initial[key][candidates.keys[key][columns]] * fading[key][rows])
-                penalty += weights[key] * np.sqrt(exposure)
-            scores = base + candidates.base[columns] + (truth.row_terms.situations[rows]
-                                                        @ candidates.per_situation[columns].T)
-            totals[columns] += expit(scores - penalty).sum(axis=0)
+    totals = planned_user(truth, candidates).fixed_totals(truth.seconds, truth.row_terms, candidates.base,
+                                                          candidates.per_situation)
     return totals, candidates.matrix
 
 

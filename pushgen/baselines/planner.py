@@ -20,20 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from pushgen.baselines.base import Truth
 from pushgen.baselines.greedy import KEYS
-from pushgen.baselines.true_model import (
-    TrueCandidates,
-    penalty_weights,
-    row_blocks,
-    time_constants,
-    true_candidates,
-)
-from pushgen.model.exposure import keyed_exposure
-from pushgen.model.logistic import expit
-from pushgen.model.simulated_user import PlannedUser
+from pushgen.baselines.true_model import TrueCandidates, penalty_weights, true_candidates
+from pushgen.model.simulated_user import PlannedUser, Prices, p_open, row_blocks
 
 PRICE_SCALES = (2.5, 5.0, 8.0)  # the linearised prices understate the cost; the best scale is kept
 
@@ -49,17 +40,6 @@ class Plan:
     @property
     def total(self) -> float:
         return float(self.p_open.sum())
-
-
-@dataclass(frozen=True)
-class Prices:
-    fatigue: np.ndarray  # (n,) cost of one unit of fatigue added at each context
-    keys: np.ndarray  # (n, priced slots) cost of one unit of exposure to each priced slot
-    candidates: sp.csr_matrix  # (K, priced slots): 1 where a candidate has the slot as a key
-
-    def of_candidates(self, rows: slice) -> np.ndarray:
-        """(rows, K): each candidate's summed key prices."""
-        return (self.candidates @ self.keys[rows].T).T
 
 
 def planned_user(truth: Truth, candidates: TrueCandidates) -> PlannedUser:
@@ -91,40 +71,17 @@ def greedy_plan(truth: Truth, candidates: TrueCandidates, prices: Prices | None 
             now = user.habituated(scores[r])
             j = int((now if cost is None else now - cost[r]).argmax())
             chosen[i] = j
-            logit[i] = now[j] - user.fatigue_weight * user.fatigue
+            logit[i] = user.logit(now[j])
             before[i] = user.send(j)
     return Plan(chosen=chosen, notifications=candidates.matrix[chosen],
-                p_open=expit(truth.row_terms.base + logit),
+                p_open=p_open(truth.row_terms.base + logit),
                 exposure={k: before[:, m] for m, k in enumerate(KEYS)}, scale=scale)
 
 
 def shadow_prices(truth: Truth, candidates: TrueCandidates, plan: Plan) -> Prices:
-    """What one unit of fatigue or exposure added at each context costs the plan's later P(open)."""
-    slots = planned_user(truth, candidates)
-    weights, taus = penalty_weights(truth), time_constants(truth)
-    t = truth.seconds
-    n = len(t)
-    slope = plan.p_open * (1.0 - plan.p_open)
-    later = t[-1] - t[::-1] if n else t  # reversed time: "earlier" rows are the later contexts
-    fatigue = weights["fatigue"] * keyed_exposure(later, np.zeros(n, dtype=np.int64), taus["fatigue"],
-                                                  slope[::-1])[::-1]
-    gains = {k: weights[k] * slope / (2.0 * np.sqrt(np.maximum(plan.exposure[k], 1.0))) for k in KEYS}
-    sent = {k: slots.of_candidate[m][plan.chosen] for m, k in enumerate(KEYS)}
-    priced = np.concatenate([np.unique(sent[k]) for k in KEYS])  # slots the plan sent to
-    keys = np.zeros((n, len(priced)))
-    column = 0
-    for k in KEYS:
-        for slot in np.unique(sent[k]):
-            keys[:, column] = keyed_exposure(later, np.zeros(n, dtype=np.int64), slots.tau[slot],
-                                             (gains[k] * (sent[k] == slot))[::-1])[::-1]
-            column += 1
-    position = np.full(len(slots.weight), -1)
-    position[priced] = np.arange(len(priced))
-    has = [position[of] for of in slots.of_candidate]
-    rows = np.concatenate([np.flatnonzero(h >= 0) for h in has])
-    columns = np.concatenate([h[h >= 0] for h in has])
-    incidence = sp.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(len(candidates), len(priced)))
-    return Prices(fatigue=fatigue, keys=keys, candidates=incidence)
+    """What one unit of fatigue or exposure added at each context costs the plan's later P(open)
+    (``PlannedUser.prices``)."""
+    return planned_user(truth, candidates).prices(truth.seconds, plan.chosen, plan.p_open, plan.exposure)
 
 
 def plan_episode(truth: Truth, scales: tuple[float, ...] = PRICE_SCALES,

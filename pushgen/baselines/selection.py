@@ -49,7 +49,7 @@ from pushgen.baselines.selection_online import (
     candidates_of,
 )
 from pushgen.envs.selection import NotificationSelectionEnv
-from pushgen.model.logistic import expit
+from pushgen.model.simulated_user import p_open
 
 SelectionPolicy = Policy  # a selection policy is a Policy[dict, int]: an observation in, a slot or hold out
 
@@ -178,7 +178,7 @@ def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
     if user.fatigue_weight < 0 or min(user.habituation) < 0:
         raise ValueError(f"user {env.user}: a negative fatigue or habituation weight; the fresh-state "
                          "bound does not hold")
-    fresh = expit(env.slates(env.user).static)  # -inf (empty slot) -> 0
+    fresh = p_open(env.slates(env.user).static)  # -inf (empty slot) -> 0
     return np.maximum(fresh.max(axis=1) - env.cost, 0.0)
 
 

@@ -11,7 +11,6 @@ depends on what the user was sent before; everything else is fixed by the row an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +20,8 @@ from pushgen.baselines.greedy import KEYS
 from pushgen.baselines.possible import possible_notifications
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.engagement import notification_terms
-from pushgen.model.exposure import HABITUATION_TAU_DAYS, interruption
+from pushgen.model.simulated_user import interruption
 
-BLOCK = 1024  # rows (or candidates) per block of a (rows x candidates) array
 APP, SUBJECT = NOTIFICATION_FEATURES.index("postingApp"), NOTIFICATION_FEATURES.index("subject")
 PRIORITY, UPDATES = NOTIFICATION_FEATURES.index("priority"), NOTIFICATION_FEATURES.index("numberOfUpdates")
 
@@ -75,14 +73,3 @@ def penalty_weights(truth: Truth) -> dict[str, float]:
     if negative:
         raise ValueError(f"negative penalty weights {negative}: the fresh state would not bound P(open)")
     return weights
-
-
-def time_constants(truth: Truth) -> dict[str, float]:
-    """Seconds, per exposure key."""
-    return {"fatigue": truth.parameters.fatigue_tau_seconds,
-            **{k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in KEYS}}
-
-
-def row_blocks(n: int, size: int = BLOCK) -> Iterator[slice]:
-    for start in range(0, n, size):
-        yield slice(start, min(start + size, n))

@@ -1,7 +1,7 @@
 """The single environments' fast path: an episode's terms precomputed, one simulated user stepped.
 
 The engagement logit of a notification in a row splits into a static part (row, notification
-and their situation interaction: ``pushgen.model.engagement.combine`` with no exposure) and the
+and their situation interaction: ``pushgen.model.simulated_user.combine`` with no exposure) and the
 exposure penalty that the notifications sent before leave. ``static_logits`` computes the
 first once per episode, for every candidate of every row, with the very functions the judge
 (``pushgen.replay.scoring``) uses; the episode's ``pushgen.model.simulated_user.SimulatedUser``
@@ -16,9 +16,9 @@ import numpy as np
 from pushgen.baselines.possible import possible_notifications
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.engagement import RowTerms
-from pushgen.model.exposure import EXPOSURE_FIELDS, interruption
+from pushgen.model.exposure import EXPOSURE_FIELDS
 from pushgen.model.renamed import moved
-from pushgen.model.simulated_user import SimulatedUser, sigmoid, static_logit  # noqa: F401 (sigmoid: kept)
+from pushgen.model.simulated_user import SimulatedUser, interruption, sigmoid, static_logit  # noqa: F401
 from pushgen.replay.parts import ReplayPart
 
 

@@ -30,7 +30,7 @@ from gymnasium.vector.utils import batch_space
 from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, outcome_generator, selection_space
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.envs.vector import episode_users
-from pushgen.model.logistic import expit
+from pushgen.model import simulated_user
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.replay.scoring import Judge
 
@@ -137,7 +137,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         if len(slots):
             r = rows[slots]
             if self.stationary:
-                p_open[slots] = expit(self._static[r, slot[slots]])
+                p_open[slots] = simulated_user.p_open(self._static[r, slot[slots]])
             else:
                 codes = self._codes[r, slot[slots]]
                 by_feature = {f: codes[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}

@@ -23,10 +23,12 @@ and stretch of routine, ``situation_k`` the smooth context situations of
 the user received before leave (``pushgen.model.exposure``). All parameters are plain
 arrays, stored as Parquet beside a dataset (``ground_truth/``).
 
-The logit splits into a row part (context and exogenous state: the same for any
-notification), a notification part, the situation interaction of the two and the exposure
-penalty, so that the environments and the oracle precompute the first two once and score
-a notification with a few additions; ``open_logit`` is their sum.
+The logit splits into a row part (``row_terms``: context and exogenous state, the same for any
+notification), a notification part (``notification_terms``), the situation interaction of the
+two and the exposure penalty, so that the environments and the oracle precompute the first two
+once and score a notification with a few additions. The simulated user
+(``pushgen.model.simulated_user``) adds them up, takes off the exposure penalty and applies the
+logistic; nothing else does.
 """
 
 from __future__ import annotations
@@ -43,23 +45,17 @@ from pushgen.model.engagement_kernel import (
     autoregression,
     feature_sums,
     first_outside,
-    open_logits,
     situation_effects,
-    state_exponents,
 )
 from pushgen.model.exposure import (
-    EXPOSURE_FIELDS,
     HABITUATION_KEYS,
     HABITUATION_TAU_DAYS,
     INTERRUPTION_BY_PRIORITY,
-    Exposure,
 )
 from pushgen.model.feasibility import channel_of, check_positions, same_integer_arrays
-from pushgen.model.logistic import expit
+from pushgen.model.renamed import moved
 from pushgen.model.situations import (
     SITUATIONS,
-    clock_curves,
-    indicator_tables,
     priority_effects,
     situations,
     updates_effects,
@@ -156,14 +152,14 @@ class NotificationTerms:
     possible: np.ndarray  # (n,) bool
 
 
-def _flat(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
+def flat_arrays(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
     """The arrays' broadcast shape, and each array broadcast to it, flat and contiguous (copied only
     where broadcasting or layout needs it)."""
     broadcast = np.broadcast_arrays(*arrays)
     return broadcast[0].shape, [np.ascontiguousarray(a).ravel() for a in broadcast]
 
 
-def _feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[str, np.ndarray]:
+def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[str, np.ndarray]:
     """Flat code arrays by feature, of one native integer type (as the kernels take them), each
     code checked to be a position in its feature's published values."""
     if not same_integer_arrays(columns):
@@ -180,20 +176,20 @@ def _value_counts(features: tuple[str, ...]) -> np.ndarray:
     return np.array([len(schemas.values(name)) for name in features], dtype=np.int64)
 
 
-def _user_rows(params: EngagementParameters, rows: np.ndarray) -> np.ndarray:
+def checked_rows(params: EngagementParameters, rows: np.ndarray) -> np.ndarray:
     """``rows`` checked to be rows of ``params`` (one per user)."""
     check_positions(rows, "parameter rows", len(params.user_ids))
     return rows
 
 
-def _weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+def weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tuple[np.ndarray, ...]:
     return tuple(np.ascontiguousarray(params.weights[f], dtype=np.float64) for f in features)
 
 
 def _weights(params: EngagementParameters, start: np.ndarray, rows: np.ndarray, codes: dict[str, np.ndarray],
              features: tuple[str, ...]) -> np.ndarray:
     """``start`` plus each feature's weight of each row's user and value, added in ``features`` order."""
-    return feature_sums(start, _weight_tables(params, features), rows, tuple(codes[f] for f in features))
+    return feature_sums(start, weight_tables(params, features), rows, tuple(codes[f] for f in features))
 
 
 def _attention(params: EngagementParameters, rows: np.ndarray, hour: np.ndarray) -> np.ndarray:
@@ -210,11 +206,11 @@ def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str,
               state: RowState) -> RowTerms:
     """Row part of the logit for users at parameter rows ``rows`` in contexts ``context``."""
     s = params.scalars
-    shape, (rows, hour, days, asleep, mood, *columns) = _flat(
+    shape, (rows, hour, days, asleep, mood, *columns) = flat_arrays(
         np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
         *(np.asarray(context[f]) for f in CONTEXT_FEATURES))
-    rows = _user_rows(params, rows)
-    base = _weights(params, s["intercept"][rows], rows, _feature_codes(CONTEXT_FEATURES, columns),
+    rows = checked_rows(params, rows)
+    base = _weights(params, s["intercept"][rows], rows, feature_codes(CONTEXT_FEATURES, columns),
                     CONTEXT_FEATURES)
     base += s["attention_amplitude"][rows] * _attention(params, rows, hour)
     base += s["asleep_penalty"][rows] * asleep
@@ -226,9 +222,9 @@ def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str,
 def notification_terms(params: EngagementParameters, rows: np.ndarray,
                        codes: dict[str, np.ndarray]) -> NotificationTerms:
     """Notification part of the logit for users at parameter rows ``rows``."""
-    shape, (rows, *columns) = _flat(np.asarray(rows, dtype=np.int64),
+    shape, (rows, *columns) = flat_arrays(np.asarray(rows, dtype=np.int64),
                                      *(np.asarray(codes[f]) for f in NOTIFICATION_FEATURES))
-    rows, feature = _user_rows(params, rows), _feature_codes(NOTIFICATION_FEATURES, columns)
+    rows, feature = checked_rows(params, rows), feature_codes(NOTIFICATION_FEATURES, columns)
     base = _weights(params, np.zeros(len(rows)), rows, feature, NOTIFICATION_FEATURES)
     channel = channel_of(feature)
     group = app_catalog().channels.group[np.maximum(channel, 0)]
@@ -239,73 +235,6 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
     per_situation = per_situation.reshape(*shape, len(SITUATIONS))
     return NotificationTerms(base=base.reshape(shape), per_situation=per_situation,
                              channel=channel.reshape(shape), possible=possible.reshape(shape))
-
-
-def exposure_penalty(params: EngagementParameters, rows: np.ndarray, exposure: Exposure) -> np.ndarray:
-    """What fatigue and habituation take off the logit."""
-    s = params.scalars
-    penalty = s["fatigue_weight"][rows] * exposure.fatigue
-    for key, name in zip(HABITUATION_KEYS, HABITUATION_SCALARS, strict=True):
-        penalty = penalty + s[name][rows] * np.sqrt(getattr(exposure, key))
-    return penalty
-
-
-def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray | float) -> np.ndarray:
-    """The logit from its parts, -inf for impossible notifications (broadcasting rows x notifications)."""
-    interaction = np.einsum("...k,...k->...", row.situations, notification.per_situation)
-    logit = row.base + notification.base + interaction - penalty
-    return np.where(notification.possible, logit, -np.inf)
-
-
-def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
-               state: RowState, exposure: Exposure, channel: np.ndarray | None = None) -> np.ndarray:
-    """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes
-    (and, if known, each notification's ``feasibility.channel_of``, flat).
-
-    ``combine`` of the row terms, the notification terms and the exposure penalty, in one pass
-    (``engagement_kernel.open_logits``) that adds in the same order.
-    """
-    s = params.scalars
-    shape, (rows, hour, days, asleep, mood, *flat) = _flat(
-        np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
-        *(np.asarray(getattr(exposure, f)) for f in EXPOSURE_FIELDS),
-        *(np.asarray(codes[f]) for f in FEATURES))
-    hour, days, mood = (np.asarray(x, dtype=np.float64) for x in (hour, days, mood))
-    exposures = tuple(np.asarray(x, dtype=np.float64) for x in flat[:len(EXPOSURE_FIELDS)])
-    rows, code = _user_rows(params, rows), _feature_codes(FEATURES, flat[len(EXPOSURE_FIELDS):])
-    if channel is None:
-        channel = channel_of(code)
-    else:
-        channel = np.ascontiguousarray(channel, dtype=np.int64).ravel()
-        if len(channel) != len(rows):
-            raise ValueError(f"channel must give one channel per notification ({len(rows)}); "
-                             f"got {len(channel)}")
-        groups = len(app_catalog().channels.group)
-        if len(channel) and (channel.min() < -1 or channel.max() >= groups):
-            raise IndexError(f"channels must be from -1 to {groups - 1}; got values from {channel.min()} "
-                             f"to {channel.max()}")
-    user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
-        "intercept", "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight",
-        *HABITUATION_SCALARS))
-    cycle = state_exponents(hour, days, s["attention_peak"], rows, float(params.novelty_days))
-    np.cos(cycle[0], out=cycle[0])
-    np.exp(cycle[1], out=cycle[1])
-    tables = indicator_tables()
-    logit = open_logits(
-        rows, user_terms, _weight_tables(params, CONTEXT_FEATURES), tuple(code[f] for f in CONTEXT_FEATURES),
-        _weight_tables(params, NOTIFICATION_FEATURES), tuple(code[f] for f in NOTIFICATION_FEATURES),
-        cycle, asleep, mood, clock_curves(hour), (tables["day"], tables["activity"], tables["ringerMode"],
-                                                  tables["listening"]),
-        tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive")),
-        np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group,
-        channel, priority_effects(), updates_effects(),
-        (code["priority"], code["numberOfUpdates"], code["postingApp"]), params.has_app, exposures)
-    return logit.reshape(shape)
-
-
-def open_probability(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
-                     state: RowState, exposure: Exposure, channel: np.ndarray | None = None) -> np.ndarray:
-    return expit(open_logit(params, rows, codes, state, exposure, channel))
 
 
 def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
@@ -321,3 +250,7 @@ def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
     shocks[1:] *= np.sqrt(1 - persistence**2)
     level = autoregression(shocks, persistence)
     return level, rng.normal(0.0, segment_sd, n_segments)
+
+
+__getattr__ = moved(__name__, {name: f"pushgen.model.simulated_user.{name}" for name in (
+    "combine", "exposure_penalty", "open_logit", "open_probability")})

@@ -83,7 +83,7 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
                 by_priority: np.ndarray, by_updates: np.ndarray, effect_codes: tuple, has_app: np.ndarray,
                 exposures: tuple) -> np.ndarray:
     """The open log-odds of each row, -inf where its notification is not possible (no channel, or
-    an app the user does not have), each float added exactly as ``engagement.combine`` adds the
+    an app the user does not have), each float added exactly as ``simulated_user.combine`` adds the
     row terms, the notification terms and the exposure penalty:
 
     row base = intercept + the context features' weights, in order, + amplitude * cos(cycle[0])

@@ -17,9 +17,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pushgen import schemas
-from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAU_DAYS, interruption
 from pushgen.model.feasibility import channel_of
 from pushgen.model.nodes import WEEK_BEFORE_SECONDS
+from pushgen.model.simulated_user import received_exposure
 
 SCORER = "scorer"
 SCORER_TRUTH = f"{SCORER}/ground_truth"
@@ -60,16 +60,11 @@ def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
         echo = np.flatnonzero(since_start < WEEK_BEFORE_SECONDS)
         user, age = np.r_[user, user[echo]], np.r_[age, age[echo] + WEEK_BEFORE_SECONDS]
         codes = {name: np.r_[values, values[echo]] for name, values in codes.items()}
-    keys = {"fatigue": np.zeros(len(user), dtype=np.int64), "app": codes["postingApp"],
-            "subject": codes["subject"], "channel": channel_of(codes)}
-    weights = {"fatigue": interruption(codes["priority"], codes["numberOfUpdates"])
-               * np.exp(-age / fatigue_tau_seconds)}
-    for key in HABITUATION_KEYS:
-        weights[key] = np.exp(-age / (HABITUATION_TAU_DAYS[key] * 86400.0))
+    received = received_exposure(age, codes, channel_of(codes), fatigue_tau_seconds)
     columns: dict[str, list] = {"user_id": [], "key": [], "index": [], "value": []}
-    for key, index in keys.items():
+    for key, (index, amount) in received.items():
         pairs, inverse = np.unique(np.column_stack([user, index]), axis=0, return_inverse=True)
-        value = np.bincount(inverse.ravel(), weights=weights[key], minlength=len(pairs))
+        value = np.bincount(inverse.ravel(), weights=amount, minlength=len(pairs))
         kept = value > 0
         columns["user_id"].append(pairs[kept, 0])
         columns["key"].append(np.full(kept.sum(), key))
