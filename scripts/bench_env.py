@@ -8,7 +8,9 @@ beforehand, then drawn by ``action_space.sample()`` at every step) and its speed
 of CartPole's, and ``gym.make_vec`` with 8 copies in ``sync`` and ``async`` mode; for the
 generation and selection environments also the native vector environment
 (``vectorization_mode="vector_entry_point"``) with ``--envs`` environments, and its speed as a
-multiple of the single environment and of ``sync`` ``make_vec``, all measured in the same run.
+multiple of the single environment, of ``sync`` ``make_vec`` and of CartPole's own native vector
+environment with as many environments, all measured in the same run. Beside each rate: the CPU
+time per step (nanoseconds), which a loaded machine inflates less than the wall-clock rate.
 """
 
 from __future__ import annotations
@@ -33,13 +35,20 @@ REFERENCE = "CartPole-v1"
 COPIES = 8
 
 
-def single(env_id: str, kwargs: dict, seconds: float, sample_each_step: bool) -> float:
+Rate = tuple[float, float]  # steps per second (wall clock), CPU nanoseconds per step
+
+
+def rate(steps: int, start: float, cpu_start: float) -> Rate:
+    return steps / (time.perf_counter() - start), (time.process_time() - cpu_start) / steps * 1e9
+
+
+def single(env_id: str, kwargs: dict, seconds: float, sample_each_step: bool) -> Rate:
     env = gym.make(env_id, **kwargs)
     env.reset(seed=0)
     env.action_space.seed(0)
     actions = [env.action_space.sample() for _ in range(4096)]
     steps = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         for k in range(1024):
             action = env.action_space.sample() if sample_each_step else actions[k]
@@ -47,27 +56,27 @@ def single(env_id: str, kwargs: dict, seconds: float, sample_each_step: bool) ->
             if terminated or truncated:
                 env.reset()
         steps += 1024
-    rate = steps / (time.perf_counter() - start)
+    measured = rate(steps, start, cpu_start)
     env.close()
-    return rate
+    return measured
 
 
-def vector(env_id: str, kwargs: dict, seconds: float, mode: str) -> float:
+def vector(env_id: str, kwargs: dict, seconds: float, mode: str) -> Rate:
     envs = gym.make_vec(env_id, num_envs=COPIES, vectorization_mode=mode, **kwargs)
     envs.reset(seed=0)
     envs.action_space.seed(0)
     steps = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         for _ in range(128):
             envs.step(envs.action_space.sample())
         steps += 128 * COPIES
-    rate = steps / (time.perf_counter() - start)
+    measured = rate(steps, start, cpu_start)
     envs.close()
-    return rate
+    return measured
 
 
-def native(env_id: str, kwargs: dict, seconds: float, num_envs: int) -> float:
+def native(env_id: str, kwargs: dict, seconds: float, num_envs: int) -> Rate:
     """The native vector environment, actions drawn beforehand (as an RL library's batch)."""
     envs = gym.make_vec(env_id, num_envs=num_envs, vectorization_mode="vector_entry_point", **kwargs)
     envs.reset(seed=0)
@@ -76,14 +85,14 @@ def native(env_id: str, kwargs: dict, seconds: float, num_envs: int) -> float:
     for action in actions[:8]:  # the first step computes the part's row terms once
         envs.step(action)
     steps = 0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     while time.perf_counter() - start < seconds:
         for action in actions:
             envs.step(action)
         steps += len(actions) * num_envs
-    rate = steps / (time.perf_counter() - start)
+    measured = rate(steps, start, cpu_start)
     envs.close()
-    return rate
+    return measured
 
 
 def main() -> None:
@@ -93,8 +102,11 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=256, help="environments of the native vector env")
     args = parser.parse_args()
     print(f"split {args.split}; random actions; steps per second in total (higher is better)")
+    print(f"{'':<10} {'':<34} {'steps/s':>12} {'CPU ns/step':>12}")
     reference = single(REFERENCE, {}, args.seconds, False)
-    print(f"{'reference':<10} {REFERENCE + ', actions drawn beforehand':<34} {reference:>12,.0f}")
+    show("reference", REFERENCE + ", actions drawn beforehand", reference)
+    reference_vector = native(REFERENCE, {}, args.seconds, args.envs)
+    show("reference", f"{REFERENCE} native vector x{args.envs}", reference_vector)
     for name, (env_id, extra) in ENVS.items():
         kwargs = {"split": args.split, **extra}
         # the history would be pickled to the main process at every step
@@ -111,14 +123,24 @@ def main() -> None:
         rates = {}
         for label, measure in measurements.items():
             rates[label] = measure()
-            print(f"{name:<10} {label:<34} {rates[label]:>12,.0f}")
+            show(name, label, rates[label])
         alone = rates["single, actions drawn beforehand"]
-        print(f"{name:<10} single / {REFERENCE}: {alone / reference:.2f}x")
+        print(f"{name:<10} single / {REFERENCE}: {ratio(alone, reference)}")
         if name in NATIVE:
             fast = rates[f"native vector x{args.envs}"]
             sync = rates[f"make_vec x{COPIES} sync"]
-            print(f"{name:<10} native vector / single: {fast / alone:.0f}x; "
-                  f"/ make_vec x{COPIES} sync: {fast / sync:.0f}x")
+            print(f"{name:<10} native vector / single: {ratio(fast, alone)}; / make_vec x{COPIES} sync: "
+                  f"{ratio(fast, sync)}; / {REFERENCE} native vector x{args.envs}: "
+                  f"{ratio(fast, reference_vector)}")
+
+
+def show(name: str, label: str, measured: Rate) -> None:
+    print(f"{name:<10} {label:<34} {measured[0]:>12,.0f} {measured[1]:>12,.0f}")
+
+
+def ratio(faster: Rate, slower: Rate) -> str:
+    """How many times ``slower``'s speed: by wall-clock rate, and by CPU time per step."""
+    return f"{faster[0] / slower[0]:.2f}x (CPU per step: {slower[1] / faster[1]:.2f}x)"
 
 if __name__ == "__main__":
     main()

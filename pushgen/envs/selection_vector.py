@@ -35,6 +35,29 @@ from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.replay.scoring import Judge
 
 
+class OutcomeDraws:
+    """Each environment's uniform draws from its own outcome generator, drawn ahead in blocks: the
+    same numbers in the same order as one ``random()`` per step."""
+
+    BLOCK = 64
+
+    def __init__(self, generators: list[np.random.Generator]) -> None:
+        self.generators = generators
+        self.ahead = np.stack([g.random(self.BLOCK) for g in generators])
+        self.used = np.zeros(len(generators), dtype=np.int64)
+
+    def next(self, stepping: np.ndarray) -> np.ndarray:
+        """The next draw of each environment that steps (0 for the others)."""
+        draws = np.zeros(len(self.generators))
+        envs = np.flatnonzero(stepping)
+        for i in envs[self.used[envs] == self.BLOCK]:
+            self.ahead[i] = self.generators[i].random(self.BLOCK)
+            self.used[i] = 0
+        draws[envs] = self.ahead[envs, self.used[envs]]
+        self.used[envs] += 1
+        return draws
+
+
 class NotificationSelectionVectorEnv(VectorEnv):
     """``num_envs`` episodes of ``NotificationSelection-v0`` stepped as numpy arrays."""
 
@@ -73,7 +96,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         self._position = np.zeros(self.num_envs, dtype=np.int64)
         self._last_sent = np.zeros(self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._generators = [outcome_generator(i) for i in range(self.num_envs)]
+        self._draws = OutcomeDraws([outcome_generator(i) for i in range(self.num_envs)])
 
     def _rows(self) -> np.ndarray:
         return self._first + np.minimum(self._position, self._length - 1)
@@ -102,7 +125,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         super().reset(seed=seed)
         if seed is not None:
             seeds = seed if isinstance(seed, list) else [seed + i for i in range(self.num_envs)]
-            self._generators = [outcome_generator(s) for s in seeds]
+            self._draws = OutcomeDraws([outcome_generator(s) for s in seeds])
         self._needs_reset[:] = False
         self._restart(self._slots)
         return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
@@ -124,7 +147,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         if resetting.any():
             self._restart(np.flatnonzero(resetting))
         rows = self._rows()
-        draws = np.array([g.random() if s else 0.0 for g, s in zip(self._generators, stepping, strict=True)])
+        draws = self._draws.next(stepping)
         sent = stepping & (actions < self.k)
         slot = np.minimum(actions, self.k - 1)
         empty = sent & ~self._mask[rows, slot]

@@ -104,15 +104,16 @@ class NotificationGenerationVectorEnv(VectorEnv):
         if not isinstance(actions, dict) or set(actions) != set(NOTIFICATION_FEATURES):
             raise ValueError("actions are a dict of code arrays, one per notification feature: "
                              f"{', '.join(NOTIFICATION_FEATURES)}")
-        codes = {}
-        for name, size in zip(NOTIFICATION_FEATURES, NOTIFICATION_SIZES, strict=True):
-            array = np.asarray(actions[name])
+        codes = {name: np.asarray(actions[name]) for name in NOTIFICATION_FEATURES}
+        for name, array in codes.items():
             if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
                 raise ValueError(f"actions[{name!r}] must be {self.num_envs} whole-number codes; got "
                                  f"shape {array.shape}, dtype {array.dtype}")
-            if array.min() < 0 or array.max() >= size:
-                raise ValueError(f"actions[{name!r}]: a code is outside 0..{size - 1}")
-            codes[name] = array
+        stacked = np.stack(list(codes.values()))
+        if stacked.min() < 0 or (stacked.max(axis=1) >= self._sizes).any():
+            name, size = next((n, s) for n, s in zip(NOTIFICATION_FEATURES, NOTIFICATION_SIZES, strict=True)
+                              if codes[n].min() < 0 or codes[n].max() >= s)
+            raise ValueError(f"actions[{name!r}]: a code is outside 0..{size - 1}")
         return codes
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray,
@@ -120,24 +121,24 @@ class NotificationGenerationVectorEnv(VectorEnv):
         codes = self._codes(actions)
         resetting = self._needs_reset
         stepping = ~resetting
-        reward = np.zeros(self.num_envs)
-        p_open = np.zeros(self.num_envs)
         if resetting.any():
             slots = np.flatnonzero(resetting)
             self._position[slots] = 0
             self._judge.reset(slots)
-        slots = np.flatnonzero(stepping)
+            slots = np.flatnonzero(stepping)
+            codes = {f: c[slots] for f, c in codes.items()}
+        else:  # every environment steps: no copies by slot
+            slots = self._slots
         rows = self._first[slots] + self._position[slots]
-        p = self._judge.step(slots, rows, {f: c[slots] for f, c in codes.items()})
-        p_open[slots] = p
-        reward[slots] = rewards(self._logged[rows], p, self._draw[rows], self.mode)
+        p = self._judge.step(slots, rows, codes)
+        logged, draw = self._logged[rows], self._draw[rows]
+        p_open, reward = np.zeros(self.num_envs), np.zeros(self.num_envs)
+        opened, logged_opened = np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool)
+        p_open[slots], reward[slots] = p, rewards(logged, p, draw, self.mode)
+        opened[slots], logged_opened[slots] = draw < p, logged
         self._position[slots] += 1
         terminated = stepping & (self._position >= self._length)
         self._needs_reset = terminated.copy()
-        opened = np.zeros(self.num_envs, dtype=bool)
-        opened[slots] = self._draw[rows] < p
-        logged = np.zeros(self.num_envs, dtype=bool)
-        logged[slots] = self._logged[rows]
         infos = {"p_open": p_open, "_p_open": stepping, "opened": opened, "_opened": stepping,
-                 "logged_opened": logged, "_logged_opened": stepping}
+                 "logged_opened": logged_opened, "_logged_opened": stepping}
         return self._observe(), reward, terminated, np.zeros(self.num_envs, dtype=bool), infos

@@ -21,74 +21,89 @@ from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
 
 
 class SimulatedUsers:
-    """N users followed one notification at a time each, as arrays: values stored as of each
-    key's last update and decayed on read. ``send`` needs ``parameters``; ``at`` and ``add`` not."""
+    """N users followed one notification at a time each, as arrays: each user's exposures (fatigue,
+    then every app, subject and channel, end to end) stored as of each one's last update and
+    decayed on read. ``send`` needs ``parameters``; ``at`` and ``add`` not."""
 
     def __init__(self, n_users: int, n_channels: int, fatigue_tau_seconds: float,
                  parameters: EngagementParameters | None = None) -> None:
         self.parameters = parameters
-        self.sizes = key_sizes(n_channels)
-        self.tau = {"fatigue": fatigue_tau_seconds, **HABITUATION_TAUS}
-        self.value = {k: np.zeros((n_users, self.sizes[k])) for k in HABITUATION_KEYS}
-        self.value["fatigue"] = np.zeros((n_users, 1))
-        self.time = {k: np.zeros_like(v) for k, v in self.value.items()}
+        self.sizes = {"fatigue": 1, **key_sizes(n_channels)}
+        ends = np.cumsum([self.sizes[k] for k in EXPOSURE_FIELDS])
+        self.slots = {k: slice(int(end) - self.sizes[k], int(end)) for k, end in zip(EXPOSURE_FIELDS, ends,
+                                                                                     strict=True)}
+        self.offsets = np.array([self.slots[k].start for k in EXPOSURE_FIELDS])
+        self.tau = np.array([fatigue_tau_seconds, *(HABITUATION_TAUS[k] for k in HABITUATION_KEYS)])
+        self.value = np.zeros((n_users, int(ends[-1])))
+        self.time = np.zeros_like(self.value)
 
     def reset(self, users: np.ndarray, start: dict[str, np.ndarray], at_seconds: np.ndarray) -> None:
         """Users ``users`` start from exposures ``start[key]`` (rows of (keys,)) as of ``at_seconds``."""
-        for key, value in self.value.items():
-            value[users] = start[key]
-            self.time[key][users] = np.asarray(at_seconds, dtype=np.float64)[:, None]
+        for key, slots in self.slots.items():
+            self.value[users, slots] = start[key]
+        self.time[users] = np.asarray(at_seconds, dtype=np.float64)[:, None]
 
-    def snapshot(self) -> dict[str, dict[str, np.ndarray]]:
+    def snapshot(self) -> dict[str, np.ndarray]:
         """The state as it is, for ``restore``."""
-        return {"value": {k: v.copy() for k, v in self.value.items()},
-                "time": {k: v.copy() for k, v in self.time.items()}}
+        return {"value": self.value.copy(), "time": self.time.copy()}
 
-    def restore(self, snapshot: dict[str, dict[str, np.ndarray]]) -> None:
+    def restore(self, snapshot: dict[str, np.ndarray]) -> None:
         """Back to the state of ``snapshot`` (from ``snapshot()``)."""
-        for k in self.value:
-            self.value[k][...] = snapshot["value"][k]
-            self.time[k][...] = snapshot["time"][k]
+        self.value[...] = snapshot["value"]
+        self.time[...] = snapshot["time"]
 
-    def _read(self, key: str, users: np.ndarray, index: np.ndarray, t: np.ndarray) -> np.ndarray:
-        since = t - self.time[key][users, index]
-        return self.value[key][users, index] * np.exp(-since / self.tau[key])
+    def _cells(self, users: np.ndarray, app: np.ndarray, subject: np.ndarray,
+               channel: np.ndarray) -> np.ndarray:
+        """(n, 4): where each user's fatigue and exposure to each notification's keys are stored, as
+        flat positions in ``value`` and ``time`` (channel -1 read as 0)."""
+        keys = np.stack([np.zeros(len(app), dtype=np.int64), app, subject, np.maximum(channel, 0)], axis=1)
+        return (np.asarray(users, dtype=np.int64) * self.value.shape[1])[:, None] + keys + self.offsets
+
+    def _read(self, cells: np.ndarray, t: np.ndarray) -> np.ndarray:
+        since = t[:, None] - self.time.take(cells)
+        return self.value.take(cells) * np.exp(-since / self.tau)
 
     def at(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
            channel: np.ndarray) -> Exposure:
         """Exposure of users ``users`` at times ``t`` to notifications with these keys."""
-        keys = {"app": app, "subject": subject, "channel": np.maximum(channel, 0)}
-        zero = np.zeros(len(users), dtype=np.int64)
-        return Exposure(fatigue=self._read("fatigue", users, zero, t),
-                        **{k: self._read(k, users, keys[k], t) for k in HABITUATION_KEYS})
+        return Exposure(*self._read(self._cells(users, app, subject, channel), t).T)
 
     def add(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
-            channel: np.ndarray, interrupts: np.ndarray, current: Exposure | None = None) -> None:
-        """Users ``users`` receive notifications with these keys at times ``t``; ``current`` is
-        ``at(users, t, ...)`` if the caller has it already."""
-        if current is None:
-            current = self.at(users, t, app, subject, channel)
-        zero = np.zeros(len(users), dtype=np.int64)
-        self.value["fatigue"][users, zero] = current.fatigue + interrupts
-        self.time["fatigue"][users, zero] = t
-        for key, index in (("app", app), ("subject", subject), ("channel", channel)):
-            known = index >= 0  # an impossible notification has no channel
-            u, i = users[known], index[known]
-            self.value[key][u, i] = getattr(current, key)[known] + 1.0
-            self.time[key][u, i] = t[known]
+            channel: np.ndarray, interrupts: np.ndarray) -> None:
+        """Users ``users`` receive notifications with these keys at times ``t`` (a notification with
+        no channel, -1, adds to none)."""
+        cells = self._cells(users, app, subject, channel)
+        self._write(cells, t, self._read(cells, t), interrupts, np.asarray(channel) >= 0)
+
+    def _write(self, cells: np.ndarray, t: np.ndarray, current: np.ndarray, interrupts: np.ndarray,
+               known: np.ndarray) -> None:
+        """The notifications reach the users: each one's exposures ``current`` (read just before,
+        updated in place) plus its interruption to fatigue and one unit to each key."""
+        current[:, 0] += interrupts
+        current[:, 1:] += 1.0
+        if not known.all():  # no channel: fatigue, app and subject only
+            partial = ~known
+            value, time, three = self.value.reshape(-1), self.time.reshape(-1), cells[partial, :3]
+            value[three], time[three] = current[partial, :3], t[partial, None]
+            cells, current, t = cells[known], current[known], t[known]
+        value, time = self.value.reshape(-1), self.time.reshape(-1)  # views: the arrays are contiguous
+        value[cells], time[cells] = current, t[:, None]
 
     def send(self, users: np.ndarray, parameter_rows: np.ndarray, row: RowTerms,
              terms: NotificationTerms, codes: dict[str, np.ndarray], t: np.ndarray) -> np.ndarray:
         """P(open) of notifications (``terms`` of ``codes``) for users ``users`` (parameter rows
         ``parameter_rows``) in rows ``row`` at times ``t``; the possible ones then reach them."""
         assert self.parameters is not None, "SimulatedUsers needs parameters to score"
-        app, subject = (np.asarray(codes[f], dtype=np.int64) for f in ("postingApp", "subject"))
-        exposure = self.at(users, t, app, subject, terms.channel)
-        p = p_open(combine(row, terms, exposure_penalty(self.parameters, parameter_rows, exposure)))
-        ok = terms.possible
+        cells = self._cells(users, codes["postingApp"], codes["subject"], terms.channel)
+        current = self._read(cells, t)
+        penalty = exposure_penalty(self.parameters, parameter_rows, Exposure(*current.T))
+        p = p_open(combine(row, terms, penalty))
+        ok = terms.possible  # impossible notifications never reach the user
         interrupts = interruption(codes["priority"], codes["numberOfUpdates"])
-        k = slice(None) if ok.all() else ok  # impossible notifications never reach the user
-        self.add(users[k], t[k], app[k], subject[k], terms.channel[k], interrupts[k], exposure.take(k))
+        if ok.all():
+            self._write(cells, t, current, interrupts, ok)
+        else:
+            self._write(cells[ok], t[ok], current[ok], interrupts[ok], ok[ok])
         return p
 
 
