@@ -28,8 +28,8 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, outcome_generator, selection_space
-from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
-from pushgen.envs.vector import episode_users
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.envs.vector import context_columns, context_matrix, episode_users
 from pushgen.model import simulated_user
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.replay.scoring import Judge
@@ -85,8 +85,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
         self._mask = np.concatenate([slates[u].mask for u in order])
         self._static = np.concatenate([slates[u].static for u in order])
         self._seconds = np.concatenate([slates[u].seconds for u in order])
-        self._contexts = {f: np.asarray(self.replay.codes[f], dtype=np.int64)[self._part_rows]
-                          for f in CONTEXT_FEATURES}
+        self._contexts = context_matrix(self.replay, self._part_rows)
         self.single_observation_space = selection_space(self.k)
         self.single_action_space = spaces.Discrete(self.k + 1)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -104,7 +103,7 @@ class NotificationSelectionVectorEnv(VectorEnv):
     def _observe(self) -> dict[str, np.ndarray]:
         rows = self._rows()
         hours = np.clip((self._seconds[rows] - self._last_sent) / 3600.0, 0.0, HOURS_CAP)
-        return {**{f: codes[rows] for f, codes in self._contexts.items()},
+        return {**context_columns(self._contexts, rows),
                 "candidates": self._codes[rows].reshape(self.num_envs, -1),
                 "candidate_mask": self._mask[rows].astype(np.int8),
                 "hours_since_last": hours.astype(np.float32)[:, None]}

@@ -58,6 +58,18 @@ def episode_users(split: str | Path, num_envs: int, task: int | None, users: lis
     return replay, np.array([chosen[i % len(chosen)] for i in range(num_envs)], dtype=np.int64)
 
 
+def context_matrix(replay: ReplayPart, rows: np.ndarray) -> np.ndarray:
+    """(rows, context features): the context codes of ``rows`` of ``replay``, one row each."""
+    return np.column_stack([np.asarray(replay.codes[f], dtype=np.int64)[rows] for f in CONTEXT_FEATURES])
+
+
+def context_columns(contexts: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The batched context observation of ``rows`` of ``context_matrix``: one gather, then a column
+    per feature (views of an array the caller owns)."""
+    taken = contexts[rows]
+    return {f: taken[:, j] for j, f in enumerate(CONTEXT_FEATURES)}
+
+
 class NotificationGenerationVectorEnv(VectorEnv):
     """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays."""
 
@@ -77,7 +89,7 @@ class NotificationGenerationVectorEnv(VectorEnv):
         self.single_action_space = flat_notification_space() if flat_actions else notification_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._contexts = {f: np.asarray(self.replay.codes[f], dtype=np.int64) for f in CONTEXT_FEATURES}
+        self._contexts = context_matrix(self.replay, np.arange(len(self.replay.seconds)))
         self._draw = np.asarray(self.replay.truth.draw)
         self._logged = np.asarray(self.replay.logged_opened, dtype=bool)
         self._judge = Judge(self.replay, self.users)
@@ -87,8 +99,7 @@ class NotificationGenerationVectorEnv(VectorEnv):
         self._sizes = np.array(NOTIFICATION_SIZES)
 
     def _observe(self) -> dict[str, np.ndarray]:
-        rows = self._first + np.minimum(self._position, self._length - 1)
-        return {f: codes[rows] for f, codes in self._contexts.items()}
+        return context_columns(self._contexts, self._first + np.minimum(self._position, self._length - 1))
 
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

@@ -48,13 +48,13 @@ class Judge:
         self.state = SimulatedUsers(len(self.users), len(app_catalog().channels.names),
                                     part.parameters.fatigue_tau_seconds, part.parameters)
         self.slots = np.arange(len(self.users))
+        self.start = self.state.layout(part.truth.initial)  # per user of the part, as the state holds it
 
     def reset(self, slots: np.ndarray) -> None:
         """Users at ``slots`` start their episodes again, from their initial state."""
         slots = np.asarray(slots, dtype=np.int64)
         index = np.searchsorted(self.part.users, self.users[slots])
-        self.state.reset(slots, {k: v[index] for k, v in self.part.truth.initial.items()},
-                         np.zeros(len(slots)))
+        self.state.reset(slots, self.start[index], np.zeros(len(slots)))
 
     def step(self, slots: np.ndarray, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
         """P(open) of notification ``codes`` for the users at ``slots`` at their part rows ``rows``;

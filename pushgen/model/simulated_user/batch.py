@@ -37,10 +37,16 @@ class SimulatedUsers:
         self.value = np.zeros((n_users, int(ends[-1])))
         self.time = np.zeros_like(self.value)
 
-    def reset(self, users: np.ndarray, start: dict[str, np.ndarray], at_seconds: np.ndarray) -> None:
-        """Users ``users`` start from exposures ``start[key]`` (rows of (keys,)) as of ``at_seconds``."""
-        for key, slots in self.slots.items():
-            self.value[users, slots] = start[key]
+    def layout(self, start: dict[str, np.ndarray]) -> np.ndarray:
+        """Exposures ``start[key]`` (rows of (keys,)) as rows of the state, for ``reset``."""
+        return np.concatenate([np.asarray(start[key], dtype=np.float64).reshape(-1, self.sizes[key])
+                               for key in EXPOSURE_FIELDS], axis=1)
+
+    def reset(self, users: np.ndarray, start: dict[str, np.ndarray] | np.ndarray,
+              at_seconds: np.ndarray) -> None:
+        """Users ``users`` start from exposures ``start[key]`` (rows of (keys,); or rows of
+        ``layout(start)``) as of ``at_seconds``."""
+        self.value[users] = self.layout(start) if isinstance(start, dict) else start
         self.time[users] = np.asarray(at_seconds, dtype=np.float64)[:, None]
 
     def snapshot(self) -> dict[str, np.ndarray]:
