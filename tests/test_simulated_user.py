@@ -169,3 +169,17 @@ def test_the_scan_sees_module_attributes(tmp_path):
     source.write_text("from pushgen.model import logistic\nimport pushgen.model.exposure as x\n"
                       "logistic.expit(0.0)\nx.keyed_exposure\n")
     assert formula_uses(source) == {"expit", "keyed_exposure"}
+
+
+def test_a_negative_penalty_weight_is_refused(part):
+    from dataclasses import replace
+
+    from pushgen.model.simulated_user import penalty_weights
+
+    row = int(part.parameter_rows[0])
+    weights = penalty_weights(part.parameters, row)
+    assert set(weights) == {"fatigue", "app", "subject", "channel"} and min(weights.values()) >= 0
+    scalars = dict(part.parameters.scalars)
+    scalars["habituation_app"] = -1.0 - scalars["habituation_app"]
+    with pytest.raises(ValueError, match="negative penalty weights"):
+        penalty_weights(replace(part.parameters, scalars=scalars), row)

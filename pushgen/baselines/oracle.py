@@ -31,9 +31,9 @@ import pandas as pd
 from pushgen.baselines.base import Codes, Setting, StaticPolicy, Truth, as_codes, batch_size
 from pushgen.baselines.fixed import FixedPolicy
 from pushgen.baselines.planner import PRICE_SCALES, plan_episode, planned_user
-from pushgen.baselines.true_model import TrueCandidates, penalty_weights, true_candidates
+from pushgen.baselines.true_model import TrueCandidates, true_candidates
 from pushgen.model.engagement import RowTerms
-from pushgen.model.simulated_user import p_open, row_blocks
+from pushgen.model.simulated_user import p_open, penalty_weights, row_blocks
 
 
 class OraclePolicy(StaticPolicy):
@@ -86,7 +86,7 @@ def blind_to_context(truth: Truth) -> Truth:
 def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:
     """Per context of the episode: the highest fresh-state P(open) of any possible notification,
     and that notification (an (n, 7) matrix)."""
-    penalty_weights(truth)  # the bound holds because these are >= 0
+    penalty_weights(truth.parameters, truth.parameter_row)  # the bound holds because these are >= 0
     candidates = true_candidates(truth)
     n = len(truth.seconds)
     if not len(candidates):

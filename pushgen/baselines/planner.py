@@ -23,7 +23,7 @@ import numpy as np
 
 from pushgen.baselines.base import Truth
 from pushgen.baselines.greedy import KEYS
-from pushgen.baselines.true_model import TrueCandidates, penalty_weights, true_candidates
+from pushgen.baselines.true_model import TrueCandidates, true_candidates
 from pushgen.model.simulated_user import PlannedUser, Prices, p_open, row_blocks
 
 PRICE_SCALES = (2.5, 5.0, 8.0)  # the linearised prices understate the cost; the best scale is kept
@@ -44,7 +44,6 @@ class Plan:
 
 def planned_user(truth: Truth, candidates: TrueCandidates) -> PlannedUser:
     """The simulated user of ``truth`` as the planner steps it over ``candidates``."""
-    penalty_weights(truth)  # the plans assume penalties that are >= 0
     return PlannedUser(truth.parameters, truth.parameter_row, truth.initial, candidates.keys,
                        candidates.interrupts)
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen.baselines.base import Truth, as_codes
-from pushgen.baselines.greedy import KEYS
 from pushgen.baselines.possible import possible_notifications
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.engagement import notification_terms
@@ -57,19 +56,3 @@ def true_candidates(truth: Truth) -> TrueCandidates:
         per_situation=terms.per_situation,
         interrupts=interruption(matrix[:, PRIORITY], matrix[:, UPDATES]),
     )
-
-
-def habituation_weights(truth: Truth) -> dict[str, float]:
-    scalars = truth.parameters.scalars
-    return {k: float(scalars[f"habituation_{k}"][truth.parameter_row]) for k in KEYS}
-
-
-def penalty_weights(truth: Truth) -> dict[str, float]:
-    """Log-odds lost per unit of fatigue and of sqrt(exposure) to each key: all >= 0, which is
-    what makes the fresh-state maximum an upper bound."""
-    weights = {"fatigue": float(truth.parameters.scalars["fatigue_weight"][truth.parameter_row]),
-               **habituation_weights(truth)}
-    negative = {k: w for k, w in weights.items() if w < 0}
-    if negative:
-        raise ValueError(f"negative penalty weights {negative}: the fresh state would not bound P(open)")
-    return weights

@@ -33,6 +33,7 @@ from pushgen.model.simulated_user.formula import (
     open_logit,
     open_probability,
     p_open,
+    penalty_weights,
     sigmoid,
 )
 from pushgen.model.simulated_user.planned import PlannedUser, Prices, row_blocks
@@ -40,5 +41,5 @@ from pushgen.model.simulated_user.scalar import HABITUATION_TAUS, SimulatedUser,
 
 __all__ = ["HABITUATION_TAUS", "PlannedUser", "Prices", "SimulatedUser", "SimulatedUsers", "combine",
            "exposure_penalty", "interruption", "logged_exposure", "logged_p_open", "open_logit",
-           "open_probability", "p_open", "received_exposure", "row_blocks", "sequence_p_open", "sigmoid",
-           "static_logit"]
+           "open_probability", "p_open", "penalty_weights", "received_exposure", "row_blocks",
+           "sequence_p_open", "sigmoid", "static_logit"]

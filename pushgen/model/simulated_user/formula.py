@@ -32,6 +32,19 @@ from pushgen.model.logistic import expit
 from pushgen.model.situations import clock_curves, indicator_tables, priority_effects, updates_effects
 
 
+def penalty_weights(parameters: EngagementParameters, parameter_row: int) -> dict[str, float]:
+    """Log-odds the user at ``parameter_row`` loses per unit of fatigue and of sqrt(exposure) to
+    each key; ValueError unless all are >= 0, which is what makes the fresh state's P(open) an
+    upper bound and what the planner assumes."""
+    scalars = parameters.scalars
+    weights = {"fatigue": float(scalars["fatigue_weight"][parameter_row]),
+               **{k: float(scalars[f"habituation_{k}"][parameter_row]) for k in HABITUATION_KEYS}}
+    negative = {k: w for k, w in weights.items() if w < 0}
+    if negative:
+        raise ValueError(f"negative penalty weights {negative}: the fresh state would not bound P(open)")
+    return weights
+
+
 def sigmoid(x: float) -> float:
     """The logistic function of one Python float (``p_open`` for arrays)."""
     if x >= 0.0:

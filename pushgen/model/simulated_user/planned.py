@@ -11,7 +11,7 @@ import numpy as np
 
 from pushgen.model.engagement import EngagementParameters, RowTerms
 from pushgen.model.exposure import HABITUATION_KEYS, keyed_exposure
-from pushgen.model.simulated_user.formula import p_open
+from pushgen.model.simulated_user.formula import p_open, penalty_weights
 from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
 
 if TYPE_CHECKING:
@@ -47,21 +47,20 @@ class PlannedUser:
 
     def __init__(self, parameters: EngagementParameters, parameter_row: int, initial: dict[str, np.ndarray],
                  keys: dict[str, np.ndarray], interrupts: np.ndarray) -> None:
-        scalars, taus = parameters.scalars, HABITUATION_TAUS
+        weights, taus = penalty_weights(parameters, parameter_row), HABITUATION_TAUS
         sizes = {k: len(initial[k]) for k in HABITUATION_KEYS}
         offsets = dict(zip(HABITUATION_KEYS, np.cumsum([0, *sizes.values()])[:-1].tolist(), strict=True))
         self.of_candidate = [keys[k] + offsets[k] for k in HABITUATION_KEYS]  # 3 x (K,) slots
-        self.weight = np.concatenate([np.full(sizes[k], float(scalars[f"habituation_{k}"][parameter_row]))
-                                      for k in HABITUATION_KEYS])
+        self.weight = np.concatenate([np.full(sizes[k], weights[k]) for k in HABITUATION_KEYS])
         self.tau = np.concatenate([np.full(sizes[k], taus[k]) for k in HABITUATION_KEYS])
         self.exposure = np.concatenate([np.asarray(initial[k], dtype=np.float64) for k in HABITUATION_KEYS])
         self.fatigue = float(initial["fatigue"][0])
-        self.fatigue_weight = float(scalars["fatigue_weight"][parameter_row])
+        self.fatigue_weight = weights["fatigue"]
         self.fatigue_tau = parameters.fatigue_tau_seconds
         self.interrupts = interrupts
         self.initial = initial
         self.keys = keys
-        self.key_weight = {k: float(scalars[f"habituation_{k}"][parameter_row]) for k in HABITUATION_KEYS}
+        self.key_weight = {k: weights[k] for k in HABITUATION_KEYS}
 
     def decays(self, steps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For steps of ``steps`` seconds: each slot's decay ``(n, slots)`` and fatigue's ``(n,)``."""
