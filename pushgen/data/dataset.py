@@ -102,13 +102,20 @@ def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
     return target
 
 
+def exact_floats() -> dict[str, str]:
+    """``pd.read_csv`` options that read every float back exactly as written: pandas 3 does by
+    default (and deprecates ``float_precision``), pandas 2 only with ``float_precision="round_trip"``."""
+    import pandas as pd
+    return {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+
+
 def read_table(path: Path) -> pd.DataFrame:
     """A table file (Parquet or CSV) as pandas, schema columns with their schema dtypes."""
     import pandas as pd
     if path.suffix == ".parquet" or path.is_dir():
         frame = checked_values(pq.read_table(path), path).to_pandas()
     else:
-        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], float_precision="round_trip",
+        frame = pd.read_csv(path, keep_default_na=False, na_values=[""], **exact_floats(),
                             true_values=["true", "True"], false_values=["false", "False"])
         check_values({name: frame[name].unique().tolist() for name in frame.columns}, path)
         if "posted_at" in frame:
