@@ -192,12 +192,46 @@ def test_to_obp_is_a_bandit_feedback(softmax_log):
     feedback = to_obp(softmax_log)
     n, k = len(softmax_log), softmax_log.k
     assert feedback["n_rounds"] == n and feedback["n_actions"] == k + 1
-    assert feedback["context"].shape == (n, 11) and feedback["action_context"].shape == (k + 1, k + 1)
+    assert feedback["context"].shape == (n, 11)
+    assert feedback["action_context"].shape == (n, k + 1, 7)
+    assert np.array_equal(feedback["action_context"], feedback["candidate_features"])
+    slates = softmax_log.slates()
+    assert np.array_equal(feedback["action_context"][:, :k][slates.mask], slates.candidates[slates.mask])
     assert feedback["pi_b"].shape == (n, k + 1, 1) and feedback["expected_reward"].shape == (n, k + 1)
     assert np.allclose(feedback["pi_b"][:, :, 0].sum(axis=1), 1.0)
     assert np.array_equal(feedback["pi_b"][np.arange(n), feedback["action"], 0], feedback["pscore"])
     assert np.array_equal(feedback["reward"], softmax_log.rounds["reward"].to_numpy(float))
     assert (feedback["candidate_features"][:, k] == -1).all()
+    assert (feedback["candidate_features"][:, :k][~slates.mask] == -1).all()
+
+
+def test_obp_style_direct_method_on_the_candidates_features_finds_the_truth(split):
+    """Open Bandit Pipeline's ``RegressionModel`` fits its base model on (context,
+    action_context[action]) and predicts every action's reward from (context, action_context[a]);
+    its DM is the target's probabilities times those predictions. With the candidates' features
+    as ``action_context`` that DM meets the true value of a stationary log; with the one-hot of
+    the slot (which says nothing about the notification) it cannot."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    log = log_policy(split, "uniform", users=3, seed=2, stationary=True)
+    target = GreedyPolicy(by_priority)
+    truth = policy_value(target, split, users=3, stationary=True).value
+    feedback = to_obp(log)
+    n, actions = feedback["n_rounds"], feedback["n_actions"]
+    probabilities = log.target_probabilities(target)
+
+    def direct_method(action_context) -> float:
+        model = HistGradientBoostingClassifier(random_state=0)
+        model.fit(np.c_[feedback["context"], action_context(feedback["action"])], feedback["reward"])
+        predicted = np.column_stack([
+            model.predict_proba(np.c_[feedback["context"], action_context(np.full(n, a))])[:, 1]
+            for a in range(actions)])
+        return float((probabilities * predicted).sum(axis=1).mean())
+
+    features = direct_method(lambda a: feedback["action_context"][np.arange(n), a])
+    slot = direct_method(lambda a: np.eye(actions)[a])
+    assert abs(features - truth) < 0.015, (features, truth)
+    assert abs(features - truth) < abs(slot - truth) / 2, (features, slot, truth)
 
 
 def test_vowpal_wabbit_reads_the_log_and_evaluates_with_dr(softmax_log):
@@ -232,29 +266,45 @@ def test_vowpal_wabbit_reads_the_log_and_evaluates_with_dr(softmax_log):
     workspace.finish()
 
 
-def test_minari_reads_the_log_back(softmax_log, tmp_path):
+def test_minari_reads_the_log_back(softmax_log, tmp_path, monkeypatch):
     pytest.importorskip("minari")
     import minari
 
     from pushgen.ope import to_minari
 
     to_minari(softmax_log, "pushgen/selection-softmax-v0", root=tmp_path)
-    import os
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    dataset = minari.load_dataset("pushgen/selection-softmax-v0")
+    assert dataset.total_episodes == len(softmax_log.recipe["users"])
+    assert dataset.total_steps == len(softmax_log)
+    actions = np.concatenate([episode.actions for episode in dataset.iterate_episodes()])
+    assert np.array_equal(actions, softmax_log.rounds["slot"].to_numpy())
+    rewards = np.concatenate([episode.rewards for episode in dataset.iterate_episodes()])
+    assert rewards.sum() == softmax_log.rounds["reward"].sum()
+    first = next(dataset.iterate_episodes())
+    n = len(first.actions)
+    assert np.array_equal(first.infos["propensity"][:n], softmax_log.rounds["propensity"][:n])
 
-    os.environ["MINARI_DATASETS_PATH"] = str(tmp_path)
-    try:
-        dataset = minari.load_dataset("pushgen/selection-softmax-v0")
-        assert dataset.total_episodes == len(softmax_log.recipe["users"])
-        assert dataset.total_steps == len(softmax_log)
-        actions = np.concatenate([episode.actions for episode in dataset.iterate_episodes()])
-        assert np.array_equal(actions, softmax_log.rounds["slot"].to_numpy())
-        rewards = np.concatenate([episode.rewards for episode in dataset.iterate_episodes()])
-        assert rewards.sum() == softmax_log.rounds["reward"].sum()
-        first = next(dataset.iterate_episodes())
-        n = len(first.actions)
-        assert np.array_equal(first.infos["propensity"][:n], softmax_log.rounds["propensity"][:n])
-    finally:
-        del os.environ["MINARI_DATASETS_PATH"]
+    # the recorded spec makes the environment that played the log, and its observations are the log's
+    env = dataset.recover_environment()
+    assert env.unwrapped.spec.id == "pushgen/NotificationSelection-v0"
+    assert env.observation_space == dataset.observation_space
+    assert env.unwrapped.k == softmax_log.k
+    observation, _ = env.reset()
+    assert env.unwrapped.user == softmax_log.rounds["user_id"][0]
+    for t in range(n):
+        for name, space in env.observation_space.spaces.items():
+            recorded = first.observations[name][t]
+            assert space.contains(np.asarray(recorded, dtype=space.dtype).reshape(space.shape)), name
+            np.testing.assert_allclose(np.ravel(recorded), np.ravel(observation[name]), atol=1e-3,
+                                       err_msg=f"{name} at step {t}")
+        observation, *_ = env.step(int(first.actions[t]))
+    env.close()
+
+    with pytest.raises(FileExistsError, match="pass force=True to replace it"):
+        to_minari(softmax_log, "pushgen/selection-softmax-v0", root=tmp_path)
+    to_minari(softmax_log, "pushgen/selection-softmax-v0", root=tmp_path, force=True)
+    assert minari.load_dataset("pushgen/selection-softmax-v0").total_steps == len(softmax_log)
 
 
 def test_stationary_frozen_value_is_the_on_policy_value(split):

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import warnings
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from pushgen import schemas
 from pushgen.data.outputs import DatasetError
-from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.ope.log import BanditLog
 
 VW_UNSAFE = re.compile(r"[\s|:]")
@@ -27,11 +29,15 @@ VW_UNSAFE = re.compile(r"[\s|:]")
 def to_obp(log: BanditLog) -> dict[str, Any]:
     """The ``BanditFeedback`` dict of Open Bandit Pipeline (``obp.types``), as its synthetic
     datasets give it: ``n_rounds``, ``n_actions`` (k + 1, hold last), ``context`` (rounds x 11
-    context codes), ``action_context`` (one-hot per action: slots carry different notifications
-    in each round, so their features are in ``candidate_features``), ``action``, ``position``
-    (all 0), ``reward``, ``pscore``, ``pi_b`` (rounds x actions x 1: the logging policy) and
-    ``expected_reward`` (rounds x actions: the true P(open) at the logged state, 0 for hold and
-    empty slots: the answer key)."""
+    context codes), ``action``, ``position`` (all 0), ``reward``, ``pscore``, ``pi_b`` (rounds x
+    actions x 1: the logging policy) and ``expected_reward`` (rounds x actions: the true P(open) at
+    the logged state, 0 for hold and empty slots: the answer key).
+
+    ``action_context`` is the candidates' features, rounds x actions x 7 notification codes (-1 for
+    hold and empty slots): the slots carry different notifications in each round, so an action's
+    features are those of its round, ``action_context[i, action[i]]`` for the logged one (OBP's
+    ``RegressionModel`` takes a fixed actions x features table instead). ``candidate_features`` is
+    the same codes as integers."""
     n, k = len(log), log.k
     slates = log.slates()
     codes = schemas.frame_codes(log.rounds, CONTEXT_FEATURES)
@@ -41,7 +47,7 @@ def to_obp(log: BanditLog) -> dict[str, Any]:
         "n_rounds": n,
         "n_actions": k + 1,
         "context": np.column_stack([codes[f] for f in CONTEXT_FEATURES]).astype(np.float64),
-        "action_context": np.eye(k + 1),
+        "action_context": features.astype(np.float64),
         "action": log.rounds["slot"].to_numpy(dtype=np.int64),
         "position": np.zeros(n, dtype=np.int64),
         "reward": log.rounds["reward"].to_numpy(dtype=np.float64),
@@ -87,29 +93,62 @@ def to_vw(log: BanditLog) -> str:
 
 
 def minari_spaces(k: int) -> tuple[Any, Any]:
-    """The observation space of a log's Minari episodes (11 context codes, then the k x 7 candidate
-    codes with -1 for empty slots) and its action space ``Discrete(k + 1)``."""
+    """The observation space of a log's Minari episodes, the selection environment's own
+    (``pushgen.envs.selection.selection_space``), and its action space ``Discrete(k + 1)``."""
     from gymnasium import spaces
 
-    high = [len(schemas.values(f)) - 1 for f in CONTEXT_FEATURES] + [s - 1 for s in NOTIFICATION_SIZES] * k
-    low = [0] * len(CONTEXT_FEATURES) + [-1] * (len(NOTIFICATION_SIZES) * k)
-    return spaces.Box(np.array(low), np.array(high), dtype=np.int64), spaces.Discrete(k + 1)
+    from pushgen.envs.selection import selection_space
+
+    return selection_space(k), spaces.Discrete(k + 1)
 
 
-def minari_observations(log: BanditLog) -> np.ndarray:
+def minari_observations(log: BanditLog) -> dict[str, np.ndarray]:
+    """The rounds as the selection environment observed them: the context codes, ``candidates``
+    (k x 7 codes, 0 in empty slots), ``candidate_mask`` and ``hours_since_last`` (hours since the
+    user's last sent notification, or since the start of the test months, capped)."""
+    from pushgen.envs.selection import HOURS_CAP
+    from pushgen.ope.log import test_start
+
     slates = log.slates()
     n = len(log)
-    candidates = np.where(slates.mask[:, :, None], slates.candidates, -1).reshape(n, -1)
-    context = np.column_stack([slates.contexts[f] for f in CONTEXT_FEATURES])
-    return np.concatenate([context, candidates], axis=1).astype(np.int64)
+    rounds = log.rounds
+    seconds = (rounds["posted_at"].to_numpy() - test_start(log.recipe["split"])) / np.timedelta64(1, "s")
+    sent = np.where(rounds["held"].to_numpy(), np.nan, seconds)
+    previous = (pd.Series(sent).groupby(rounds["user_id"].to_numpy()).transform(
+        lambda s: s.shift().ffill()).fillna(0.0).to_numpy())
+    hours = np.clip((seconds - previous) / 3600.0, 0.0, HOURS_CAP).astype(np.float32)
+    return {**{f: slates.contexts[f].astype(np.int64) for f in CONTEXT_FEATURES},
+            "candidates": slates.candidates.reshape(n, -1),
+            "candidate_mask": slates.mask.astype(np.int8),
+            "hours_since_last": hours[:, None]}
 
 
-def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
-    """The log as a Minari dataset (``pip install 'pushgen[ope]'``): one episode per user in time
-    order; observations as ``minari_spaces``, the logged actions and sampled rewards, and in the
-    infos (one per observation) the propensity of the action taken there (NaN after the last).
-    ``root`` is the Minari datasets folder (default: Minari's own); ``dataset_id`` must name a
-    folder inside it (checked before anything is created)."""
+def minari_env_spec(log: BanditLog) -> Any:
+    """The spec of the selection environment that played the log (sampled rewards) at its first
+    user, which Minari's ``recover_environment()`` makes; ``reset(options={"user": id})`` plays
+    another user of that task, ``gym.make(dataset.spec.env_spec, user=id)`` any other."""
+    import dataclasses
+
+    import gymnasium as gym
+
+    from pushgen.envs import SELECTION_ID
+
+    recipe = log.recipe
+    return dataclasses.replace(gym.spec(SELECTION_ID), kwargs={
+        "split": str(recipe["split"]), "user": int(log.rounds["user_id"].iloc[0]), "k": log.k,
+        "candidate_seed": int(recipe.get("candidate_seed", 0)),
+        "mode": "sampled", "stationary": bool(recipe.get("stationary", False))})
+
+
+def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: bool = False) -> Any:
+    """The log as a Minari dataset (``pip install 'pushgen[ope]'``; from a checkout
+    ``pip install '.[ope]'``): one episode per user in time order; observations as the selection
+    environment gives them (``minari_observations``), the logged actions and sampled rewards, and
+    in the infos (one per observation) the propensity of the action taken there (NaN after the
+    last). The dataset records the environment's spec: ``dataset.recover_environment()`` makes it.
+    ``root`` is the Minari datasets folder (default: Minari's own); ``force`` replaces a dataset
+    of that id (otherwise ``FileExistsError``). ``dataset_id`` must name a folder inside the
+    datasets folder (checked before anything is created)."""
     id_path = PurePosixPath(dataset_id) if isinstance(dataset_id, str) else None
     if id_path is None or not dataset_id or id_path.is_absolute() or "\\" in dataset_id or any(
             part in (".", "..") for part in dataset_id.split("/")):
@@ -118,8 +157,10 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
     try:
         import minari
         from minari.data_collector import EpisodeBuffer
+        from minari.storage.datasets_root_dir import get_dataset_path
     except ImportError:
-        raise ImportError("to_minari needs minari: pip install 'pushgen[ope]'") from None
+        raise ImportError("to_minari needs minari: pip install 'pushgen[ope]' "
+                          "(from a checkout: pip install '.[ope]')") from None
     observation_space, action_space = minari_spaces(log.k)
     observations = minari_observations(log)
     users = log.rounds["user_id"].to_numpy()
@@ -130,9 +171,9 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
     for episode, user in enumerate(dict.fromkeys(users.tolist())):
         rows = np.flatnonzero(users == user)
         n = len(rows)
+        steps = np.r_[rows, rows[-1:]]
         buffers.append(EpisodeBuffer(
-            id=episode,
-            observations=np.concatenate([observations[rows], observations[rows[-1:]]]),
+            id=episode, observations={name: values[steps] for name, values in observations.items()},
             actions=action[rows], rewards=reward[rows],
             terminations=np.r_[np.zeros(n - 1, dtype=bool), True], truncations=np.zeros(n, dtype=bool),
             infos={"propensity": np.r_[propensity[rows], np.nan].tolist()}))
@@ -140,10 +181,17 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None) -> Any:
     if root is not None:
         os.environ["MINARI_DATASETS_PATH"] = str(root)
     try:
+        existing = get_dataset_path(dataset_id)
+        if existing.exists():
+            if not force:
+                raise FileExistsError(f"Minari dataset {dataset_id} already exists in {existing.parent}: "
+                                      "pass force=True to replace it")
+            shutil.rmtree(existing)
         with warnings.catch_warnings():  # Minari asks for an author's e-mail and a code link
             warnings.filterwarnings("ignore", category=UserWarning, module="minari")
             return minari.create_dataset_from_buffers(
-                dataset_id, buffers, observation_space=observation_space, action_space=action_space,
+                dataset_id, buffers, env=minari_env_spec(log), observation_space=observation_space,
+                action_space=action_space,
                 algorithm_name=f"pushgen {log.recipe.get('policy', 'logging')} policy",
                 author="pushgen developers", data_format="arrow",
                 description="pushgen bandit log: one episode per user, one step per context")
