@@ -7,6 +7,11 @@ import html
 from collections.abc import Iterable, Sequence
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun`` in the number it takes: "1 user", "2 users", "1,200 users"."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]],
                    right: Sequence[bool] | None = None) -> str:
     """A Markdown table; ``right[i]`` aligns column i to the right (numbers)."""

@@ -72,3 +72,44 @@ def test_an_evaluation_shows_its_headline_first():
     assert f"mean reward {result.score['mean_reward']:.4f}, 95% interval" in text
     cells = html_cells(result._repr_html_())
     assert "mean over users" in cells and "pooled over rows" in cells
+
+
+def test_counts_take_their_number():
+    one = pushgen.generate(users=1, months=1, seed=0)
+    assert repr(one).startswith("<Dataset: 1 user, 1 month from ")
+    assert "1 users" not in repr(one) and "1 months" not in repr(one)
+
+
+def test_a_bandit_log_shows_a_summary_not_its_tables():
+    from pushgen.ope import UniformPolicy, estimate_all, log_policy
+
+    log = log_policy("pushgen-mini-v3", "uniform", users=1, seed=0)
+    text = short(repr(log))
+    assert text.startswith(f"<BanditLog of the uniform policy on pushgen-mini-v3: {len(log):,} rounds of "
+                           "1 user\n")
+    held, opened = int(log.rounds["held"].sum()), int(log.rounds["reward"].sum())
+    assert f"{held:,} held, {opened:,} opened, k = 8" in text
+    cells = html_cells(log._repr_html_())
+    assert cells[cells.index("rounds") + 1] == f"{len(log):,}"
+    estimate = estimate_all(log.feedback(UniformPolicy()))["IPW"]
+    assert all(type(getattr(estimate, f)) is float for f in ("value", "low", "high", "effective_rounds"))
+    assert "np.float64" not in repr(estimate)
+
+
+def test_benchmark_results_show_the_best_baseline_per_task():
+    from pushgen.benchmark.selection import run_selection
+
+    results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[1], baselines=["random", "best-fixed-overall"])
+    text = short(repr(results))
+    board = results.per_user.groupby("baseline")["mean_reward"].mean()
+    assert text.startswith("<Results split pushgen-mini-v3, mode expected, seed 0: task 1, 2 baselines\n")
+    assert f"task 1: best {board.idxmax()} (mean reward {board.max():.4f})" in text
+    cells = html_cells(results._repr_html_())
+    assert cells[:5] == ["task", "baseline", "users", "mean reward", "1"]
+    assert cells[5] == board.idxmax()
+    selection = run_selection("pushgen-mini-v3", ["random", "slot-0"])
+    text = short(repr(selection))
+    assert text.startswith("<SelectionResults task 2, k = 8, mode expected: 2 baselines on 1 user\n best ")
+    best = selection.per_user.groupby("baseline")["mean_reward"].mean().idxmax()
+    assert f" best {best} (mean reward " in text
+    assert html_cells(selection._repr_html_())[:4] == ["baseline", "users", "mean reward", best]

@@ -17,7 +17,7 @@ from pushgen import schemas
 from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
 from pushgen.baselines.candidates import public_pool
 from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, users_of
-from pushgen.benchmark.selection import SelectionResults, by_name, run_selection
+from pushgen.benchmark.selection import SelectionResults, by_name, ranking_html, ranking_line, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
 from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import session
@@ -28,13 +28,14 @@ from pushgen.replay.parts import ReplayPart, load_part
 from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.splits import TASKS
+from pushgen.text_tables import counted
 
 
 class BenchmarkError(DatasetError):
     """A benchmark that cannot run as asked (the message says why)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Results:
     """Everything a benchmark measured; ``pushgen.benchmark.report`` writes it out."""
 
@@ -49,6 +50,20 @@ class Results:
     marks: dict[str, dict[str, bool]] = field(default_factory=dict)  # name -> uses_true_model, upper_bound
     timings: dict = field(default_factory=dict)
     selection: SelectionResults | None = None  # the selection task's section
+
+    def _title(self) -> str:
+        tasks = ("task " if len(self.tasks) == 1 else "tasks ") + ", ".join(str(t) for t in self.tasks)
+        return (f"Results split {self.split}, mode {self.mode}, seed {self.seed}: {tasks}, "
+                f"{counted(len(self.baselines), 'baseline')}")
+
+    def __repr__(self) -> str:
+        by_task = self.per_user.groupby("task", observed=True) if len(self.per_user) else []
+        best = "; ".join(f"task {task}: {ranking_line(group)}" for task, group in by_task) or "no runs"
+        selection = "; .selection" if self.selection is not None else ""
+        return f"<{self._title()}\n {best}; .per_user, .curves{selection}>"
+
+    def _repr_html_(self) -> str:
+        return ranking_html(self.per_user, self._title(), keys=("task",))
 
 
 def select_baselines(names: Iterable[str] | None) -> list[Baseline]:

@@ -32,7 +32,7 @@ from pushgen.data.dataset import DatasetError
 from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.publishing.access import load_split
 from pushgen.replay.metrics import interval
-from pushgen.text_tables import markdown_table
+from pushgen.text_tables import counted, html_table, markdown_table
 
 T = TypeVar("T")
 
@@ -41,7 +41,7 @@ class SelectionError(DatasetError):
     """Selection baselines that cannot run as asked (the message says why)."""
 
 
-@dataclass
+@dataclass(repr=False)
 class SelectionResults:
     task: int
     k: int
@@ -52,6 +52,43 @@ class SelectionResults:
     marks: dict[str, dict[str, bool]]
     per_user: pd.DataFrame  # baseline, user_id, mean_reward, send_rate, sent_p_open
     rewards: dict[str, dict[int, np.ndarray]]  # baseline -> user -> reward per context
+
+    def _title(self) -> str:
+        users = counted(self.per_user["user_id"].nunique(), "user")
+        return (f"SelectionResults task {self.task}, k = {self.k}, mode {self.mode}: "
+                f"{counted(len(self.labels), 'baseline')} on {users}")
+
+    def __repr__(self) -> str:
+        return f"<{self._title()}\n {ranking_line(self.per_user)}; .per_user, .rewards>"
+
+    def _repr_html_(self) -> str:
+        return ranking_html(self.per_user, self._title())
+
+
+def ranking(per_user: pd.DataFrame, keys: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Each baseline's mean over users of its mean reward, best first (within ``keys``)."""
+    table = per_user.groupby([*keys, "baseline"], observed=True).agg(
+        users=("user_id", "nunique"), mean_reward=("mean_reward", "mean")).reset_index()
+    return table.sort_values([*keys, "mean_reward"], ascending=[True] * len(keys) + [False],
+                             ignore_index=True)
+
+
+def ranking_line(per_user: pd.DataFrame) -> str:
+    """The best baseline and its score, for a repr."""
+    if per_user.empty:
+        return "no runs"
+    best = ranking(per_user).iloc[0]
+    return f"best {best['baseline']} (mean reward {float(best['mean_reward']):.4f})"
+
+
+def ranking_html(per_user: pd.DataFrame, caption: str, keys: tuple[str, ...] = ()) -> str:
+    """The ranking as a notebook's HTML table."""
+    table = ranking(per_user, keys) if not per_user.empty else pd.DataFrame(
+        columns=[*keys, "baseline", "users", "mean_reward"])
+    rows = [[*(str(row[k]) for k in keys), row["baseline"], f"{int(row['users']):,}",
+             f"{row['mean_reward']:.4f}"] for _, row in table.iterrows()]
+    return html_table([*keys, "baseline", "users", "mean reward"], rows, caption=caption,
+                      right=[False] * (len(keys) + 1) + [True, True])
 
 
 def by_name(names: Iterable[str] | None, catalogue: dict[str, T], kind: str,

@@ -22,7 +22,7 @@ from pushgen.model.seeding import NodeFamily, integer_seed
 from pushgen.model.timegrid import TimeGrid, add_months
 from pushgen.model.user import UserData, simulate_user
 from pushgen.progress import counter
-from pushgen.text_tables import html_table
+from pushgen.text_tables import counted, html_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -203,18 +203,18 @@ class Dataset:
 
     def _summary(self) -> list[tuple[str, str]]:
         recipe = self.recipe
-        span = f"{recipe.months} months" if recipe.months is not None else f"{recipe.days} days"
+        span = counted(recipe.months, "month") if recipe.months is not None else counted(recipe.days, "day")
         rows = self.notifications_arrow.num_rows
         actions = pc.cast(self.notifications_arrow.column("action"), pa.string())
         opened = pc.sum(pc.equal(actions, "opened")).as_py() / rows if rows else float("nan")
         return [("users", f"{recipe.users:,}"),
-                ("span", f"{span} from {recipe.start} ({recipe.days} days)"),
+                ("span", f"{span} from {recipe.start} ({counted(recipe.days, 'day')})"),
                 ("seed", str(recipe.seed)), ("notifications", f"{rows:,}"),
                 ("open rate", f"{opened:.1%}"), ("pushgen", self.pushgen_version)]
 
     def __repr__(self) -> str:
         facts = dict(self._summary())
-        return (f"<Dataset: {facts['users']} users, {facts['span']}, seed {facts['seed']}\n"
+        return (f"<Dataset: {counted(self.recipe.users, 'user')}, {facts['span']}, seed {facts['seed']}\n"
                 f" {facts['notifications']} notifications (open rate {facts['open rate']}); "
                 ".notifications, .users, .truth_rows>")
 

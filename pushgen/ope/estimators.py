@@ -32,6 +32,13 @@ MIN_EFFECTIVE_ROUNDS = 100
 LEVEL = 0.95
 
 
+def plain_floats(result: object, *names: str) -> None:
+    """Set the fields ``names`` of a frozen dataclass to Python floats (not ``np.float64``, which
+    prints as ``np.float64(...)``)."""
+    for name in names:
+        object.__setattr__(result, name, float(getattr(result, name)))
+
+
 class OPEWarning(UserWarning):
     """An estimate that rests on few effective rounds."""
 
@@ -47,6 +54,9 @@ class Estimate:
     rounds: int
     effective_rounds: float
     max_weight: float
+
+    def __post_init__(self) -> None:
+        plain_floats(self, "value", "low", "high", "effective_rounds", "max_weight")
 
     def covers(self, truth: float) -> bool:
         return self.low <= truth <= self.high

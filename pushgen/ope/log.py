@@ -31,6 +31,7 @@ from pushgen.ope.play import DEFAULT_K, Episode, play
 from pushgen.ope.policies import SlatePolicy, Slates, logging_policy
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
+from pushgen.text_tables import counted, html_table
 
 ROUND_COLUMNS = ("round_id", "user_id", "context_id", "posted_at", *CONTEXT_FEATURES, "candidates", "slot",
                  "held", "propensity", "reward", "p_open")
@@ -39,13 +40,34 @@ CANDIDATE_COLUMNS = ("round_id", "slot", "hold", *NOTIFICATION_FEATURES, "propen
                      "p_open")
 
 
-@dataclass
+@dataclass(repr=False)
 class BanditLog:
     """A log's two tables and its recipe (the split, the logging policy and the options)."""
 
     rounds: pd.DataFrame
     candidates: pd.DataFrame
     recipe: dict = field(default_factory=dict)
+
+    def _summary(self) -> list[tuple[str, str]]:
+        recipe, rounds = self.recipe, self.rounds
+        temperature = recipe.get("temperature")
+        policy = str(recipe.get("policy", "unknown"))
+        policy += f" at temperature {temperature:g}" if temperature else ""
+        return [("split", str(recipe.get("split", "unknown"))), ("logging policy", policy),
+                ("rounds", f"{len(rounds):,}"), ("users", f"{rounds['user_id'].nunique():,}"),
+                ("candidates per round", str(recipe.get("k", "unknown"))),
+                ("held", f"{int(rounds['held'].sum()):,}"), ("opened", f"{int(rounds['reward'].sum()):,}"),
+                ("stationary", str(bool(recipe.get("stationary", False))).lower())]
+
+    def __repr__(self) -> str:
+        facts = dict(self._summary())
+        users = counted(self.rounds["user_id"].nunique(), "user")
+        return (f"<BanditLog of the {facts['logging policy']} policy on {facts['split']}: "
+                f"{counted(len(self.rounds), 'round')} of {users}\n {facts['held']} held, {facts['opened']} "
+                f"opened, k = {facts['candidates per round']}; .rounds, .candidates, .recipe>")
+
+    def _repr_html_(self) -> str:
+        return html_table(["", ""], self._summary(), caption="pushgen BanditLog")
 
     @property
     def k(self) -> int:

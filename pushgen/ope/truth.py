@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pushgen.ope.estimators import LEVEL
+from pushgen.ope.estimators import LEVEL, plain_floats
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
 from pushgen.ope.policies import SlatePolicy
@@ -39,6 +39,9 @@ class PolicyValue:
     rollouts: int
     rounds: int
     send_rate: float
+
+    def __post_init__(self) -> None:
+        plain_floats(self, "value", "low", "high", "send_rate")
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -20,7 +20,7 @@ from pushgen.data.generator import Recipe
 from pushgen.data.outputs import sha256_file
 from pushgen.model.engagement import MODEL_VERSION
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, SplitSpec
-from pushgen.text_tables import aligned_table, html_table
+from pushgen.text_tables import aligned_table, counted, html_table
 
 REGISTRY_FILE = Path(__file__).with_name("registry.json")
 VERSION = re.compile(r"v(\d+)")
@@ -57,8 +57,9 @@ class StandardSplit:
         return f"{self.name}-{self.version}"
 
     def __repr__(self) -> str:
-        return (f"<StandardSplit {self.label}: {self.users} users ({self.cold_start_users} cold start), "
-                f"{self.months or '-'} months, {self.bytes / 1e6:.1f} MB, "
+        return (f"<StandardSplit {self.label}: {counted(self.users, 'user')} "
+                f"({self.cold_start_users} cold start), "
+                f"{counted(self.months, 'month') if self.months else '- months'}, {self.bytes / 1e6:.1f} MB, "
                 f"fingerprint {self.fingerprint[:16]}>")
 
     def _repr_html_(self) -> str:

@@ -39,7 +39,7 @@ from pushgen.replay.results import read_results
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
-from pushgen.text_tables import aligned_table, html_table
+from pushgen.text_tables import aligned_table, counted, html_table
 
 COLUMNS = {  # metric -> (table heading, format, scale); headings as on the leaderboard
     "steps": ("steps", "{:.0f}", 1),
@@ -150,7 +150,7 @@ class Evaluation:
         ci = ("no interval with one user" if not math.isfinite(score["ci_low"])
               else f"{CONFIDENCE:.0%} interval [{score['ci_low']:.4f}, {score['ci_high']:.4f}]")
         line = (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
-                f"averaged over the {score['users']} users (as the leaderboard ranks)")
+                f"averaged over the {counted(score['users'], 'user')} (as the leaderboard ranks)")
         if not self.paired:
             return line
         compared = self.paired
@@ -174,7 +174,7 @@ class Evaluation:
 
     def _title(self) -> str:
         return (f"split {self.split}, task {self.task}, mode {self.mode}: "
-                f"{len(self.per_user)} users, {self.overall['steps']} contexts")
+                f"{counted(len(self.per_user), 'user')}, {counted(int(self.overall['steps']), 'context')}")
 
     def table(self) -> str:
         header, rows = self._rows()

@@ -68,7 +68,7 @@ from pushgen.splits.scorer import (
     contexts_only,
     initial_state,
 )
-from pushgen.text_tables import html_table
+from pushgen.text_tables import counted, html_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -325,22 +325,25 @@ class Split:
     test: pd.DataFrame
     users: pd.DataFrame
 
-    def _parts(self) -> list[tuple[str, str, str]]:
-        return [(part, f"{len(frame):,}", f"{frame['user_id'].nunique() if 'user_id' in frame else 0:,}")
+    def _parts(self) -> list[tuple[str, int, int]]:
+        return [(part, len(frame), frame["user_id"].nunique() if "user_id" in frame else 0)
                 for part, frame in (("train", self.train), ("validation", self.validation),
                                     ("test", self.test))]
 
     def _title(self) -> str:
         name, version = self.description.get("name"), self.description.get("version")
         label = f"{name}-{version}" if version else str(name or Path(self.folder).name)
-        return f"Split {label}, task {self.task}: {len(self.users):,} users in users.parquet"
+        return f"Split {label}, task {self.task}: {counted(len(self.users), 'user')} in users.parquet"
 
     def __repr__(self) -> str:
-        parts = ", ".join(f"{part} {rows} rows ({users} users)" for part, rows, users in self._parts())
+        parts = ", ".join(f"{part} {counted(rows, 'row')} ({counted(users, 'user')})"
+                          for part, rows, users in self._parts())
         return f"<{self._title()}\n {parts}; folder {self.folder}>"
 
     def _repr_html_(self) -> str:
-        return html_table(["part", "rows", "users"], self._parts(), caption=self._title(),
+        return html_table(["part", "rows", "users"],
+                          [(part, f"{rows:,}", f"{users:,}") for part, rows, users in self._parts()],
+                          caption=self._title(),
                           right=[False, True, True])
 
 
