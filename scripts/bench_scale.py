@@ -24,7 +24,7 @@ child and of the descendants it reaped as a maximum (the largest single process)
 and it comes in KiB (bytes on macOS). Processes that outlive the make process (multiprocessing's
 resource tracker) are counted in the sums while they are seen.
 
-Needs the dask extra (pip install "pushgen[dask]"), which brings psutil.
+Needs the dask extra (pip install ".[dask]" in the checkout), which brings psutil.
 
 Usage: python scripts/bench_scale.py [--users 200] [--months 6] [--big-users 5000]
        [--big-months 12] [--skip-big | --big-only] [--repeat 1] [--baseline PYTHON]

@@ -157,7 +157,9 @@ def main(argv: list[str] | None = None) -> int:
 
         torch.set_num_threads(1)  # small networks: threads cost more than they give
     except ImportError:
-        print("this script needs stable-baselines3: pip install 'pushgen[rl]'", file=sys.stderr)
+        from pushgen.extras import install_line
+
+        print(f"this script needs stable-baselines3: {install_line('rl')}", file=sys.stderr)
         return 2
     print(f"pushgen {pushgen.__version__}; split {args.split}; K = {args.k}; "
           f"candidate seed {args.candidate_seed}")

@@ -14,6 +14,7 @@ from pushgen.baselines import BASELINES
 from pushgen.benchmark.summary import interval, leaderboard
 from pushgen.cli import main
 from pushgen.data.writer import write_dataset
+from pushgen.extras import install_line
 from pushgen.splits import SplitSpec, make_split
 
 SPLIT = "pushgen-mini-v3"
@@ -225,6 +226,6 @@ def test_missing_extras_are_named_once_with_the_whole_install_line(modules, name
     code, _, err = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(tmp_path / "b"),
                        "--baselines", names)
     assert code == 2 and err.strip().count("\n") == 0
-    assert err.startswith(f"pushgen benchmark: error: {needs}: pip install \"pushgen[bench]\" ")
+    assert err.startswith(f"pushgen benchmark: error: {needs}: {install_line('bench')} ")
     assert err.count("pip install") == 1
     assert not (tmp_path / "b").exists()

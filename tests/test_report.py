@@ -29,6 +29,7 @@ from pushgen.data.calibration import FIGURES, checks, summary, verdict_line
 from pushgen.data.dataset import MANIFEST, REPORT, DatasetError
 from pushgen.data.outputs import sha256_file, snapshot
 from pushgen.data.validate import validate
+from pushgen.extras import install_line
 from pushgen.report import figures, report_html, write_report
 from pushgen.report.other_figures import calibration_figure, weekly_rows
 from pushgen.report.sources import load_source
@@ -372,10 +373,10 @@ def test_a_missing_matplotlib_is_named_with_its_install_line(dataset, tmp_path, 
     out = tmp_path / "r.html"
     assert main(["report", str(dataset), "--out", str(out)]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "pip install 'pushgen[plot]'" in error
+    assert error.count("\n") == 1 and install_line("plot") in error
     assert not out.exists()
     assert main(["make", "--users", "1", "--days", "2", "--out", str(tmp_path / "d"), "--report"]) == 2
-    assert "pip install 'pushgen[plot]'" in capsys.readouterr().err
+    assert install_line("plot") in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.data.layout import first_line
+from pushgen.extras import install_line
 
 SMOOTHING = 5  # curve points per rolling mean
 PNG_METADATA = {"Software": None}
@@ -18,7 +19,7 @@ def matplotlib_or_error(alternative: str = ""):
     try:
         import matplotlib
     except ImportError:
-        raise ImportError(f"plots need matplotlib: pip install 'pushgen[plot]'{alternative}") from None
+        raise ImportError(f"plots need matplotlib: {install_line('plot')}{alternative}") from None
     except ValueError as error:  # matplotlib refuses its settings, such as MPLBACKEND, on import
         raise ImportError(f"matplotlib cannot start: {first_line(error)[:200]} (pushgen draws with its Agg "
                           "backend: unset MPLBACKEND or set it to agg)") from None

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from pushgen.extras import install_line
+
 NEEDS_SKLEARN = ("learned", "learned-diverse")
-INSTALL = "pip install \"pushgen[bench]\""
 
 
 def check_requirements(baselines: Iterable[str], plots: bool) -> None:
@@ -21,7 +22,7 @@ def check_requirements(baselines: Iterable[str], plots: bool) -> None:
     missing = [f"{package} (for {purpose})" for package, purpose, require in wanted
                if not _importable(require)]
     if missing:
-        raise ImportError(f"the benchmark needs {' and '.join(missing)}: {INSTALL} "
+        raise ImportError(f"the benchmark needs {' and '.join(missing)}: {install_line('bench')} "
                           f"(or leave out {', '.join(NEEDS_SKLEARN)} with --baselines, and pass --no-plots)")
 
 

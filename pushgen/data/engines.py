@@ -38,6 +38,7 @@ from pushgen import own_process
 from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
 from pushgen.data.writer import Bucket, Tables
+from pushgen.extras import install_line
 from pushgen.model.compiled import announce_compiling
 
 ENGINES = ("local", "dask")
@@ -216,7 +217,7 @@ def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | No
         from distributed import Client, LocalCluster
     except ImportError:
         raise EngineError(
-            "--engine dask needs the dask extra: pip install 'pushgen[dask]'") from None
+            f"--engine dask needs the dask extra: {install_line('dask')}") from None
     if scheduler:
         check_scheduler(scheduler, SCHEDULER_TIMEOUT_SECONDS)
     cluster = client = None

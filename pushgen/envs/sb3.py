@@ -1,5 +1,5 @@
-"""The native vector environments as stable-baselines3's ``VecEnv`` (``pip install 'pushgen[rl]'``;
-from a checkout ``pip install '.[rl]'``).
+"""The native vector environments as stable-baselines3's ``VecEnv`` (the ``rl`` extra:
+``pip install '.[rl]'`` in a checkout).
 
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
@@ -31,11 +31,12 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from pushgen.extras import install_line
+
 try:
     from stable_baselines3.common.vec_env import VecEnv
 except ImportError:
-    raise ImportError("pushgen.envs.sb3 needs stable-baselines3: pip install 'pushgen[rl]' "
-                      "(from a checkout: pip install '.[rl]')") from None
+    raise ImportError(f"pushgen.envs.sb3 needs stable-baselines3: {install_line('rl')}") from None
 
 
 def take(observation: Any, index: int) -> Any:

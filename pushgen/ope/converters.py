@@ -21,6 +21,7 @@ import pandas as pd
 from pushgen import schemas
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
+from pushgen.extras import install_line
 from pushgen.ope.log import BanditLog
 
 VW_UNSAFE = re.compile(r"[\s|:]")
@@ -141,8 +142,7 @@ def minari_env_spec(log: BanditLog) -> Any:
 
 
 def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: bool = False) -> Any:
-    """The log as a Minari dataset (``pip install 'pushgen[ope]'``; from a checkout
-    ``pip install '.[ope]'``): one episode per user in time order; observations as the selection
+    """The log as a Minari dataset (the ``ope`` extra: ``pip install '.[ope]'`` in a checkout): one episode per user in time order; observations as the selection
     environment gives them (``minari_observations``), the logged actions and sampled rewards, and
     in the infos (one per observation) the propensity of the action taken there (NaN after the
     last). The dataset records the environment's spec: ``dataset.recover_environment()`` makes it.
@@ -159,8 +159,7 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
         from minari.data_collector import EpisodeBuffer
         from minari.storage.datasets_root_dir import get_dataset_path
     except ImportError:
-        raise ImportError("to_minari needs minari: pip install 'pushgen[ope]' "
-                          "(from a checkout: pip install '.[ope]')") from None
+        raise ImportError(f"to_minari needs minari: {install_line('ope')}") from None
     observation_space, action_space = minari_spaces(log.k)
     observations = minari_observations(log)
     users = log.rounds["user_id"].to_numpy()

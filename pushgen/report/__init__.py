@@ -1,4 +1,4 @@
-"""Visual reports of a dataset, a split or a benchmark run (matplotlib: ``pip install 'pushgen[plot]'``).
+"""Visual reports of a dataset, a split or a benchmark run (matplotlib: ``pip install '.[plot]'`` in a checkout).
 
     from pushgen.report import figures, write_report
 
