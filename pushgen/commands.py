@@ -145,32 +145,56 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
     click.echo(f"Wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
+def folder_or_standard_split(text: str) -> Path:
+    """The folder at ``text``, or the standard split named ``text`` (fetched or from the cache)."""
+    path = Path(text)
+    if path.exists() or len(path.parts) != 1 or text.startswith("."):
+        return path
+    from pushgen.publishing.download import fetch_split
+    from pushgen.publishing.registry import UnknownSplit, lookup
+
+    try:
+        entry = lookup(text)
+    except UnknownSplit:
+        raise DatasetError(f"{text} does not exist, and no standard split has that name "
+                           "(`pushgen list` shows them)") from None
+    return fetch_split(entry.name, entry.version, progress=shown())
+
+
 @cli.command("describe")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path")
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @quiet_option
-def describe_command(path: Path, as_json: bool) -> None:
+def describe_command(path: str, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
 
     from pushgen.data.describe import describe_path
     from pushgen.data.describe_report import format_description
+    from pushgen.splits.validate import is_split_folder
 
     with user_errors():
-        stats = describe_path(path)
+        folder = folder_or_standard_split(path)
+        if is_split_folder(folder):
+            raise UserFacingError(f"{path} is a split: describe reads a dataset (a split's test parts hold "
+                                  f"no outcomes); describe the dataset it was made from, or `pushgen report "
+                                  f"{path}` for the split's figures")
+        stats = describe_path(folder)
     click.echo(json.dumps(stats, indent=1) if as_json else format_description(stats), nl=as_json)
 
 
 @cli.command("validate")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path")
 @quiet_option
-def validate_command(path: Path) -> None:
-    """Check the dataset, split or bandit log folder at PATH against its manifest.json, split.json
-    or log.json and the schemas (exit 1 if invalid)."""
+def validate_command(path: str) -> None:
+    """Check the dataset, split or bandit log folder at PATH (or a standard split's name) against
+    its manifest.json, split.json or log.json and the schemas (exit 1 if invalid)."""
     from pushgen.data.dataset import read_manifest
     from pushgen.data.validate import validate
     from pushgen.ope.folder import is_log_folder, read_description, validate_log
     from pushgen.splits.validate import is_split_folder, validate_split
 
+    with user_errors():
+        path = folder_or_standard_split(path)
     split = is_split_folder(path)
     log = not split and is_log_folder(path)
     with user_errors():
@@ -283,7 +307,7 @@ def list_command(cache: Path | None) -> None:
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 @quiet_option
 def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:
-    """Fetch the standard split NAME (e.g. pushgen-v1) and print its folder."""
+    """Fetch the standard split NAME (e.g. pushgen-v3) and print its folder."""
     from pushgen.publishing.download import fetch_split
     from pushgen.publishing.registry import lookup
 
@@ -299,7 +323,7 @@ def download_command(name: str, version: str | None, regenerate: bool, cache: Pa
 
 @cli.command("evaluate")
 @click.option("--split", "split", required=True,
-              help="A standard split's name (e.g. pushgen-v2) or a split folder.")
+              help="A standard split's name (e.g. pushgen-v3) or a split folder.")
 @click.option("--task", type=WholeNumber(1, 2), default=1, show_default=True,
               help="1: a submission for the test contexts; 2: a recorded online run.")
 @click.option("--submission", type=click.Path(path_type=Path), required=True,
@@ -330,7 +354,7 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 
 @cli.command("benchmark")
 @click.option("--split", "split", required=True,
-              help="A standard split's name (e.g. pushgen-v2) or a split folder.")
+              help="A standard split's name (e.g. pushgen-v3) or a split folder.")
 @click.option("--task", "tasks", type=WholeNumber(1, 2), multiple=True,
               help="1 (offline) or 2 (online, cold start); repeat for both "
                    "[default: each task with test users].")

@@ -124,3 +124,34 @@ def test_the_readme_states_cold_start_users_user_and_the_feedback_cadence():
     assert "highest ids" in text and "`user=`" in text and "after every 50 contexts" in text
     leaderboard = (Path(__file__).resolve().parents[1] / "docs" / "leaderboard.md").read_text()
     assert "every 50 contexts" in leaderboard
+
+
+def test_the_task_1_walk_through_scores_an_entry_on_the_development_split(walked):
+    """The README's task 1 section, run as written after the task 2 one (whose development split
+    it reuses): the entry is scored on the development split's test users, not the standard ones."""
+    root, _ = walked
+    text = README.read_text()
+    start = text.index("## Developing a task 1 entry\n")
+    task1 = text[start:text.index("\n## ", start + 5)]
+    blocks = re.findall(r"^```python\n(.*?)^```", task1, re.DOTALL | re.MULTILINE)
+    assert len(blocks) == 1
+    here = Path.cwd()
+    import os
+
+    os.chdir(root)
+    try:
+        namespace: dict = {}
+        exec(compile(blocks[0], "README.md (Developing a task 1 entry)", "exec"), namespace)
+    finally:
+        os.chdir(here)
+    entry = pd.read_parquet(root / "favourite-dev.parquet")
+    dev = json.loads((root / "pushgen-mini-dev" / "split.json").read_text())
+    assert len(entry) == dev["parts"]["task1/test"]["rows"]
+    [command] = re.findall(r"^```\n(pushgen evaluate .*?)\n```", task1, re.MULTILINE)
+    done = subprocess.run([sys.executable, "-m", "pushgen", *shlex.split(command)[1:], "--json"], cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    scored = json.loads(done.stdout)
+    assert scored["task"] == 1 and scored["split"] == "pushgen-mini-dev-seed7"
+    assert scored["score"]["users"] == len(dev["parts"]["task1/test"]["users"])
+    assert 0 < scored["score"]["mean_reward"] < 1
