@@ -1,4 +1,5 @@
-"""Visual reports of a dataset, a split or a benchmark run (matplotlib: ``pip install '.[plot]'`` in a checkout).
+"""Visual reports of a dataset, a split or a benchmark run (matplotlib, the ``plot`` extra:
+``pip install '.[plot]'`` in a checkout).
 
     from pushgen.report import figures, write_report
 

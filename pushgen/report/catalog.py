@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pushgen.report.data_figures as data
+import pushgen.report.engagement_figures as engagement
 import pushgen.report.other_figures as other
 from pushgen.report.sources import Source
 
@@ -57,17 +58,19 @@ CATALOG = (
           ROWS, lambda s, v: data.users_figure(v)),
     Entry("fatigue_habituation", "Fatigue, habituation and novelty",
           "Open rate by how many notifications the user had in the preceding hour (fatigue), by how many "
-          "of the same app and subject the user had in the preceding day (habituation; users with more "
-          "repeats differ in other ways too), and by week since the start (novelty).",
-          ROWS, lambda s, v: data.fatigue_figure(v)),
+          "of the same app and subject the user had in the preceding day (habituation, within user: the "
+          "open rate minus the same user's for that app and subject, since users with more repeats "
+          "differ in other ways too), and by week since the start (novelty).",
+          ROWS, lambda s, v: engagement.fatigue_figure(v)),
     Entry("content_context", "Content x context",
-          "The open rate of each category of notification in each activity of the user.",
-          ROWS, lambda s, v: data.content_context_figure(v)),
+          "The open rate of each category of notification in each activity of the user; a blank cell "
+          "has fewer than 30 notifications.",
+          ROWS, lambda s, v: engagement.content_context_figure(v)),
     Entry("context_effects", "Context effects and habituation in the ground truth",
           "For the content x situation pairs people report: the open rate in the situation against "
           "the same content elsewhere, with the population's mean interaction weight; and the open "
           "rate by the ground truth's exposure to the notification's channel.",
-          ("dataset",), lambda s, v: data.context_effects_figure(v)),
+          ("dataset",), lambda s, v: engagement.context_effects_figure(v)),
     Entry("leaderboard", "Leaderboard",
           "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
           "across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the "

@@ -190,10 +190,22 @@ def _mark(row: pd.Series) -> str:
     return name
 
 
+def with_marks(name: str, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the marks of the rows that read the simulated user or are upper bounds: the
+    selection section's table (``selection.csv``) names its baselines without them."""
+    if name != "selection" or "uses_true_model" in table:
+        return table
+    from pushgen.baselines.selection import SELECTION_BASELINES
+
+    known = table["baseline"].map(SELECTION_BASELINES.get)
+    return table.assign(uses_true_model=[b is not None and b.reads_truth for b in known],
+                        upper_bound=[b is not None and b.upper_bound for b in known])
+
+
 def leaderboard_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
     """The leaderboard's figure, and one of every other table of the folder that ranks baselines by
     mean reward (titled by its file)."""
-    ranking = {f"{name}.csv": table for name, table in benchmark.other_tables.items()
+    ranking = {f"{name}.csv": with_marks(name, table) for name, table in benchmark.other_tables.items()
                if {"baseline", "mean_reward"} <= set(table) and len(table)}
     tables = {"": benchmark.leaderboard, **ranking}
     return [(title, leaderboard_figure(table)) for title, table in tables.items()]
