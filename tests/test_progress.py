@@ -119,7 +119,8 @@ def test_a_pipe_gets_no_bar_but_the_notes(folders):
 def test_errors_are_shown_even_when_quiet(folders):
     done = on_pipe(["describe", "no-such-folder", "--quiet"], folders)
     assert done.returncode == 2
-    assert done.stderr == "pushgen describe: error: no-such-folder does not exist\n"
+    assert done.stderr == ("pushgen describe: error: no-such-folder does not exist, and no standard split "
+                           "has that name (`pushgen list` shows them)\n")
 
 
 def test_outside_a_command_the_library_draws_nothing(capsys):
