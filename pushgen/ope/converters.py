@@ -142,10 +142,11 @@ def minari_env_spec(log: BanditLog) -> Any:
 
 
 def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: bool = False) -> Any:
-    """The log as a Minari dataset (the ``ope`` extra: ``pip install '.[ope]'`` in a checkout): one episode per user in time order; observations as the selection
-    environment gives them (``minari_observations``), the logged actions and sampled rewards, and
-    in the infos (one per observation) the propensity of the action taken there (NaN after the
-    last). The dataset records the environment's spec: ``dataset.recover_environment()`` makes it.
+    """The log as a Minari dataset (the ``ope`` extra: ``pip install '.[ope]'`` in a checkout): one
+    episode per user in time order; observations as the selection environment gives them
+    (``minari_observations``), the logged actions and sampled rewards, and in the infos (one per
+    observation) the propensity of the action taken there (NaN after the last). The dataset records
+    the environment's spec: ``dataset.recover_environment()`` makes it.
     ``root`` is the Minari datasets folder (default: Minari's own); ``force`` replaces a dataset
     of that id (otherwise ``FileExistsError``). ``dataset_id`` must name a folder inside the
     datasets folder (checked before anything is created)."""
