@@ -33,14 +33,12 @@ from pushgen.model import (
     device_kernel,
     engagement_kernel,
     exposure_kernel,
-    feasibility_kernel,
     features_kernel,
     nodes_kernel,
     regime_kernel,
     routine_kernel,
     sampling_kernel,
     seeding_kernel,
-    situations_kernel,
     timings_kernel,
 )
 from pushgen.model.compiled import Kernel
@@ -64,7 +62,6 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "seen time (seen_seconds)": (timings_kernel.seen_seconds, reference.seen_seconds),
     "evening dip (evening_exponents)": (timings_kernel.evening_exponents, reference.evening_exponents),
     "time to wake-up (seconds_to_wake)": (timings_kernel.seconds_to_wake, reference.seconds_to_wake),
-    "possible channels (carried_channels)": (feasibility_kernel.carried_channels, reference.carried_channels),
     "context at the posts (context_codes)": (features_kernel.context_codes, reference.context_codes),
     "logged exposure (logged_decayed_sums)": (exposure_kernel.logged_decayed_sums,
                                               reference.logged_decayed_sums),
@@ -76,9 +73,7 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
     "row state (row_states)": (engagement_kernel.row_states, reference.row_states),
     "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
-    "codes in range (first_outside)": (engagement_kernel.first_outside, reference.first_outside),
     "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
-    "clock situations (clock_exponents)": (situations_kernel.clock_exponents, reference.clock_exponents),
     "stream seeds (sequence_states)": (seeding_kernel.sequence_states, reference.sequence_states),
 }
 COLD_RUN = "import pushgen; pushgen.generate(users=1, months=1, seed=1)"

@@ -132,16 +132,6 @@ def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.nd
     return out
 
 
-def carried_channels(lookup: np.ndarray, subjects: np.ndarray, updates: np.ndarray, app: np.ndarray,
-                     category: np.ndarray, priority: np.ndarray, visibility: np.ndarray, ongoing: np.ndarray,
-                     subject: np.ndarray, number_of_updates: np.ndarray) -> np.ndarray:
-    """One fancy index into the lookup and two into the carried values."""
-    channel = lookup[app, category, priority, visibility, ongoing]
-    safe = np.maximum(channel, 0)
-    carried = subjects[safe, subject] & updates[safe, number_of_updates]
-    return np.where((channel >= 0) & carried, channel, -1)
-
-
 def context_codes(slot: np.ndarray, slots_per_day: int, place: np.ndarray, activity: np.ndarray,
                   noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray, percent: np.ndarray,
                   level_bounds: np.ndarray, level_codes: np.ndarray, charging: np.ndarray,
@@ -299,13 +289,6 @@ def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
     return lfilter([1.0], [1.0, -persistence], shocks)
 
 
-def situation_effects(interactions: np.ndarray, rows: np.ndarray, group: np.ndarray,
-                      by_priority: np.ndarray, priority: np.ndarray,
-                      by_updates: np.ndarray, updates: np.ndarray) -> np.ndarray:
-    """What each notification adds per unit of each situation, as NumPy's broadcasting adds it."""
-    return interactions[rows, group] + by_priority[priority] + by_updates[updates]
-
-
 def _stored(values: np.ndarray) -> np.ndarray:
     return values.astype(np.float32).astype(np.float64)
 
@@ -363,14 +346,6 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
     return np.where((channel >= 0) & has_app[rows, app], logit, -np.inf)
 
 
-def clock_exponents(hour: np.ndarray, morning_peak: float, morning_width: float, edge_hours: np.ndarray,
-                    edge_widths: np.ndarray, rising: np.ndarray) -> np.ndarray:
-    """The clock curves' exponents as whole-array expressions."""
-    edges = [-((hour - at) / width) if up else -((at - hour) / width)
-             for at, width, up in zip(edge_hours, edge_widths, rising, strict=True)]
-    return np.stack([-0.5 * ((hour - morning_peak) / morning_width) ** 2, *edges])
-
-
 def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, by_activity: np.ndarray,
                       activity: np.ndarray, silent: np.ndarray, ringer: np.ndarray, listening: np.ndarray,
                       headphones: np.ndarray, music: np.ndarray) -> np.ndarray:
@@ -395,13 +370,6 @@ def state_runs(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     change[:1] = True
     np.not_equal(state[1:], state[:-1], out=change[1:])
     return np.cumsum(change) - 1, state[change]
-
-
-def first_outside(columns: tuple, sizes: np.ndarray) -> int:
-    """The first column whose minimum or maximum falls outside its range."""
-    outside = [len(column) > 0 and (column.min() < 0 or column.max() >= size)
-               for column, size in zip(columns, sizes, strict=True)]
-    return outside.index(True) if any(outside) else -1
 
 
 def trigger_lasts(app: np.ndarray, slot: np.ndarray, trigger_of_app: np.ndarray, state: np.ndarray,

@@ -21,7 +21,6 @@ from pushgen.model import (
     device_kernel,
     engagement_kernel,
     exposure_kernel,
-    feasibility_kernel,
     features_kernel,
     nodes_kernel,
     regime_kernel,
@@ -30,7 +29,6 @@ from pushgen.model import (
     sampling,
     sampling_kernel,
     seeding_kernel,
-    situations_kernel,
     timings,
     timings_kernel,
 )
@@ -40,17 +38,16 @@ from pushgen.model.seeding import NodeFamily, stream
 
 KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arrivals_kernel.all_posts,
            arrivals_kernel.time_order,
-           routine_kernel.slot_states, routine_kernel.slot_places, exposure_kernel.keyed_decayed_sums,
+           routine_kernel.slot_states, routine_kernel.slot_places,
            device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
            device_kernel.slot_ringer, regime_kernel.markov_chain, engagement_kernel.autoregression,
-           engagement_kernel.situation_effects, engagement_kernel.feature_sums, engagement_kernel.open_logits,
+           engagement_kernel.open_logits,
            engagement_kernel.row_states, engagement_kernel.state_exponents,
-           situations_kernel.clock_exponents, situations_kernel.situation_columns,
            timings_kernel.branch_exponents, timings_kernel.seen_seconds,
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
-           feasibility_kernel.carried_channels, features_kernel.context_codes,
+           features_kernel.context_codes,
            seeding_kernel.sequence_states, sampling_kernel.state_runs,
-           engagement_kernel.first_outside, nodes_kernel.trigger_lasts,
+           nodes_kernel.trigger_lasts,
            exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents,
            arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums, content_kernel.count_updates,
            content_kernel.chosen_updates)
@@ -150,24 +147,6 @@ def test_post_channels_and_thread_values_equal_the_wheres_and_fancy_indexing(dat
     thread = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-1, max(n - 1, 0))))
     np.testing.assert_array_equal(content_kernel.thread_values(channel, position, thread),
                                   reference.thread_values(channel, position, thread))
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), n=st.integers(0, 40))
-def test_carried_channels_equal_the_fancy_indexing_also_for_negative_and_bad_codes(data, n):
-    shape = (3, 2, 2, 2, 2)
-    lookup = data.draw(hnp.arrays(np.int64, shape, elements=st.integers(-1, 5)))
-    subjects, updates = data.draw(hnp.arrays(np.bool_, (6, 4))), data.draw(hnp.arrays(np.bool_, (6, 3)))
-    sizes = (*shape, 4, 3)
-    codes = [data.draw(hnp.arrays(np.int16, n, elements=st.integers(-size - 1, size))) for size in sizes]
-    inputs = (lookup, subjects, updates, *codes)
-    try:
-        expected = reference.carried_channels(*inputs)
-    except IndexError:
-        with pytest.raises(IndexError, match="out of range"):
-            feasibility_kernel.carried_channels(*inputs)
-        return
-    np.testing.assert_array_equal(feasibility_kernel.carried_channels(*inputs), expected)
 
 
 @settings(max_examples=60, deadline=None)
@@ -329,22 +308,29 @@ def test_evening_exponents_equal_the_whole_array_expression(hour, peak, width):
 @settings(max_examples=60, deadline=None)
 @given(gaps=hnp.arrays(np.float64, st.integers(0, 150), elements=st.floats(0, 40000)),
        data=st.data(), tau=st.floats(30, 2e5))
-def test_keyed_decayed_sums_match_the_chunked_cumulative_sums(gaps, data, tau):
+def test_keyed_exposure_is_the_sum_over_earlier_rows_of_the_same_key(gaps, data, tau):
     seconds = np.cumsum(gaps) + 1e6
     keys = data.draw(hnp.arrays(np.int64, len(seconds), elements=st.integers(0, 6)))
     weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
     shift = data.draw(st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
     before = int(np.searchsorted(seconds, seconds[0] + shift)) if len(seconds) and shift else 0
     lead = data.draw(st.integers(0, before))  # the history comes before the rows
-    expected = reference.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
-    got = exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift)
+    # every pair of rows: the history's first ``lead`` rows at their seconds, then all rows shifted
+    at = np.concatenate([seconds[:lead], seconds + shift])
+    key, weight = np.concatenate([keys[:lead], keys]), np.concatenate([weights[:lead], weights])
+    earlier = (np.arange(len(at))[None, :] < np.arange(len(at))[:, None]) & (key[None, :] == key[:, None])
+    since = np.where(earlier, at[:, None] - at[None, :], np.inf)
+    expected = (weight[None, :] * np.exp(-since / tau)).sum(axis=1)[lead:]
+    got = keyed_exposure(seconds, keys, tau, weights, lead, shift)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    nothing = ~(earlier & (weight[None, :] > 0)).any(axis=1)[lead:]
+    assert (got[nothing] == 0).all()  # nothing before: exactly nothing
 
 
 @settings(max_examples=60, deadline=None)
 @given(gaps=hnp.arrays(np.float64, st.integers(0, 120), elements=st.floats(0, 40000)), data=st.data(),
        fatigue_tau=st.floats(30, 2e5), shift=st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
-def test_logged_decayed_sums_are_the_four_keyed_sums_to_the_bit(gaps, data, fatigue_tau, shift):
+def test_logged_decayed_sums_are_the_four_keyed_sums(gaps, data, fatigue_tau, shift):
     seconds = np.cumsum(gaps)
     n = len(seconds)
     before = int(np.searchsorted(seconds, seconds[0] + shift)) if n and shift else 0
@@ -361,28 +347,13 @@ def test_logged_decayed_sums_are_the_four_keyed_sums_to_the_bit(gaps, data, fati
     got = exposure_kernel.logged_decayed_sums(*arguments)
     interrupts = by_priority[priority] * np.where(updates != 0, 0.25, 1.0)
     alone = np.zeros(n, dtype=np.int64)
-    fatigue = exposure_kernel.keyed_decayed_sums(seconds, alone, 1, fatigue_tau, interrupts, lead, shift)
-    assert_same_bits(got[0], fatigue)
+    fatigue = keyed_exposure(seconds, alone, fatigue_tau, interrupts, lead, shift)
+    np.testing.assert_allclose(got[0], fatigue, rtol=1e-10, atol=1e-12)
     for row, key, tau in zip(got[1:], keys, taus, strict=True):
         once = np.ones(n)
-        assert_same_bits(row, exposure_kernel.keyed_decayed_sums(seconds, key, 7, tau, once, lead, shift))
+        np.testing.assert_allclose(row, keyed_exposure(seconds, key, tau, once, lead, shift), rtol=1e-10,
+                                   atol=1e-12)
     np.testing.assert_allclose(got, reference.logged_decayed_sums(*arguments), rtol=1e-10, atol=1e-12)
-
-
-@settings(max_examples=60, deadline=None)
-@given(gaps=hnp.arrays(np.float64, st.integers(0, 120), elements=st.floats(0, 40000)),
-       data=st.data(), tau=st.floats(30, 2e5), shift=st.sampled_from([0.0, 7 * 86400.0, 1234.5]))
-def test_a_lead_in_history_gives_the_sums_of_the_rows_laid_after_it(gaps, data, tau, shift):
-    seconds = np.cumsum(gaps)
-    keys = data.draw(hnp.arrays(np.int16, len(seconds), elements=st.integers(0, 6)))
-    weights = data.draw(hnp.arrays(np.float64, len(seconds), elements=st.floats(0, 1)))
-    before = int(np.searchsorted(seconds, seconds[0] + shift)) if len(seconds) and shift else 0
-    lead = data.draw(st.integers(0, before))
-    history = np.concatenate([seconds[:lead], seconds + shift if shift else seconds])
-    laid_out = exposure_kernel.keyed_decayed_sums(history, np.concatenate([keys[:lead], keys]), 7, tau,
-                                                  np.concatenate([weights[:lead], weights]), 0, 0.0)
-    assert_same_bits(exposure_kernel.keyed_decayed_sums(seconds, keys, 7, tau, weights, lead, shift),
-                     laid_out[lead:])
 
 
 @settings(max_examples=40, deadline=None)
@@ -473,22 +444,6 @@ def test_autoregression_equals_the_linear_filter(shocks, persistence):
                                   reference.autoregression(shocks, persistence))
 
 
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), users=st.integers(1, 4), groups=st.integers(1, 5), situations=st.integers(1, 6),
-       n=st.integers(0, 50))
-def test_situation_effects_equal_the_broadcast_sum(data, users, groups, situations, n):
-    values = st.floats(-50, 50, allow_subnormal=True)
-    interactions = data.draw(hnp.arrays(np.float64, (users, groups, situations), elements=values))
-    by_priority = data.draw(hnp.arrays(np.float64, (3, situations), elements=values))
-    by_updates = data.draw(hnp.arrays(np.float64, (2, situations), elements=values))
-    rows, group, priority, updates = (
-        data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, top - 1)))
-        for top in (users, groups, 3, 2))
-    arguments = (interactions, rows, group, by_priority, priority, by_updates, updates)
-    np.testing.assert_array_equal(engagement_kernel.situation_effects(*arguments),
-                                  reference.situation_effects(*arguments))
-
-
 def assert_same_bits(got: np.ndarray, expected: np.ndarray) -> None:
     """Equal to the bit: signed zeros and infinities included."""
     assert got.shape == expected.shape and got.dtype == expected.dtype
@@ -496,29 +451,6 @@ def assert_same_bits(got: np.ndarray, expected: np.ndarray) -> None:
 
 
 FLOATS = st.floats(-1e6, 1e6, allow_subnormal=True) | st.sampled_from([0.0, -0.0, 1e-310, 0.5, 1.0])
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), users=st.integers(1, 3), n=st.integers(0, 40),
-       widths=st.lists(st.integers(1, 7), max_size=4))
-def test_feature_sums_add_each_feature_in_turn_as_whole_arrays_do(data, users, n, widths):
-    tables = tuple(data.draw(hnp.arrays(np.float64, (users, w), elements=FLOATS)) for w in widths)
-    rows = data.draw(hnp.arrays(np.int64, n, elements=st.integers(0, users - 1)))
-    codes = tuple(data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, w - 1))) for w in widths)
-    start = data.draw(hnp.arrays(np.float64, n, elements=FLOATS))
-    if not widths:  # no features: the start itself (typed tuples need one element to be typed)
-        tables, codes = (np.zeros((users, 1)),), (np.zeros(n, dtype=np.int16),)
-    assert_same_bits(engagement_kernel.feature_sums(start, tables, rows, codes),
-                     reference.feature_sums(start, tables, rows, codes))
-
-
-@settings(max_examples=80, deadline=None)
-@given(data=st.data(), n=st.integers(0, 40), dtype=st.sampled_from([np.int8, np.int16, np.int64]),
-       sizes=st.lists(st.integers(1, 9), min_size=1, max_size=5))
-def test_first_outside_names_the_first_column_out_of_its_range(data, n, dtype, sizes):
-    columns = tuple(data.draw(hnp.arrays(dtype, n, elements=st.integers(-2, size + 1))) for size in sizes)
-    sizes = np.array(sizes, dtype=np.int64)
-    assert engagement_kernel.first_outside(columns, sizes) == reference.first_outside(columns, sizes)
 
 
 @settings(max_examples=60, deadline=None)
@@ -601,30 +533,6 @@ def test_row_states_equal_the_whole_array_expressions(data, n):
         np.testing.assert_array_equal(a, b) if a.dtype == bool else assert_same_bits(a, b)
 
 
-@settings(max_examples=60, deadline=None)
-@given(hour=hnp.arrays(np.float64, st.integers(0, 50), elements=st.floats(0, 24, exclude_max=True)),
-       data=st.data())
-def test_clock_exponents_equal_the_whole_array_expressions(hour, data):
-    edges = data.draw(st.integers(0, 5))
-    centre = data.draw(hnp.arrays(np.float64, edges, elements=st.floats(0, 24)))
-    width = data.draw(hnp.arrays(np.float64, edges, elements=st.floats(0.1, 3)))
-    rising = data.draw(hnp.arrays(np.bool_, edges))
-    arguments = (hour, data.draw(st.floats(0, 24)), data.draw(st.floats(0.1, 3)), centre, width, rising)
-    assert_same_bits(situations_kernel.clock_exponents(*arguments), reference.clock_exponents(*arguments))
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), n=st.integers(0, 50))
-def test_situation_columns_equal_the_whole_columns(data, n):
-    curves = data.draw(hnp.arrays(np.float64, (6, n), elements=st.floats(0, 1)))
-    tables = [np.asarray(data.draw(hnp.arrays(np.bool_, shape)), dtype=np.float64)
-              for shape in ((7, 2), (7, 3), (3,), (2, 2))]
-    codes = [data.draw(hnp.arrays(np.int16, n, elements=st.integers(0, top - 1))) for top in (7, 7, 3, 2, 2)]
-    arguments = (curves, tables[0], codes[0], tables[1], codes[1], tables[2], codes[2], tables[3], codes[3],
-                 codes[4])
-    assert_same_bits(situations_kernel.situation_columns(*arguments), reference.situation_columns(*arguments))
-
-
 @pytest.mark.parametrize("persistence", [0.5, 0.9])
 def test_autoregression_keeps_the_stationary_variance(persistence):
     shocks = np.random.default_rng(2).normal(0.0, 1.0, 400_000) * np.sqrt(1 - persistence**2)
@@ -658,16 +566,6 @@ def test_streams_draw_as_pcg64_seeded_by_the_seed_sequence_of_seed_user_and_fami
     assert [child.generate_state(2).tolist() for child in seed_sequence.spawn(2)] == [
         child.generate_state(2).tolist() for child in expected_sequence.spawn(2)]
     np.testing.assert_array_equal(rng.spawn(1)[0].random(3), expected.spawn(1)[0].random(3))
-
-
-def test_carried_channels_check_the_updates_code_where_the_subject_is_not_carried():
-    lookup = np.zeros((1, 1, 1, 1, 1), dtype=np.int64)
-    subjects, updates = np.zeros((1, 2), dtype=bool), np.ones((1, 3), dtype=bool)
-    zero = np.zeros(1, dtype=np.int16)
-    with pytest.raises(IndexError, match="out of range"):
-        feasibility_kernel.carried_channels(lookup, subjects, updates, zero, zero, zero, zero, zero, zero,
-                                            np.array([3], dtype=np.int16))
-    assert feasibility_kernel.carried_channels(lookup, subjects, updates, *[zero] * 7).tolist() == [-1]
 
 
 BLAS_STATE = ("import sys\nimport numba.np.arraymath as arraymath\n"

@@ -41,12 +41,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channels import GROUPS
-from pushgen.model.engagement_kernel import (
-    autoregression,
-    feature_sums,
-    first_outside,
-    situation_effects,
-)
+from pushgen.model.engagement_kernel import autoregression
 from pushgen.model.exposure import (
     HABITUATION_KEYS,
     HABITUATION_TAU_DAYS,
@@ -164,10 +159,12 @@ def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[
     code checked to be a position in its feature's published values."""
     if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
-    outside = first_outside(tuple(columns), _value_counts(features))
-    if outside >= 0:
-        name = features[outside]
-        check_positions(columns[outside], f"codes of {name}", len(schemas.values(name)))
+    if len(columns[0]):
+        stacked = np.stack(columns)
+        outside = np.flatnonzero((stacked.min(axis=1) < 0) | (stacked.max(axis=1) >= _value_counts(features)))
+        if len(outside):
+            name = features[outside[0]]
+            check_positions(columns[outside[0]], f"codes of {name}", len(schemas.values(name)))
     return dict(zip(features, columns, strict=True))
 
 
@@ -189,7 +186,10 @@ def weight_tables(params: EngagementParameters, features: tuple[str, ...]) -> tu
 def _weights(params: EngagementParameters, start: np.ndarray, rows: np.ndarray, codes: dict[str, np.ndarray],
              features: tuple[str, ...]) -> np.ndarray:
     """``start`` plus each feature's weight of each row's user and value, added in ``features`` order."""
-    return feature_sums(start, weight_tables(params, features), rows, tuple(codes[f] for f in features))
+    total = np.array(start, dtype=np.float64)
+    for feature in features:
+        total += params.weights[feature][rows, codes[feature]]
+    return total
 
 
 def _attention(params: EngagementParameters, rows: np.ndarray, hour: np.ndarray) -> np.ndarray:
@@ -228,9 +228,8 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
     base = _weights(params, np.zeros(len(rows)), rows, feature, NOTIFICATION_FEATURES)
     channel = channel_of(feature)
     group = app_catalog().channels.group[np.maximum(channel, 0)]
-    per_situation = situation_effects(
-        np.ascontiguousarray(params.interactions, dtype=np.float64), rows, group,
-        priority_effects(), feature["priority"], updates_effects(), feature["numberOfUpdates"])
+    per_situation = (params.interactions[rows, group] + priority_effects()[feature["priority"]]
+                     + updates_effects()[feature["numberOfUpdates"]])
     possible = (channel >= 0) & params.has_app[rows, feature["postingApp"]]
     per_situation = per_situation.reshape(*shape, len(SITUATIONS))
     return NotificationTerms(base=base.reshape(shape), per_situation=per_situation,

@@ -1,7 +1,6 @@
 """Kernels of the engagement nodes: the hidden availability's daily AR(1) level, each post's row
 state, the arguments of the attention cycle and the novelty, and the open log-odds of rows in one
-pass; for the judge's terms, the features' weights and what each notification adds per unit of
-each situation; the check that codes are positions in their features' values."""
+pass."""
 
 from __future__ import annotations
 
@@ -19,48 +18,6 @@ def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
         previous = shocks[d] + persistence * previous
         level[d] = previous
     return level
-
-
-@kernel
-def first_outside(columns: tuple, sizes: np.ndarray) -> int:
-    """The index of the first column holding a value outside [0, sizes[column]), -1 if none does."""
-    for f in range(len(columns)):
-        column, size = columns[f], sizes[f]
-        outside = False
-        for i in range(len(column)):
-            outside |= (column[i] < 0) | (column[i] >= size)
-        if outside:
-            return f
-    return -1
-
-
-@kernel
-def situation_effects(interactions: np.ndarray, rows: np.ndarray, group: np.ndarray,
-                      by_priority: np.ndarray, priority: np.ndarray,
-                      by_updates: np.ndarray, updates: np.ndarray) -> np.ndarray:
-    """effects[i, s] = interactions[rows[i], group[i], s] + by_priority[priority[i], s]
-    + by_updates[updates[i], s], added in that order (the sum NumPy's broadcasting gives)."""
-    situations = interactions.shape[2]
-    effects = np.empty((len(rows), situations))
-    for i in range(len(rows)):
-        for s in range(situations):
-            effects[i, s] = (interactions[rows[i], group[i], s] + by_priority[priority[i], s]
-                             + by_updates[updates[i], s])
-    return effects
-
-
-@kernel
-def feature_sums(start: np.ndarray, tables: tuple, rows: np.ndarray, codes: tuple) -> np.ndarray:
-    """start[i] + tables[0][rows[i], codes[0][i]] + tables[1][rows[i], codes[1][i]] + ..., added in
-    that order: each feature's weight of each row's user and value."""
-    total = np.empty(len(start))
-    for i in range(len(start)):
-        r = rows[i]
-        value = start[i]
-        for f in range(len(tables)):
-            value += tables[f][r, codes[f][i]]
-        total[i] = value
-    return total
 
 
 @kernel
@@ -89,7 +46,7 @@ def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, cont
     row base = intercept + the context features' weights, in order, + amplitude * cos(cycle[0])
                + asleep_penalty * asleep + novelty * exp(cycle[1]) + mood
     notification base = the notification features' weights, in order
-    situations: ``situations_kernel.situation_columns`` of ``curves`` (``situations.clock_curves``)
+    situations: ``situations.situations`` of ``curves`` (``situations.clock_curves``)
                and ``indicators`` (per-code tables of day,
                activity, ringer mode and listening) at ``situation_codes`` (day, activity,
                ringerMode, headphonesIn, musicActive)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model.exposure_kernel import keyed_decayed_sums, logged_decayed_sums
+from pushgen.model.exposure_kernel import logged_decayed_sums
 from pushgen.model.feasibility import check_positions
 from pushgen.model.renamed import moved
 
@@ -30,6 +30,7 @@ HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
 INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 0.5, "low": 0.3,
                             "min": 0.0}
 UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
+CHUNK_TAUS = 600.0  # time constants per chunk of keyed_exposure's running sums (exp(600) is finite)
 
 
 INTERRUPTION_BY_CODE = np.array([INTERRUPTION_BY_PRIORITY[v] for v in schemas.field("priority").values])
@@ -49,18 +50,42 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
     """For each row, the sum over earlier rows with the same key of weight * exp(-(t - t_j) / tau).
 
     ``seconds`` sorted ascending; the rows come at seconds + shift_seconds, after their first
-    ``lead`` rows came at their seconds. Compiled in ``exposure_kernel.keyed_decayed_sums``.
+    ``lead`` rows came at their seconds. Whole arrays, without a compiled kernel (the evaluator
+    starts without numba): along each key's own timeline, in chunks of ``CHUNK_TAUS`` time
+    constants, each row's sum is the running sum of weight * exp(time into the chunk) before it,
+    scaled back by exp(-its own time into the chunk). What rows more than one chunk back add
+    (below exp(-CHUNK_TAUS) in all) is left out.
     """
-    n = len(seconds)
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = np.ones(len(seconds)) if weights is None else np.asarray(weights, dtype=np.float64)
+    t = np.asarray(seconds, dtype=np.float64)
     keys = np.asarray(keys)
-    low, high = (int(keys.min()), int(keys.max())) if n else (0, 0)
-    if high - min(low, 0) > 4 * n + 1024:  # sparse keys: one sum per key used
-        keys, low, high = np.unique(keys, return_inverse=True)[1].astype(np.int64), 0, n
-    elif low < 0 or not np.issubdtype(keys.dtype, np.integer):
-        keys, high = keys.astype(np.int64) - low, high - low
-    return keyed_decayed_sums(np.asarray(seconds, dtype=np.float64), keys, high + 1, float(tau_seconds), w,
-                              int(lead), float(shift_seconds))
+    if lead or shift_seconds:
+        laid_out = keyed_exposure(np.concatenate([t[:lead], t + shift_seconds]),
+                                  np.concatenate([keys[:lead], keys]), tau_seconds,
+                                  np.concatenate([w[:lead], w]))
+        return laid_out[lead:]
+    import pandas as pd  # its grouped cumulative sum sums each group's rows in order
+
+    order = np.argsort(keys, kind="stable")
+    key, t, w = keys[order], t[order], w[order]
+    first = np.r_[True, key[1:] != key[:-1]] if len(key) else np.zeros(0, dtype=bool)
+    began = t[first][np.cumsum(first) - 1]  # the key's first row's time
+    chunk = np.floor((t - began) / (CHUNK_TAUS * tau_seconds))
+    into = (t - (began + chunk * (CHUNK_TAUS * tau_seconds))) / tau_seconds  # time constants into the chunk
+    starts = first | np.r_[True, chunk[1:] != chunk[:-1]][: len(key)]
+    segment = np.cumsum(starts) - 1
+    grown = w * np.exp(into)
+    running = pd.Series(grown).groupby(segment, sort=False).cumsum().to_numpy()
+    before = np.r_[0.0, running[:-1]][: len(key)]
+    totals = running[np.r_[starts[1:], True][: len(key)]] if len(key) else running
+    # each chunk starts with what the key's chunk before it left, decayed to the chunk's start
+    previous = np.r_[0.0, totals[:-1]][: len(totals)]
+    gap = np.where(first[starts], np.inf, np.diff(chunk[starts], prepend=0.0))  # a key's first: nothing
+    carried = previous * np.exp(-CHUNK_TAUS * gap)
+    before = np.where(starts, carried[segment], before + carried[segment])
+    out = np.empty(len(key))
+    out[order] = before * np.exp(-into)
+    return out
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ import numpy as np
 
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channel_table import SIGNATURE
-from pushgen.model.feasibility_kernel import carried_channels
 
 CHANNEL_FIELDS = ("postingApp", *SIGNATURE)
 
@@ -42,11 +41,6 @@ def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
     Checks every field: a subject or numberOfUpdates level the channel does not carry gives -1.
     """
     table = app_catalog().channels
-    fields = [np.asarray(codes[f]) for f in (*CHANNEL_FIELDS, "subject", "numberOfUpdates")]
-    if all(f.ndim == 1 and len(f) == len(fields[0]) and f.dtype.kind in "iu" for f in fields):
-        if not same_integer_arrays(fields):
-            fields = [f.astype(np.int64) for f in fields]
-        return carried_channels(table.lookup, table.subjects, table.updates, *fields)
     channel = table.channel_of(codes)
     safe = np.maximum(channel, 0)
     subject = np.asarray(codes["subject"], dtype=np.int64)

@@ -29,7 +29,6 @@ import numpy as np
 
 from pushgen import schemas
 from pushgen.model.channels import GROUPS
-from pushgen.model.situations_kernel import clock_exponents, situation_columns
 
 SITUATIONS = ("morning", "work hours", "evening", "night", "weekend", "vehicle", "exercise", "walking",
               "silent", "listening")
@@ -128,7 +127,13 @@ def _edges() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def clock_curves(hour: np.ndarray) -> np.ndarray:
     """(1 + edges, rows): the morning bell, then each logistic edge s(x) = 1 / (1 + exp(-x)), at each
     hour (float64)."""
-    curves = clock_exponents(hour, MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS, *_edges())
+    hour = np.asarray(hour, dtype=np.float64)
+    at, width, rising = _edges()
+    z = (hour - MORNING_PEAK_HOUR) / MORNING_WIDTH_HOURS
+    curves = np.empty((1 + len(at), len(hour)))
+    np.multiply(-0.5, z * z, out=curves[0])
+    rise = rising[:, None]
+    np.negative(np.where(rise, hour - at[:, None], at[:, None] - hour) / width[:, None], out=curves[1:])
     np.exp(curves, out=curves)
     edges = curves[1:]
     edges += 1.0
@@ -145,5 +150,7 @@ def situations(codes: dict[str, np.ndarray], hour: np.ndarray) -> np.ndarray:
               for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive"))))
     curves = clock_curves(h)
     tables = indicator_tables()
-    return situation_columns(curves, tables["day"], day, tables["activity"], activity, tables["ringerMode"],
-                             ringer, tables["listening"], headphones, music)
+    by_day = tables["day"][day]
+    return np.column_stack([curves[0], by_day[:, 0] * curves[1] * curves[2], curves[3] * curves[4],
+                            1.0 - curves[5] * curves[4], by_day[:, 1], tables["activity"][activity],
+                            tables["ringerMode"][ringer], tables["listening"][headphones, music]])
