@@ -119,23 +119,27 @@ def indicator_tables() -> dict[str, np.ndarray]:
 
 
 @cache
-def _edges() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _edges() -> tuple[np.ndarray, np.ndarray]:
+    """Each logistic edge's hour and its width, negative where it rises (columns, to broadcast)."""
     hours, widths, rising = zip(*EDGES.values(), strict=True)
-    return np.array(hours), np.array(widths), np.array(rising)
+    return np.array(hours)[:, None], np.where(rising, -np.array(widths), np.array(widths))[:, None]
 
 
 def clock_curves(hour: np.ndarray) -> np.ndarray:
     """(1 + edges, rows): the morning bell, then each logistic edge s(x) = 1 / (1 + exp(-x)), at each
     hour (float64)."""
     hour = np.asarray(hour, dtype=np.float64)
-    at, width, rising = _edges()
-    z = (hour - MORNING_PEAK_HOUR) / MORNING_WIDTH_HOURS
+    at, signed_width = _edges()
     curves = np.empty((1 + len(at), len(hour)))
-    np.multiply(-0.5, z * z, out=curves[0])
-    rise = rising[:, None]
-    np.negative(np.where(rise, hour - at[:, None], at[:, None] - hour) / width[:, None], out=curves[1:])
-    np.exp(curves, out=curves)
+    bell = curves[0]
+    np.subtract(hour, MORNING_PEAK_HOUR, out=bell)
+    bell /= MORNING_WIDTH_HOURS
+    np.multiply(bell, bell, out=bell)
+    bell *= -0.5
     edges = curves[1:]
+    np.subtract(hour, at, out=edges)
+    edges /= signed_width  # -x of s(x): a rising edge's x = (h - at) / width, a falling one's its negative
+    np.exp(curves, out=curves)
     edges += 1.0
     np.divide(1.0, edges, out=edges)
     return curves
