@@ -64,9 +64,9 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
                                   np.concatenate([keys[:lead], keys]), tau_seconds,
                                   np.concatenate([w[:lead], w]))
         return laid_out[lead:]
-    import pandas as pd  # its grouped cumulative sum sums each group's rows in order
-
-    order = np.argsort(keys, kind="stable")
+    low = keys.min() if len(keys) else 0
+    small = keys.dtype.kind in "iu" and len(keys) > 0 and int(keys.max()) - int(low) < 1 << 16
+    order = np.argsort((keys - low).astype(np.uint16) if small else keys, kind="stable")  # uint16: radix
     key, t, w = keys[order], t[order], w[order]
     first = np.r_[True, key[1:] != key[:-1]] if len(key) else np.zeros(0, dtype=bool)
     began = t[first][np.cumsum(first) - 1]  # the key's first row's time
@@ -75,7 +75,7 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
     starts = first | np.r_[True, chunk[1:] != chunk[:-1]][: len(key)]
     segment = np.cumsum(starts) - 1
     grown = w * np.exp(into)
-    running = pd.Series(grown).groupby(segment, sort=False).cumsum().to_numpy()
+    running = _running_sums(grown, segment, np.flatnonzero(starts))
     before = np.r_[0.0, running[:-1]][: len(key)]
     totals = running[np.r_[starts[1:], True][: len(key)]] if len(key) else running
     # each chunk starts with what the key's chunk before it left, decayed to the chunk's start
@@ -85,6 +85,25 @@ def keyed_exposure(seconds: np.ndarray, keys: np.ndarray, tau_seconds: float,
     before = np.where(starts, carried[segment], before + carried[segment])
     out = np.empty(len(key))
     out[order] = before * np.exp(-into)
+    return out
+
+
+def _running_sums(values: np.ndarray, segment: np.ndarray, first_rows: np.ndarray) -> np.ndarray:
+    """The running sum of ``values`` within each segment (its rows consecutive, ``first_rows`` the
+    first of each), each added in order: segments of about the same length laid out as the rows
+    of one zero-padded array, summed along its rows."""
+    lengths = np.diff(first_rows, append=len(values))
+    position = np.arange(len(values)) - first_rows[segment]
+    size_class = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    out = np.empty(len(values))
+    for size in np.unique(size_class):
+        chosen = size_class == size
+        row = (np.cumsum(chosen) - 1)[segment]
+        mine = chosen[segment]
+        grid = np.zeros((int(chosen.sum()), int(lengths[chosen].max())))
+        grid[row[mine], position[mine]] = values[mine]
+        np.cumsum(grid, axis=1, out=grid)
+        out[mine] = grid[row[mine], position[mine]]
     return out
 
 
