@@ -94,16 +94,21 @@ def _running_sums(values: np.ndarray, segment: np.ndarray, first_rows: np.ndarra
     of one zero-padded array, summed along its rows."""
     lengths = np.diff(first_rows, append=len(values))
     position = np.arange(len(values)) - first_rows[segment]
-    size_class = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64)
+    size_class = np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.uint8)  # at most twice the cells
+    by_class = np.argsort(size_class, kind="stable")
+    bounds = np.flatnonzero(np.diff(size_class[by_class], prepend=-1, append=64))
+    rank = np.empty(len(lengths), dtype=np.int64)  # each segment's row in its class's array
+    rank[by_class] = np.arange(len(lengths)) - np.repeat(bounds[:-1], np.diff(bounds))
+    rows = np.argsort(size_class[segment], kind="stable")
+    row_bounds = np.r_[0, np.cumsum(lengths[by_class])[bounds[1:] - 1]]
     out = np.empty(len(values))
-    for size in np.unique(size_class):
-        chosen = size_class == size
-        row = (np.cumsum(chosen) - 1)[segment]
-        mine = chosen[segment]
-        grid = np.zeros((int(chosen.sum()), int(lengths[chosen].max())))
-        grid[row[mine], position[mine]] = values[mine]
+    for k in range(len(bounds) - 1):
+        mine = rows[row_bounds[k]:row_bounds[k + 1]]
+        at = rank[segment[mine]], position[mine]
+        grid = np.zeros((bounds[k + 1] - bounds[k], int(lengths[by_class[bounds[k]:bounds[k + 1]]].max())))
+        grid[at] = values[mine]
         np.cumsum(grid, axis=1, out=grid)
-        out[mine] = grid[row[mine], position[mine]]
+        out[mine] = grid[at]
     return out
 
 
