@@ -76,14 +76,20 @@ class EngagementParameters:
     has_app: np.ndarray  # (users, apps) bool: the apps each user has
     fatigue_tau_seconds: float
     novelty_days: float
-    _row_of_user: dict[int, int] = field(default_factory=dict, repr=False)
+    _by_id: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def rows(self, user_ids: np.ndarray) -> np.ndarray:
-        """Row index of each user id."""
-        if not self._row_of_user:
-            self._row_of_user.update({int(u): i for i, u in enumerate(self.user_ids)})
-        return np.fromiter((self._row_of_user[int(u)] for u in user_ids), dtype=np.int64,
-                           count=len(user_ids))
+        """Row index of each user id (KeyError naming an id that has none)."""
+        if self._by_id is None:
+            order = np.argsort(self.user_ids, kind="stable")
+            self._by_id = order, np.asarray(self.user_ids)[order]
+        order, ids = self._by_id
+        wanted = np.asarray(user_ids)
+        at = np.searchsorted(ids, wanted, side="right") - 1  # an id's last row, as a dict of them has it
+        found = (at >= 0) & (ids[np.maximum(at, 0)] == wanted) if len(ids) else np.zeros(len(wanted), bool)
+        if not found.all():
+            raise KeyError(int(wanted[np.argmin(found)]))
+        return order[at].astype(np.int64, copy=False)
 
     @classmethod
     def concat(cls, parts: list[EngagementParameters]) -> EngagementParameters:
