@@ -112,7 +112,7 @@ def test_removed_names_say_what_replaces_them(module, name, replacement):
 # What steps fatigue or habituation, or evaluates the engagement formula's last steps, and the
 # modules that define it; everything else asks pushgen.model.simulated_user.
 FORMULA = {"expit", "combine", "exposure_penalty", "open_logit", "open_probability", "open_logits",
-           "keyed_exposure", "logged_exposure", "keyed_decayed_sums", "logged_decayed_sums"}
+           "keyed_exposure", "logged_exposure", "logged_decayed_sums"}
 FORMULA_MODULES = {"pushgen.model.engagement", "pushgen.model.engagement_kernel", "pushgen.model.exposure",
                    "pushgen.model.exposure_kernel", "pushgen.model.logistic"}
 OWN_USES = {  # a model's own arithmetic that uses the same helpers, not the simulated user
