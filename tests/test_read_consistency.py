@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -140,3 +141,33 @@ def test_a_reader_keeps_its_version_until_it_is_done(versions, tmp_path, capsys)
         replacer.done.set()
     replacer.join()
     assert replacer.replaced == 1 and read_dataset(dataset).recipe.seed == 11
+
+
+def test_an_environment_reads_one_version_of_its_split(versions, tmp_path, monkeypatch):
+    """The constructor reads the split's parts (to choose the task) and the part it plays under one
+    hold of the lock: a replacement that starts between the two waits for it."""
+    from pushgen.envs import base
+    from pushgen.envs.selection import NotificationSelectionEnv
+    from pushgen.replay.parts import load_part
+
+    split = tmp_path / "ss"
+    shutil.copytree(versions[10]["split"], split)
+    replacer = Replacer(split, [versions[11]["split"]], 4)
+    task_of_user = base.task_of_user
+
+    def then_replace(*args):
+        task = task_of_user(*args)
+        replacer.start()
+        time.sleep(0.5)  # the replacement is ready to rename by now
+        return task
+
+    monkeypatch.setattr(base, "task_of_user", then_replace)
+    env = NotificationSelectionEnv(split)
+    replacer.done.set()
+    replacer.join()
+    assert replacer.replaced >= 1
+    played, task = env.replay.context_ids, env.replay.task
+    assert np.array_equal(played, load_part(versions[10]["split"], task).context_ids)
+    assert not np.array_equal(played, load_part(versions[11]["split"], task).context_ids)
+    now = load_part(split, task).context_ids  # the replacement went ahead once the constructor was done
+    assert np.array_equal(now, load_part(versions[11]["split"], task).context_ids)

@@ -113,3 +113,52 @@ def test_benchmark_results_show_the_best_baseline_per_task():
     best = selection.per_user.groupby("baseline")["mean_reward"].mean().idxmax()
     assert f" best {best} (mean reward " in text
     assert html_cells(selection._repr_html_())[:4] == ["baseline", "users", "mean reward", best]
+
+
+def test_the_environments_show_what_they_play():
+    import gymnasium as gym
+
+    from pushgen.envs import GENERATION_ID, SELECTION_ID
+
+    made = gym.make(SELECTION_ID, split="pushgen-mini-v3", k=4, cost=0.1)
+    env = made.unwrapped
+    headline = "NotificationSelectionEnv on task 2's test part of split pushgen-mini-v3"
+    assert repr(made) == f"<OrderEnforcing<PassiveEnvChecker<{headline}>>>"  # gymnasium's wrappers
+    text = short(repr(env))
+    assert text.startswith(f"<{headline}\n user {env.user} (one of the part's 1 user), step 0 of "
+                           f"{len(env.episode):,}, mode expected,")
+    assert "candidates per context 4" in text and "cost 0.1" in text and "0x" not in text
+    env.reset(seed=0)
+    env.step(env.hold)
+    assert f"step 1 of {len(env.episode):,}" in repr(env)
+    cells = html_cells(env._repr_html_())
+    assert cells[cells.index("mode") + 1] == "expected" and cells[cells.index("stationary") + 1] == "no"
+    generation = gym.make(GENERATION_ID, split="pushgen-mini-v3", task=1, user=1, mode="sampled").unwrapped
+    text = short(repr(generation))
+    assert text.startswith("<NotificationGenerationEnv on task 1's test part of split pushgen-mini-v3\n"
+                           " user 1 (one of the part's 3 users), step 0 of ")
+    assert "mode sampled, actions Dict of 7 codes>" in text
+
+
+def test_the_vector_environments_and_the_sb3_adapter_show_their_users():
+    import gymnasium as gym
+
+    from pushgen.envs import GENERATION_ID, SELECTION_ID
+
+    vector = gym.make_vec(SELECTION_ID, num_envs=5, vectorization_mode="vector_entry_point",
+                          split="pushgen-mini-v3", task=1, stationary=True)
+    headline = "NotificationSelectionVectorEnv on task 1's test part of split pushgen-mini-v3"
+    text = short(repr(vector))
+    assert text.startswith(f"<{headline}\n environments 5, users 0, 1, 2 (3 of the part's 3 users), "
+                           "mode expected,")
+    assert "stationary yes" in text and str(vector) == f"<{headline}>"
+    generation = gym.make_vec(GENERATION_ID, num_envs=2, vectorization_mode="vector_entry_point",
+                              split="pushgen-mini-v3", task=1, users=[2], flat_actions=True)
+    assert "users 2 (one of the part's 3 users)" in repr(generation)
+    assert "actions flat (MultiDiscrete of 7 codes)" in repr(generation)
+    pytest.importorskip("stable_baselines3")
+    from pushgen.envs.sb3 import SB3VecEnv
+
+    adapter = SB3VecEnv(vector)
+    assert short(repr(adapter)).startswith(f"<SB3VecEnv (stable-baselines3) of {headline}\n environments 5, ")
+    assert html_cells(adapter._repr_html_()) == html_cells(vector._repr_html_())

@@ -2,16 +2,72 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, ClassVar
 
 import gymnasium as gym
 
 from pushgen import schemas
-from pushgen.replay.parts import Episode, load_part
+from pushgen.data.folder_lock import session
+from pushgen.publishing.access import resolve_split
+from pushgen.replay.parts import Episode, ReplayPart, load_part
+from pushgen.splits import SPLIT_FILE
+from pushgen.text_tables import counted, html_table
+
+SHOWN_USERS = 5
+FACTS_WIDTH = 100
 
 
-class ReplayEnv(gym.Env):
+class Shown:
+    """What a notebook shows of an environment: which one, on which part of which split, which
+    user(s) and options. ``str`` is one line (gymnasium's wrappers print it inside theirs),
+    ``repr`` adds a line of facts, ``_repr_html_`` a table of both."""
+
+    replay: ReplayPart
+
+    def _facts(self) -> list[tuple[str, str]]:
+        """The facts after the headline, label and value (the environment's own options)."""
+        raise NotImplementedError
+
+    def _headline(self) -> str:
+        return f"{type(self).__name__} on {self.replay.label}"
+
+    def __str__(self) -> str:
+        try:
+            return f"<{self._headline()}>"
+        except AttributeError:  # not made yet (an error in the constructor)
+            return object.__repr__(self)
+
+    def __repr__(self) -> str:
+        try:
+            facts = self._facts()
+        except AttributeError:
+            return object.__repr__(self)
+        lines = [""]
+        for label, value in facts:  # lines of whole facts
+            fact = f"{label} {value}"
+            if lines[-1] and len(lines[-1]) + len(fact) + 2 > FACTS_WIDTH:
+                lines[-1] += ","
+                lines.append("")
+            lines[-1] += f", {fact}" if lines[-1] else fact
+        return "\n ".join([f"<{self._headline()}", *lines]) + ">"
+
+    def _repr_html_(self) -> str:
+        return html_table(["", ""], self._facts(), caption=f"pushgen {self._headline()}")
+
+
+def users_text(users: list[int], of: int) -> str:
+    """Which of a part's ``of`` users: the first few, and how many."""
+    distinct = sorted(set(users))
+    if len(distinct) == 1:
+        return f"{distinct[0]} (one of the part's {counted(of, 'user')})"
+    more = ", ..." if len(distinct) > SHOWN_USERS else ""
+    shown = ", ".join(str(u) for u in distinct[:SHOWN_USERS]) + more
+    return f"{shown} ({len(distinct):,} of the part's {counted(of, 'user')})"
+
+
+class ReplayEnv(Shown, gym.Env):
     """Steps through one user's rows of a split part in time order.
 
     ``split`` is a standard split's name or a split folder; ``user`` a user of the part
@@ -21,13 +77,13 @@ class ReplayEnv(gym.Env):
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
     env_id = ""
 
-    def __init__(self, split: str | Path, user: int | None, task: int, part: str,
+    def __init__(self, split: str | Path, user: int | None, task: int | None, part: str,
                  render_mode: str | None) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None; "
                              f"got {render_mode!r}")
         self.render_mode = render_mode
-        self.replay = load_part(split, task, part)
+        self.replay = load_user_part(split, user, task, part)
         self._row = 0
         self._use_user(user)
 
@@ -37,6 +93,11 @@ class ReplayEnv(gym.Env):
         self._n = len(self.episode)
         self._context_ids = self.episode.context_ids.tolist()
         self._logged = self.episode.logged_opened.tolist()
+
+    def _facts(self) -> list[tuple[str, str]]:
+        facts = [("user", users_text([self.user], len(self.replay.users))),
+                 ("step", f"{self._row:,} of {self._n:,}")]
+        return facts + ([("mode", self.mode)] if hasattr(self, "mode") else [])
 
     def _begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)
@@ -62,3 +123,21 @@ class ReplayEnv(gym.Env):
     @staticmethod
     def _describe(features: tuple[str, ...], codes: tuple[int, ...] | list[int]) -> str:
         return " ".join(f"{f}={schemas.values(f)[c]}" for f, c in zip(features, codes, strict=True))
+
+
+@session()
+def load_user_part(split: str | Path, user: int | None, task: int | None, part: str) -> ReplayPart:
+    """The part an environment plays (``task`` None: the task whose test part holds ``user``), read
+    under one hold of the split folder's read lock: a replacement of the folder meanwhile waits."""
+    return load_part(split, task_of_user(split, user) if task is None else task, part)
+
+
+def task_of_user(split: str | Path, user: int | None) -> int:
+    """The task whose test part holds ``user``: 2 (cold start) unless it is a task 1 user, or
+    the split has no cold-start users."""
+    parts = json.loads((resolve_split(split) / SPLIT_FILE).read_text())["parts"]
+    task1 = parts.get("task1/test", {}).get("users", [])
+    task2 = parts.get("task2/test", {}).get("users", [])
+    if user is None:
+        return 2 if task2 else 1
+    return 1 if user in task1 and user not in task2 else 2

@@ -41,7 +41,6 @@ history would otherwise be pickled to the main process at every step.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from time import perf_counter
@@ -51,7 +50,7 @@ import numpy as np
 
 from pushgen import schemas
 from pushgen.envs import GENERATION_ID as ENV_ID
-from pushgen.envs.base import ReplayEnv
+from pushgen.envs.base import ReplayEnv, task_of_user  # noqa: F401 (its public home before)
 from pushgen.envs.history import History
 from pushgen.envs.online import PossibleNotifications, apps_of, simulated_user, static_table
 from pushgen.envs.spaces import (
@@ -63,9 +62,7 @@ from pushgen.envs.spaces import (
     notification_space,
     whole_code,
 )
-from pushgen.publishing.access import resolve_split
 from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
-from pushgen.splits import SPLIT_FILE
 
 
 class NotificationGenerationEnv(ReplayEnv):
@@ -80,8 +77,6 @@ class NotificationGenerationEnv(ReplayEnv):
             raise ValueError(f"the generation environment plays a test part (the simulated user is the "
                              f"scorer's); got part={part!r}. To develop a policy, play the test part "
                              f"of a development split: pushgen.development_split(name, out, seed)")
-        if task is None:
-            task = task_of_user(split, user)
         self.mode = check_mode(mode)
         self.observation_space = context_space()
         self.flat_actions = flat_actions
@@ -94,6 +89,9 @@ class NotificationGenerationEnv(ReplayEnv):
         super().__init__(split, user, task, part, render_mode)
         self._start_episode()
         self._ready = perf_counter()
+
+    def _facts(self) -> list[tuple[str, str]]:
+        return [*super()._facts(), ("actions", action_form(self.flat_actions))]
 
     def _use_user(self, user: int | None) -> None:
         super()._use_user(user)
@@ -209,12 +207,6 @@ class NotificationGenerationEnv(ReplayEnv):
         return "\n".join(lines) + "\n"
 
 
-def task_of_user(split: str | Path, user: int | None) -> int:
-    """The task whose test part holds ``user``: 2 (cold start) unless it is a task 1 user, or
-    the split has no cold-start users."""
-    parts = json.loads((resolve_split(split) / SPLIT_FILE).read_text())["parts"]
-    task1 = parts.get("task1/test", {}).get("users", [])
-    task2 = parts.get("task2/test", {}).get("users", [])
-    if user is None:
-        return 2 if task2 else 1
-    return 1 if user in task1 and user not in task2 else 2
+def action_form(flat: bool) -> str:
+    """How a generation environment takes its actions, for its notebook facts."""
+    return "flat (MultiDiscrete of 7 codes)" if flat else "Dict of 7 codes"

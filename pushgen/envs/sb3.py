@@ -31,6 +31,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from pushgen.envs.base import Shown
 from pushgen.extras import install_line
 
 try:
@@ -67,7 +68,7 @@ def put(observation: Any, index: np.ndarray, values: Any) -> None:
         observation[index] = values[index]
 
 
-class SB3VecEnv(VecEnv):
+class SB3VecEnv(Shown, VecEnv):
     """A native pushgen ``VectorEnv`` (next-step autoreset, one episode per environment replayed
     again and again) as a stable-baselines3 ``VecEnv``.
 
@@ -89,6 +90,13 @@ class SB3VecEnv(VecEnv):
         self._first_masks: np.ndarray | None = None
         self._restarting = np.zeros(env.num_envs, dtype=bool)
         self._actions: np.ndarray | None = None
+
+    def _headline(self) -> str:
+        inner = self.env._headline() if isinstance(self.env, Shown) else repr(self.env)
+        return f"{type(self).__name__} (stable-baselines3) of {inner}"
+
+    def _facts(self) -> list[tuple[str, str]]:
+        return self.env._facts() if isinstance(self.env, Shown) else [("environments", f"{self.num_envs:,}")]
 
     def _masks(self) -> np.ndarray | None:
         masks = getattr(self.env, "action_masks", None)

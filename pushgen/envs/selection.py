@@ -55,7 +55,6 @@ from gymnasium import spaces
 from pushgen.envs import SELECTION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
-from pushgen.envs.generation import task_of_user
 from pushgen.envs.online import apps_of, interruptions, simulated_user, static_logits
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
@@ -97,6 +96,12 @@ def check_options(k: Any, candidate_seed: Any, cost: Any, stationary: Any,
     return int(k), int(candidate_seed), float(cost)
 
 
+def selection_facts(env: Any) -> list[tuple[str, str]]:
+    """The selection options of ``env`` (single or vector) as its notebook facts."""
+    return [("candidates per context", str(env.k)), ("candidate seed", str(env.candidate_seed)),
+            ("cost", f"{env.cost:g}"), ("stationary", "yes" if env.stationary else "no")]
+
+
 class EpisodeSlates:
     """One user's episode as the selection task sees it: candidates, their static logits, keys."""
 
@@ -135,10 +140,11 @@ class NotificationSelectionEnv(ReplayEnv):
         self._slates: dict[int, EpisodeSlates] = {}
         self._last: tuple[int, float, bool, float] | None = None
         self._outcomes = outcome_generator(None)
-        if task is None:
-            task = task_of_user(split, user)
         super().__init__(split, user, task, "test", render_mode)
         self._start_episode()
+
+    def _facts(self) -> list[tuple[str, str]]:
+        return super()._facts() + selection_facts(self)
 
     def slates(self, user: int) -> EpisodeSlates:
         """The candidates of ``user``'s episode (computed once per user)."""

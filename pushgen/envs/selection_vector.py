@@ -27,9 +27,17 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, outcome_generator, selection_space
+from pushgen.envs.base import Shown
+from pushgen.envs.selection import (
+    HOURS_CAP,
+    EpisodeSlates,
+    check_options,
+    outcome_generator,
+    selection_facts,
+    selection_space,
+)
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.envs.vector import context_columns, context_matrix, episode_users
+from pushgen.envs.vector import context_columns, context_matrix, episode_users, vector_facts
 from pushgen.model import simulated_user
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.replay.scoring import Judge
@@ -58,7 +66,7 @@ class OutcomeDraws:
         return draws
 
 
-class NotificationSelectionVectorEnv(VectorEnv):
+class NotificationSelectionVectorEnv(Shown, VectorEnv):
     """``num_envs`` episodes of ``NotificationSelection-v0`` stepped as numpy arrays."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
@@ -96,6 +104,9 @@ class NotificationSelectionVectorEnv(VectorEnv):
         self._last_sent = np.zeros(self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._draws = OutcomeDraws([outcome_generator(i) for i in range(self.num_envs)])
+
+    def _facts(self) -> list[tuple[str, str]]:
+        return vector_facts(self) + selection_facts(self)
 
     def _rows(self) -> np.ndarray:
         return self._first + np.minimum(self._position, self._length - 1)

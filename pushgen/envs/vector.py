@@ -27,7 +27,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pushgen.envs.generation import task_of_user
+from pushgen.envs.base import Shown, load_user_part, users_text
+from pushgen.envs.generation import action_form
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
@@ -37,7 +38,7 @@ from pushgen.envs.spaces import (
     flat_to_codes,
     notification_space,
 )
-from pushgen.replay.parts import ReplayPart, load_part
+from pushgen.replay.parts import ReplayPart
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.scoring import Judge
 
@@ -50,12 +51,17 @@ def episode_users(split: str | Path, num_envs: int, task: int | None, users: lis
         raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
     if render_mode is not None:
         raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
-    task = task_of_user(split, None if not users else users[0]) if task is None else task
-    replay = load_part(split, task, part)
+    replay = load_user_part(split, None if not users else users[0], task, part)
     chosen = [int(u) for u in replay.users] if users is None else [replay.check_user(int(u)) for u in users]
     if not chosen:
         raise ValueError("users is empty; give some users of the part or None for all")
     return replay, np.array([chosen[i % len(chosen)] for i in range(num_envs)], dtype=np.int64)
+
+
+def vector_facts(env: Any) -> list[tuple[str, str]]:
+    """What a native vector environment ``env`` plays, as its notebook facts."""
+    users = users_text(env.users.tolist(), len(env.replay.users))
+    return [("environments", f"{env.num_envs:,}"), ("users", users), ("mode", env.mode)]
 
 
 def context_matrix(replay: ReplayPart, rows: np.ndarray) -> np.ndarray:
@@ -70,7 +76,7 @@ def context_columns(contexts: np.ndarray, rows: np.ndarray) -> dict[str, np.ndar
     return {f: taken[:, j] for j, f in enumerate(CONTEXT_FEATURES)}
 
 
-class NotificationGenerationVectorEnv(VectorEnv):
+class NotificationGenerationVectorEnv(Shown, VectorEnv):
     """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
@@ -97,6 +103,9 @@ class NotificationGenerationVectorEnv(VectorEnv):
         self._position = np.zeros(self.num_envs, dtype=np.int64)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._sizes = np.array(NOTIFICATION_SIZES)
+
+    def _facts(self) -> list[tuple[str, str]]:
+        return [*vector_facts(self), ("actions", action_form(self.flat_actions))]
 
     def _observe(self) -> dict[str, np.ndarray]:
         return context_columns(self._contexts, self._first + np.minimum(self._position, self._length - 1))
