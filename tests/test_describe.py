@@ -326,13 +326,37 @@ def test_the_report_marks_each_miss_and_counts_them(generated: pushgen.Dataset) 
     assert "90.0%" in rate and "35.0% to 55.0%" in rate and rate.endswith("MISSES")
     mean = next(line for line in lines if line.startswith("notifications/user/day, mean ") and " to " in line)
     assert mean.endswith("ok")
-    marked = [line for line in lines if line.endswith("MISSES")]
+    table = lines[lines.index("Calibration targets"):]
+    marked = [line for line in table[:table.index("")] if line.endswith("MISSES")]
     assert len(marked) == len(calibration["misses"])
     unmeasured = len(FIGURES) - calibration["measured"]
     assert unmeasured > 0  # no users table: the figures of users' nights and chronotypes
     assert lines[-1] == (f"Calibration: {len(calibration['misses'])} of {calibration['measured']} measured "
                          f"figures miss their target: {', '.join(calibration['misses'])}. "
                          f"{unmeasured} of {len(FIGURES)} not measurable here.")
+
+
+def test_a_key_figure_outside_the_published_range_beside_it_is_flagged(generated: pushgen.Dataset) -> None:
+    from pushgen.report.html import table_html
+
+    stats = describe(generated.notifications, generated.users)
+    stats["open_rate"]["dismissed_share"] = 0.572  # beside a published 20-50%
+    stats["open_rate"]["overall"] = 0.45  # inside 35-55%
+    stats["timing"]["opened_within_10min"] = None  # not measurable
+    key = next(s for s in sections(stats) if s.title == "Key figures")
+    verdicts = {row[0]: (row[1], row[-1]) for row in key.rows}
+    assert key.header[-1] == "verdict"
+    assert verdicts["dismissed (not opened)"] == ("57.2%", "MISSES")
+    assert verdicts["open rate, overall"] == ("45.0%", "ok")
+    assert verdicts["opened within 10 min (share of opened)"] == ("-", "not measurable")
+    assert verdicts["open rate, messaging apps"][1] == ""  # "about 65%": no range to judge against
+    line = next(line for line in format_description(stats).splitlines() if line.startswith("dismissed "))
+    assert "20-50% ignored entirely" in line and line.endswith("MISSES")
+    stats["open_rate"]["dismissed_share"] = 0.5  # the range's end is inside
+    key = next(s for s in sections(stats) if s.title == "Key figures")
+    assert dict((row[0], row[-1]) for row in key.rows)["dismissed (not opened)"] == "ok"
+    stats["open_rate"]["dismissed_share"] = 0.19
+    assert "<td>MISSES</td>" in table_html(next(s for s in sections(stats) if s.title == "Key figures"))
 
 
 def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path) -> None:

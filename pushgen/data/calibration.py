@@ -32,11 +32,25 @@ class Figure:
         return f"{100 * value:.1f}%" if self.percent else f"{value:.2f}"
 
     def holds(self, value: float) -> bool:
-        return self.low <= value <= self.high
+        return within(value, self.low, self.high)
 
     @property
     def range_text(self) -> str:
         return f"{self.show(self.low)} to {self.show(self.high)}"
+
+
+VERDICTS = {None: "not measurable", True: "ok", False: "MISSES"}
+
+
+def within(value: float, low: float, high: float) -> bool:
+    """Whether ``value`` is inside the range ``low`` to ``high`` (ends included)."""
+    return low <= value <= high
+
+
+def verdict(value: float | None, low: float, high: float) -> str:
+    """How every table marks a figure printed beside a range: ok, MISSES, or not measurable (None
+    or NaN)."""
+    return VERDICTS[None if value is None or value != value else within(value, low, high)]
 
 
 def at(*keys: str) -> Callable[[dict], float]:
