@@ -32,7 +32,7 @@ class Field:
     entity: str
     type: str
     description: str
-    values: tuple | None
+    values: tuple[Any, ...] | None
     required: bool
     hours: dict[str, tuple[int, int]] | None = None
 
@@ -40,27 +40,40 @@ class Field:
     def is_categorical(self) -> bool:
         return self.type == "string" and self.values is not None
 
-    def code(self, value) -> int:
-        """The integer code of ``value`` (its position in the published list)."""
-        try:
-            return self.values.index(value)
-        except ValueError:
-            raise ValueError(f"{self.name}: {value!r} is not one of {list(self.values)}") from None
+    def listed(self) -> tuple[Any, ...]:
+        """The allowed values, for a field that has a list of them."""
+        if self.values is None:
+            raise TypeError(f"{self.name} takes any number >= 0: it has no list of values")
+        return self.values
 
-    def codes(self, values) -> np.ndarray:
+    def code(self, value: Any) -> int:
+        """The integer code of ``value`` (its position in the published list)."""
+        listed = self.listed()
+        try:
+            return listed.index(value)
+        except ValueError:
+            raise ValueError(f"{self.name}: {value!r} is not one of {list(listed)}") from None
+
+    def codes(self, values: Any) -> np.ndarray:
         """Integer codes of many values, -1 where a value is not allowed."""
         import pandas as pd
-        lookup = {v: i for i, v in enumerate(self.values)}
+        lookup = {v: i for i, v in enumerate(self.listed())}
         numeric = isinstance(values, np.ndarray) and values.dtype.kind in "biu"  # factorized as they are
         positions, uniques = pd.factorize(values if numeric else np.asarray(values, dtype=object))
         table = np.fromiter((lookup.get(v, -1) for v in uniques), dtype=np.int16, count=len(uniques))
         return np.append(table, np.int16(-1))[positions]
 
     def pandas_dtype(self) -> pd.CategoricalDtype | np.dtype[Any]:
-        if self.is_categorical:
-            import pandas as pd
+        return self.categorical_dtype() if self.is_categorical else self.numpy_dtype()
 
-            return pd.CategoricalDtype(list(self.values), ordered=False)
+    def categorical_dtype(self) -> pd.CategoricalDtype:
+        """The pandas dtype whose categories are the allowed values, in order."""
+        import pandas as pd
+
+        return pd.CategoricalDtype(list(self.listed()), ordered=False)
+
+    def numpy_dtype(self) -> np.dtype[Any]:
+        """The numpy dtype of the field's values as they are stored (not as codes)."""
         if self.type == "boolean":
             return np.dtype(bool)
         if self.type == "integer":
@@ -117,8 +130,9 @@ def entity_fields(entity: str, required_only: bool = True) -> tuple[str, ...]:
     )
 
 
-def values(name: str) -> tuple:
-    return fields()[name].values
+def values(name: str) -> tuple[Any, ...]:
+    """The allowed values of the field ``name`` (code ``i`` is ``values(name)[i]``)."""
+    return fields()[name].listed()
 
 
 NOTIFICATION_FEATURES: tuple[str, ...] = entity_fields("notification")
@@ -131,24 +145,25 @@ def hour_to_time_block() -> np.ndarray:
     """Code of the ``time`` feature for each hour 0..23, from the schema's hour blocks."""
     time = field("time")
     table = np.full(24, -1, dtype=np.int16)
+    assert time.hours is not None, "the time field names the hours of its blocks"
     for block, (first, last) in time.hours.items():
         table[first : last + 1] = time.code(block)
     return table
 
 
-def column_from_codes(name: str, codes: np.ndarray) -> pd.Series | np.ndarray:
+def column_from_codes(name: str, codes: np.ndarray) -> pd.Categorical[Any] | np.ndarray:
     """A pandas-ready column from integer codes (categorical) or raw values."""
     import pandas as pd
     f = field(name)
     if f.is_categorical:
-        return pd.Categorical.from_codes(codes, dtype=f.pandas_dtype())
-    return np.asarray(codes).astype(f.pandas_dtype(), copy=False)
+        return pd.Categorical.from_codes(codes, dtype=f.categorical_dtype())
+    return np.asarray(codes).astype(f.numpy_dtype(), copy=False)
 
 
 def apply_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     """Give every schema column of ``frame`` its schema dtype (categories = the full value set)."""
     import pandas as pd
-    converted = {}
+    converted: dict[str, pd.Series | pd.Categorical[Any]] = {}
     for name in frame.columns:
         f = fields().get(name)
         if f is None:
@@ -156,7 +171,7 @@ def apply_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
         column = frame[name]
         if f.is_categorical:
             if isinstance(column.dtype, pd.CategoricalDtype) and list(column.cat.categories) == list(
-                f.values
+                f.listed()
             ):
                 continue
             converted[name] = _categorical(column, f)
@@ -165,7 +180,7 @@ def apply_dtypes(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**converted)
 
 
-def _categorical(column: pd.Series, f: Field) -> pd.Categorical:
+def _categorical(column: pd.Series, f: Field) -> pd.Categorical[Any]:
     """``column`` over ``f``'s full value set (values outside it become missing), by Arrow when
     the column is strings: ten times faster than pandas on the string columns Parquet gives."""
     import pandas as pd
@@ -176,9 +191,9 @@ def _categorical(column: pd.Series, f: Field) -> pd.Categorical:
     if values is not None and pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if values is None or not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-        return pd.Categorical(column.astype(object), dtype=f.pandas_dtype())
-    codes = pc.index_in(values, value_set=pa.array(f.values, values.type)).fill_null(-1)
-    return pd.Categorical.from_codes(codes.to_numpy(zero_copy_only=False), dtype=f.pandas_dtype())
+        return pd.Categorical(column.astype(object), dtype=f.categorical_dtype())
+    codes = pc.index_in(values, value_set=pa.array(f.listed(), values.type)).fill_null(-1)
+    return pd.Categorical.from_codes(codes.to_numpy(zero_copy_only=False), dtype=f.categorical_dtype())
 
 
 class SchemaViolation(ValueError):
@@ -239,9 +254,9 @@ def check_frame(frame: pd.DataFrame, required: tuple[str, ...] = FEATURES) -> No
 
 
 def _allowed(f: Field) -> str:
-    if len(f.values) <= 12:
-        return str(list(f.values))
-    return f"the {len(f.values)} values of {f.name} in schemas/{f.entity}.schema.json"
+    if len(f.listed()) <= 12:
+        return str(list(f.listed()))
+    return f"the {len(f.listed())} values of {f.name} in schemas/{f.entity}.schema.json"
 
 
 def _same_kind(kind: type, f: Field) -> bool:
@@ -261,13 +276,13 @@ def frame_codes(frame: pd.DataFrame, features: Iterable[str]) -> dict[str, np.nd
         column = frame[name]
         field = fields()[name]
         if (isinstance(column.dtype, pd.CategoricalDtype)
-                and tuple(column.cat.categories) == tuple(str(v) for v in field.values)):
+                and tuple(column.cat.categories) == tuple(str(v) for v in field.listed())):
             codes = column.cat.codes.to_numpy()
         else:
             numeric = isinstance(column.dtype, np.dtype) and column.dtype.kind in "biu"
             codes = field.codes(column.to_numpy() if numeric else column.to_numpy(dtype=object))
         if (codes < 0).any():
             row = int(np.flatnonzero(codes < 0)[0])
-            raise ValueError(f"{name}: {column.iloc[row]!r} is not one of {list(field.values)}")
+            raise ValueError(f"{name}: {column.iloc[row]!r} is not one of {list(field.listed())}")
         out[name] = codes.astype(np.int64)
     return out

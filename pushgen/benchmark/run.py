@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
+from typing import Any, SupportsInt, cast
 
 import numpy as np
 import pandas as pd
@@ -119,11 +120,11 @@ class TaskData:
             rows = part.rows_of(user)
             index = part.user_index(user)
             self._truths[user] = Truth(
-                parameters=part.parameters,
-                parameter_row=int(part.parameters.rows(np.array([user]))[0]),
+                parameters=part.test_parameters,
+                parameter_row=int(part.test_parameters.rows(np.array([user]))[0]),
                 row_terms=RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows]),
                 seconds=part.seconds[rows],
-                initial={key: value[index] for key, value in part.truth.initial.items()},
+                initial={key: value[index] for key, value in part.test_truth.initial.items()},
             )
         return self._truths[user]
 
@@ -136,14 +137,14 @@ def task_data(split: str | Path, task: int) -> TaskData:
     if task == 1:
         rows = pd.concat([offline.train, offline.validation], ignore_index=True)
         rows = rows.sort_values(["user_id", "posted_at", "notification_id"], kind="stable")
-        histories = {int(u): g.reset_index(drop=True)
+        histories = {int(cast(SupportsInt, u)): g.reset_index(drop=True)  # a group key is Hashable to pandas
                      for u, g in rows.groupby("user_id", sort=True, observed=True)}
     part = load_part(split, task, "test")
     test = offline.test if task == 1 else load_split(split, 2).test
     contexts = public_contexts(test, part)
     reference = None
     if task == 2:
-        reference = apps_aware_reference(part.folder, part.parameters.has_app[part.parameter_rows])
+        reference = apps_aware_reference(part.folder, part.test_parameters.has_app[part.parameter_rows])
     return TaskData(part=part, contexts=contexts, public=offline.train, pool=public_pool(offline.train),
                     histories=histories, reference=reference)
 
@@ -195,14 +196,15 @@ def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFA
                  users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
                  shared: dict | None = None) -> list[Run]:
     """One leaderboard row's runs: a policy played through the episodes, or a bound."""
-    if baseline.bound is not None:
-        runs = bound_runs(baseline.bound, data.episodes(users), data.truth, mode)
-        if on_user is not None:
-            for _ in runs:
-                on_user()
-        return runs
-    return run_policy(data, task, baseline.name, baseline.make, mode, seed, users, on_user, shared,
-                      reads_truth=baseline.reads_truth)
+    if baseline.make is not None:
+        return run_policy(data, task, baseline.name, baseline.make, mode, seed, users, on_user, shared,
+                          reads_truth=baseline.reads_truth)
+    assert baseline.bound is not None, "a baseline has a make or a bound"
+    runs = bound_runs(baseline.bound, data.episodes(users), data.truth, mode)
+    if on_user is not None:
+        for _ in runs:
+            on_user()
+    return runs
 
 
 @session()
@@ -218,7 +220,9 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
     chosen = select_baselines(baselines)
     description = load_split(split, 1).description
     tasks = _tasks(description, tasks)
-    rows, curves, timings = [], [], {}
+    rows: list[dict[str, Any]] = []
+    curves: list[pd.DataFrame] = []
+    timings: dict[str, float | dict[str, float]] = {}
     started = perf_counter()
     for task in tasks:
         data = task_data(split, task)

@@ -129,7 +129,7 @@ def _online(policies: dict[int, Policy], episodes: Episodes, generated: np.ndarr
     judge.reset(slots)
     first = np.array([part.rows_of(int(u)).start for u in users], dtype=np.int64)
     length = np.array([len(episodes.rows(int(u))) for u in users], dtype=np.int64)
-    draw = part.truth.draw
+    draw = part.test_truth.draw
     p_open = np.zeros(len(part.user_ids))
     for start in range(0, int(length.max(initial=0)), chunk):
         active = np.flatnonzero(length > start)
@@ -163,7 +163,7 @@ def score(episodes: Episodes, generated: np.ndarray, mode: str, fit_seconds: dic
         reference[rows] = sequence_probabilities(part, rows, {f: c[rows] for f, c in
                                                               episodes.reference.items()})
     possible = np.zeros(len(part.user_ids), dtype=bool)
-    possible[rows] = is_possible(codes, part.parameters.has_app[part.parameter_rows[rows]])
+    possible[rows] = is_possible(codes, part.test_parameters.has_app[part.parameter_rows[rows]])
     return [_run(part, user, episodes.rows(user), generated, p_open, possible, reference, mode,
                  fit_seconds.get(user, 0.0), seconds) for user in episodes.users]
 
@@ -184,7 +184,7 @@ def bound_runs(bound: Bound, episodes: Episodes, truths: Callable[[int], Truth],
 def _run(part: ReplayPart, user: int, rows: np.ndarray, generated: np.ndarray, p_open: np.ndarray,
          possible: np.ndarray, reference: np.ndarray | None, mode: str, fit_seconds: float,
          seconds: np.ndarray) -> Run:
-    draw = part.truth.draw[rows]
+    draw = part.test_truth.draw[rows]
     logged_opened = part.logged_opened[rows]
     p = p_open[rows]
     return Run(

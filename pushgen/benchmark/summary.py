@@ -11,6 +11,8 @@ excludes 0); rows a paired test cannot separate share a tier.
 
 from __future__ import annotations
 
+from typing import Any, SupportsInt, cast
+
 import numpy as np
 import pandas as pd
 
@@ -55,10 +57,11 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     ``paired_high``, ``paired_p``; NaN where the reference did not run) and the ``tier``."""
     marks = marks or {}
     references = REFERENCES if references is None else references
-    rows = []
-    for (task, name), group in per_user.groupby(["task", "baseline"], sort=False):
+    rows: list[dict[str, Any]] = []
+    for keys, group in per_user.groupby(["task", "baseline"], sort=False):
+        task, name = int(cast(SupportsInt, keys[0])), str(keys[1])  # pandas types group keys as Hashable
         low, high = interval(group["mean_reward"].to_numpy())
-        row = {"task": int(task), "baseline": name, "label": labels.get(name, name),
+        row = {"task": task, "baseline": name, "label": labels.get(name, name),
                "users": len(group), "mean_reward": float(group["mean_reward"].mean()),
                "ci_low": low, "ci_high": high}
         row.update({k: float(group[k].mean()) for k in AVERAGED if k in group})
@@ -72,13 +75,13 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     table.insert(1, "rank", table.groupby("task").cumcount() + 1)
     rewards = per_user.pivot_table(index=["task", "user_id"], columns="baseline", values="mean_reward")
     comparisons, tiers = [], []
-    for task, rows in table.groupby("task", sort=False):
-        users = rewards.loc[task]
-        reference = references.get(int(task))
-        ran = reference in users and bool(users[reference].notna().any())
+    for task_key, board in table.groupby("task", sort=False):
+        users = pd.DataFrame(rewards.loc[task_key])
+        reference = references.get(int(cast(SupportsInt, task_key)))
+        ran = reference is not None and reference in users and bool(users[reference].notna().any())
         tier, above = 0, None
-        for name in rows["baseline"]:
-            compared = (paired(*_common(users, name, reference).T) if ran
+        for name in board["baseline"]:
+            compared = (paired(*_common(users, name, reference).T) if ran and reference is not None
                         else dict.fromkeys(("difference", "low", "high", "p"), float("nan")))
             comparisons.append({"paired_reference": reference if ran else "",
                                 **{f"paired_{k}": v for k, v in compared.items()}})

@@ -8,11 +8,12 @@ import pandas, which costs a process that only simulates and writes tables about
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-_TYPES = {
+_TYPES: dict[np.dtype[Any], pa.DataType] = {
     np.dtype(np.int8): pa.int8(), np.dtype(np.int16): pa.int16(),
     np.dtype(np.int32): pa.int32(), np.dtype(np.int64): pa.int64(),
     np.dtype(np.uint8): pa.uint8(), np.dtype(np.uint16): pa.uint16(),
@@ -21,7 +22,8 @@ _TYPES = {
     np.dtype("datetime64[ms]"): pa.timestamp("ms"), np.dtype("datetime64[us]"): pa.timestamp("us"),
     np.dtype("datetime64[ns]"): pa.timestamp("ns"), np.dtype("datetime64[s]"): pa.timestamp("s"),
 }
-NUMPY_DTYPES = {arrow: numpy for numpy, arrow in _TYPES.items()} | {pa.bool_(): np.dtype(np.bool_)}
+NUMPY_DTYPES: dict[pa.DataType, np.dtype[Any]] = ({arrow: numpy for numpy, arrow in _TYPES.items()}
+                                                  | {pa.bool_(): np.dtype(np.bool_)})
 
 
 def array(values: np.ndarray, type: pa.DataType | None = None) -> pa.Array:

@@ -4,7 +4,6 @@ before each row (the observable proxy of fatigue), and the open rate by period."
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -12,6 +11,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 FATIGUE_WINDOW_MINUTES = 60
 FATIGUE_BUCKETS = ((0, 2), (3, 5), (6, 10), (11, None))
@@ -54,13 +54,14 @@ def num_or_none(value) -> float | None:
     return None if math.isnan(value) else value
 
 
-def tally(key, opened: np.ndarray, values: Sequence | None = None) -> pd.DataFrame:
+def tally(key: ArrayLike | pd.Series, opened: np.ndarray,
+          values: range | list[bool] | None = None) -> pd.DataFrame:
     """Rows (``n``) and opened rows (``opens``) per value of ``key``: sorted (a categorical's
     values in their order), or exactly ``values``; missing keys are left out."""
     import pandas as pd  # the make process reads the constants above without pandas
 
-    counted = (pd.DataFrame({"key": key, "opened": opened}).groupby("key", observed=False)["opened"]
-               .agg(n="size", opens="sum"))
+    counted = (pd.DataFrame({"key": key, "opened": opened}).groupby("key", observed=False)
+               .agg(n=("opened", "size"), opens=("opened", "sum")))
     return counted if values is None else counted.reindex(values, fill_value=0)
 
 

@@ -62,7 +62,7 @@ def from_frames(users: pd.DataFrame, weights: pd.DataFrame, constants: dict) -> 
         matrix[rows, part["code"].to_numpy()] = part["weight"].to_numpy()
         table[f] = matrix
     app = schemas.field("postingApp")
-    has_app = np.zeros((len(user_ids), len(app.values)), dtype=bool)
+    has_app = np.zeros((len(user_ids), len(app.listed())), dtype=np.bool_)
     for row, names in enumerate(users["apps"]):
         has_app[row, [app.code(name) for name in names]] = True
     shape = (len(user_ids), len(constants["groups"]), len(constants["situations"]))

@@ -21,7 +21,7 @@ ROUTINE_STATES = tuple(s.name.lower() for s in State)
 def feature_column(name: str, codes: np.ndarray) -> pa.Array:
     f = schemas.field(name)
     if f.is_categorical:
-        return dictionary(codes, value_strings(f.values))
+        return dictionary(codes, value_strings(f.listed()))
     return array(np.asarray(f.values, dtype=NUMPY_DTYPES[f.arrow_type()])[codes])
 
 

@@ -69,7 +69,7 @@ def night_figures(notifications: pd.DataFrame, users: pd.DataFrame) -> dict[str,
     workday times), and the ringer in the small hours (0-6 h)."""
     hour = _clock_hour(notifications)
     table = users.set_index("user_id")
-    rows = table.index.get_indexer(notifications["user_id"].to_numpy())
+    rows = table.index.get_indexer(pd.Index(notifications["user_id"].to_numpy()))
     bed, wake = _hours(table["bedtime"])[rows] + 1.0, _hours(table["wake_time"])[rows] - 1.0
     since_bed = (hour - bed) % 24
     in_core = since_bed < (wake - bed) % 24
@@ -140,7 +140,7 @@ def asleep_stats(rows: Rows, users: pd.DataFrame | None) -> dict:
     out = {"hours": [first, last], "share": in_hours / len(rows.hour), "share_in_users_sleep": None}
     window = _sleep_window(users)
     if window is not None:
-        where = window.index.get_indexer(rows.user)
+        where = window.index.get_indexer(pd.Index(rows.user))
         known = where >= 0
         bed, wake = (window[name].to_numpy()[where[known]] for name in ("bedtime", "wake_time"))
         minute = rows.ms[known] % (24 * MS_PER_HOUR) // 60_000

@@ -67,7 +67,7 @@ def validate(folder: Path) -> list[str]:
     except OSError as error:
         return [f"{MANIFEST}: cannot read ({error.strerror or error})"]
     problems = _check_manifest(manifest)
-    if problems:
+    if problems or not isinstance(manifest, dict):
         return problems
     with stages("validate", 4) as begin:
         begin("sha256 of the files")
@@ -193,6 +193,7 @@ def _read(path: Path) -> tuple[pa.Table | None, pd.DataFrame]:
 def _parse(f: schemas.Field, text: pd.Series) -> pd.Series:
     """A CSV column's values; text that is not a value of the field's type stays text."""
     text = text.astype(object)
+    value: pd.Series
     if f.type == "boolean":
         value = text.map({"true": True, "True": True, "false": False, "False": False})
     elif f.type == "integer":

@@ -63,7 +63,7 @@ class ChannelTable:
     @cached_property
     def has_other_updates(self) -> np.ndarray:
         """(C,) whether a channel carries a numberOfUpdates level besides its usual one."""
-        return self.other_updates.any(axis=1)
+        return np.asarray(self.other_updates.any(axis=1))
 
     @cached_property
     def other_updates_cdf(self) -> np.ndarray:
@@ -75,7 +75,7 @@ class ChannelTable:
     @cached_property
     def carries_every_update(self) -> np.ndarray:
         """(C,) whether a channel carries every numberOfUpdates level."""
-        return self.updates.all(axis=1)
+        return np.asarray(self.updates.all(axis=1))
 
     def channel_of(self, codes: dict[str, np.ndarray]) -> np.ndarray:
         """Channel of each notification (arrays of schema codes), -1 for none of its app's."""
@@ -86,8 +86,8 @@ class ChannelTable:
 def channel_table(kind_of_app: list[str], rng: np.random.Generator) -> ChannelTable:
     """Every app's channels, in app order; ``rng`` draws each app's mix over its subjects."""
     fields = {name: schemas.field(name) for name in (*SIGNATURE, "subject", "numberOfUpdates")}
-    n_subject = len(fields["subject"].values)
-    n_updates = len(fields["numberOfUpdates"].values)
+    n_subject = len(fields["subject"].listed())
+    n_updates = len(fields["numberOfUpdates"].listed())
     rows: list[dict] = []
     for app, kind in enumerate(kind_of_app):
         seen: set[tuple] = set()
@@ -109,17 +109,17 @@ def channel_table(kind_of_app: list[str], rng: np.random.Generator) -> ChannelTa
                 "topics": subjects * rng.gamma(1.5, 1.0, n_subject),
             })
     n_apps = len(kind_of_app)
-    app = np.array([r["app"] for r in rows], dtype=np.int64)
-    width = int(np.bincount(app, minlength=n_apps).max())
+    app_of_row = np.array([r["app"] for r in rows], dtype=np.int64)
+    width = int(np.bincount(app_of_row, minlength=n_apps).max())
     of_app = np.full((n_apps, width), -1, dtype=np.int64)
-    lookup = np.full((n_apps, *(len(fields[f].values) for f in SIGNATURE)), -1, dtype=np.int64)
+    lookup = np.full((n_apps, *(len(fields[f].listed()) for f in SIGNATURE)), -1, dtype=np.int64)
     for index, r in enumerate(rows):
         of_app[r["app"], np.argmax(of_app[r["app"]] < 0)] = index
         lookup[(r["app"], *(r[f] for f in SIGNATURE))] = index
     column = {name: np.array([r[name] for r in rows]) for name in ("group", "triggered", "share")}
     return ChannelTable(
         names=tuple(r["name"] for r in rows),
-        app=app,
+        app=app_of_row,
         **{f: np.array([r[f] for r in rows], dtype=np.int16) for f in SIGNATURE},
         group=column["group"].astype(np.int64),
         triggered=column["triggered"].astype(bool),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 
 class PriorsError(ValueError):
@@ -51,9 +52,9 @@ def _is_number(value: object) -> bool:
 
 
 def _check_shares(name: str, value: object, length: int) -> None:
-    numbers_ok = (isinstance(value, tuple) and len(value) == length
-                  and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value))
-    if not numbers_ok or not math.isclose(sum(value), 1.0, abs_tol=1e-6):  # type: ignore[arg-type]
+    if not (isinstance(value, tuple) and len(value) == length
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
+            and math.isclose(sum(value), 1.0, abs_tol=1e-6)):
         raise PriorsError(f"priors.{name} must be {length} non-negative shares summing to 1; got {value!r}")
 
 
@@ -217,13 +218,14 @@ class Priors:
                                              else low <= value <= high):
                 raise PriorsError(f"priors.{name} must be a number {allowed(name)}; got {value!r}")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
     @classmethod
-    def from_dict(cls, values: dict) -> Priors:
+    def from_dict(cls, values: dict[str, Any]) -> Priors:
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(set(values) - set(known))
         if unknown:
             raise ValueError(f"unknown prior {unknown[0]!r}; known: {', '.join(known)}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+        arguments: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        return cls(**arguments)

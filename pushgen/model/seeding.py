@@ -13,6 +13,7 @@ from enum import IntEnum
 
 import numpy as np
 from numpy.random.bit_generator import ISpawnableSeedSequence
+from numpy.typing import DTypeLike
 
 from pushgen.model.seeding_kernel import POOL_SIZE, sequence_states
 
@@ -43,7 +44,8 @@ class NodeFamily(IntEnum):
 def stream(seed: int, user: int, family: NodeFamily) -> np.random.Generator:
     """The generator for one user's node family: PCG64 seeded by
     ``SeedSequence(seed, spawn_key=(user, family))``."""
-    return np.random.Generator(np.random.PCG64(FamilySeed(seed, user, family)))
+    # numpy's stub asks for a SeedSequence; PCG64 takes any ISeedSequence
+    return np.random.Generator(np.random.PCG64(FamilySeed(seed, user, family)))  # type: ignore[arg-type]
 
 
 PCG64_WORDS = 4  # 64-bit words of state a PCG64 takes from its seed sequence
@@ -57,13 +59,15 @@ class FamilySeed(ISpawnableSeedSequence):
         self.seed, self.user, self.family = operator.index(seed), operator.index(user), int(family)
         self._sequence: np.random.SeedSequence | None = None
 
-    def generate_state(self, n_words: int, dtype: type = np.uint32) -> np.ndarray:
+    def generate_state(self, n_words: int, dtype: DTypeLike = np.uint32) -> np.ndarray:
         if (n_words == PCG64_WORDS and np.dtype(dtype) == np.uint64 and min(self.seed, self.user) >= 0
                 and 0 <= self.family < len(NodeFamily)):
             return family_states(self.seed, self.user)[self.family].copy()
-        return self.sequence().generate_state(n_words, dtype)
+        # SeedSequence itself raises a clear error for a dtype other than uint32 or uint64
+        return self.sequence().generate_state(n_words, dtype)  # type: ignore[arg-type]
 
-    def spawn(self, n_children: int) -> list[np.random.SeedSequence]:
+    # the children are SeedSequences, as numpy's own spawn documents; its stub says Self
+    def spawn(self, n_children: int) -> list[np.random.SeedSequence]:  # type: ignore[override]
         return self.sequence().spawn(n_children)
 
     def sequence(self) -> np.random.SeedSequence:

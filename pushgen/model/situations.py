@@ -80,14 +80,14 @@ def population_interactions() -> np.ndarray:
 def priority_effects() -> np.ndarray:
     """(priority codes, situations)."""
     f = schemas.field("priority")
-    return _table(f.values, PRIORITY_IN, {v: f.code(v) for v in f.values})
+    return _table(f.listed(), PRIORITY_IN, {v: f.code(v) for v in f.listed()})
 
 
 @cache
 def updates_effects() -> np.ndarray:
     """(numberOfUpdates codes, situations)."""
     f = schemas.field("numberOfUpdates")
-    return _table(f.values, UPDATES_IN, {v: f.code(v) for v in f.values})
+    return _table(f.listed(), UPDATES_IN, {v: f.code(v) for v in f.listed()})
 
 
 MORNING_PEAK_HOUR, MORNING_WIDTH_HOURS = 7.5, 1.5
@@ -102,7 +102,7 @@ def indicator_tables() -> dict[str, np.ndarray]:
     """Per code of a context feature, the indicator situations it sets (1.0 or 0.0)."""
     weekday = np.asarray(schemas.values("day"), dtype=np.int64)
     act = schemas.field("activity")
-    activity = np.arange(len(act.values))
+    activity = np.arange(len(act.listed()))
     ringer = np.arange(len(schemas.values("ringerMode")))
     headphones = np.arange(len(schemas.values("headphonesIn"))) == schemas.field("headphonesIn").code(True)
     music = np.arange(len(schemas.values("musicActive"))) == schemas.field("musicActive").code(True)

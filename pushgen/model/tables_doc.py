@@ -137,5 +137,9 @@ def refresh(document: str) -> str:
         pattern = re.compile(rf"(<!-- generated: {name} -->\n).*?(<!-- end: {name} -->)", re.S)
         if not pattern.search(document):
             raise ValueError(f"the document has no markers for the {name} table")
-        document = pattern.sub(lambda m, make=make: m.group(1) + make() + "\n" + m.group(2), document)
+
+        def fill(m: re.Match[str], table: str = make()) -> str:
+            return f"{m.group(1)}{table}\n{m.group(2)}"
+
+        document = pattern.sub(fill, document)
     return document

@@ -30,7 +30,7 @@ PRIORITY_FACTOR = {"max": 0.5, "high": 0.75, "default": 1.0, "low": 1.6, "min": 
 
 def _by_code(name: str, factors: dict) -> np.ndarray:
     f = schemas.field(name)
-    return np.array([factors[v] for v in f.values])
+    return np.array([factors[v] for v in f.listed()])
 
 
 RINGER_BY_CODE = _by_code("ringerMode", RINGER_FACTOR)

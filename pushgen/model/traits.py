@@ -42,8 +42,8 @@ CONTEXT_EFFECTS: dict[str, dict] = {
     "day": {5: -0.7, 6: -0.7},
     "place": {},
 }
-PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feature
-    "category": None, "priority": 0.15, "numberOfUpdates": 0.1, "visibility": 0.1,
+PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feature but category
+    "priority": 0.15, "numberOfUpdates": 0.1, "visibility": 0.1,
     "ongoing": 0.3, "activity": 0.15, "ringerMode": 0.15, "noise": 0.1, "proximity": 0.1,
     "batteryLevel": 0.1, "charging": 0.1, "headphonesIn": 0.1, "musicActive": 0.1,
     "time": 0.15, "day": 0.1, "place": 0.2,
@@ -53,7 +53,7 @@ WEEKEND = (5, 6)
 
 def _population(name: str, effects: dict) -> np.ndarray:
     f = schemas.field(name)
-    out = np.zeros(len(f.values))
+    out = np.zeros(len(f.listed()))
     for value, effect in effects.items():
         out[f.code(value)] = effect
     out.flags.writeable = False

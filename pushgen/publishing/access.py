@@ -55,14 +55,17 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     folder = resolve_split(source)
     description = json.loads((folder / SPLIT_FILE).read_text())
     test = read_part(folder, f"task{task}/test")
-    history = (schemas.apply_dtypes(pq.read_schema(folder / "task1/train.parquet").empty_table().to_pandas())
-               if task == 2 else None)
+    if task == 1:
+        train, validation = read_part(folder, "task1/train"), read_part(folder, "task1/validation")
+    else:  # no history: empty tables with the history's columns
+        train = validation = schemas.apply_dtypes(
+            pq.read_schema(folder / "task1/train.parquet").empty_table().to_pandas())
     return Split(
         folder=folder,
         task=task,
         description=description,
-        train=read_part(folder, "task1/train") if task == 1 else history,
-        validation=read_part(folder, "task1/validation") if task == 1 else history,
+        train=train,
+        validation=validation,
         test=test,
         users=pq.read_table(folder / "users.parquet").to_pandas(),
     )

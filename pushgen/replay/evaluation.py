@@ -23,6 +23,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import SupportsInt, cast
 
 import numpy as np
 import pandas as pd
@@ -137,8 +138,8 @@ class Evaluation:
             **({"paired": {k: clean(v) for k, v in self.paired.items()}} if self.paired else {}),
             "mean_over_users": {k: clean(v) for k, v in self.mean_over_users.items()},
             "pooled_over_rows": {k: clean(v) for k, v in self.overall.items()},
-            "users": [{"user_id": int(user), **{k: clean(float(v)) if k != "steps" else int(v)
-                                                for k, v in row.items()}}
+            "users": [{"user_id": int(cast(SupportsInt, user)),  # an index label is Hashable to pandas
+                       **{k: clean(float(v)) if k != "steps" else int(v) for k, v in row.items()}}
                       for user, row in self.per_user.iterrows()],
         }
 
@@ -204,7 +205,7 @@ def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None
 
 def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
     """Whether each submitted notification is possible for the user of its row."""
-    has_app = part.parameters.has_app[part.parameter_rows[rows]]
+    has_app = part.test_parameters.has_app[part.parameter_rows[rows]]
     return is_possible(codes, has_app)
 
 
@@ -252,12 +253,12 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         check_decision_seconds(seconds, part.context_ids[rows])
     p_generated = sequence_probabilities(part, rows, codes)
     possible = is_possible_rows(part, rows, codes)
-    draw = part.truth.draw[rows]
+    draw = part.test_truth.draw[rows]
     logged = part.logged_opened[rows]
     reward = rewards(logged, p_generated, draw, mode)
     opened = draw < p_generated
     if seconds is not None:
-        fixed = apps_aware_reference(part.folder, part.parameters.has_app[part.parameter_rows[rows]])
+        fixed = apps_aware_reference(part.folder, part.test_parameters.has_app[part.parameter_rows[rows]])
         reference_reward = rewards(logged, sequence_probabilities(part, rows, fixed), draw, mode)
     generated_open = p_generated if mode == "expected" else opened
     reference = {f: part.codes[f][rows] for f in NOTIFICATION_FEATURES}

@@ -80,6 +80,20 @@ class ReplayPart:
     def label(self) -> str:
         return f"task {self.task}'s {self.part} part of split {self.name}"
 
+    @property
+    def test_truth(self) -> Truth:
+        """``truth``, which a test part has (a DatasetError for another part)."""
+        if self.truth is None:
+            raise DatasetError(f"{self.label} has no ground truth: only test parts have one")
+        return self.truth
+
+    @property
+    def test_parameters(self) -> EngagementParameters:
+        """``parameters``, which a test part has (a DatasetError for another part)."""
+        if self.parameters is None:
+            raise DatasetError(f"{self.label} has no user parameters: only test parts have them")
+        return self.parameters
+
     @cached_property
     def parameter_rows(self) -> np.ndarray:
         """Per row, its user's row in ``parameters``."""
@@ -88,7 +102,7 @@ class ReplayPart:
     @cached_property
     def row_terms(self) -> RowTerms:
         """The row part of the engagement logit of every row (test parts)."""
-        return row_terms(self.parameters, self.parameter_rows, self.codes, self.truth.state)
+        return row_terms(self.test_parameters, self.parameter_rows, self.codes, self.test_truth.state)
 
     def user_index(self, user: int) -> int:
         """Position of ``user`` among the part's users (the row of its initial state)."""
@@ -149,7 +163,7 @@ class Episode:
 
     @cached_property
     def draw(self) -> np.ndarray:
-        return self.part.truth.draw[self.rows]
+        return self.part.test_truth.draw[self.rows]
 
     def rows_in_order(self, keys: tuple[str, ...]) -> list[tuple[int, ...]]:
         """Per row, the codes of ``keys`` as plain ints (observations are built from these)."""

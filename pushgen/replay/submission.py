@@ -170,7 +170,7 @@ def _codes(column: pd.Series, name: str) -> np.ndarray:
     if field.type == "boolean":
         names, codes = list(BOOLEANS), np.array([field.code(v) for v in BOOLEANS.values()])
     else:
-        names, codes = list(field.values), np.arange(len(field.values))
+        names, codes = list(field.listed()), np.arange(len(field.listed()))
     index = pc.index_in(strings, value_set=pa.array(names, pa.string()))
     if index.null_count == 0:
         return codes[index.to_numpy()]
@@ -204,9 +204,9 @@ def shown(value: object) -> str:
 def _allowed(field: schemas.Field) -> str:
     if field.type == "boolean":
         return "true or false"
-    shown = ", ".join(repr(v) for v in field.values[:SHOWN_VALUES])
-    more = f", ... ({len(field.values)} values, see pushgen.schemas.values({field.name!r}))" if len(
-        field.values) > SHOWN_VALUES else ""
+    shown = ", ".join(repr(v) for v in field.listed()[:SHOWN_VALUES])
+    more = f", ... ({len(field.listed())} values, see pushgen.schemas.values({field.name!r}))" if len(
+        field.listed()) > SHOWN_VALUES else ""
     return f"one of {shown}{more}"
 
 

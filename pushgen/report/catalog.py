@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pushgen.report.data_figures as data
 import pushgen.report.engagement_figures as engagement
 import pushgen.report.other_figures as other
-from pushgen.report.sources import Source
+from pushgen.report.sources import Benchmark, Source
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,13 @@ class Entry:
 
 
 ROWS = ("dataset", "split")
+
+
+def _benchmark(source: Source) -> Benchmark:
+    if source.benchmark is None:
+        raise ValueError(f"{source.title} is not a benchmark run")
+    return source.benchmark
+
 CATALOG = (
     Entry("split_parts", "The split's parts",
           "Rows per week in each part: the notifications of the history parts and the contexts of the "
@@ -75,13 +82,13 @@ CATALOG = (
           "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
           "across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the "
           "simulated user: yardsticks, not models; [bound] is a provable upper bound.",
-          ("benchmark",), lambda s, v: other.leaderboard_figures(s.benchmark)),
+          ("benchmark",), lambda s, v: other.leaderboard_figures(_benchmark(s))),
     Entry("per_user", "Per-user scores",
           "Every user's mean reward under each baseline; the bar is the mean over the users.",
-          ("benchmark",), lambda s, v: other.per_user_figure(s.benchmark)),
+          ("benchmark",), lambda s, v: other.per_user_figure(_benchmark(s))),
     Entry("learning_curves", "Learning curves",
           "One panel per baseline on shared axes: its curve in colour, the others in grey.",
-          ("benchmark",), lambda s, v: other.curves_figures(s.benchmark)),
+          ("benchmark",), lambda s, v: other.curves_figures(_benchmark(s))),
 )
 
 

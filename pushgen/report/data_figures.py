@@ -66,8 +66,8 @@ class View:
         return pd.DataFrame({"per_day": out["size"] / self.stats["days"], "open_rate": out["mean"]})
 
 
-def as_categories(column: pd.Series) -> pd.Categorical:
-    """A column as a categorical of the values it holds (cheap for a categorical column)."""
+def as_categories(column: pd.Series) -> np.ndarray:
+    """The values of a column as an object array (cheap for a categorical column)."""
     return column.astype("category").cat.remove_unused_categories().to_numpy()
 
 
@@ -91,7 +91,7 @@ def calendar_figure(view: View):
     left = date2num(dates) - 0.4
     corners = np.stack([np.stack([left, left, left + 0.8, left + 0.8], axis=1),
                         np.stack([np.zeros(days), per_day, per_day, np.zeros(days)], axis=1)], axis=2)
-    by_day.add_collection(PolyCollection(corners, facecolors=np.where(weekend, WEEKEND, WEEKDAY),
+    by_day.add_collection(PolyCollection(list(corners), facecolors=np.where(weekend, WEEKEND, WEEKDAY),
                                          linewidths=0))  # one artist for every day's bar
     by_day.xaxis_date()
     by_day.set_xlim(left[0] - 1, left[-1] + 2)
@@ -163,7 +163,8 @@ def _group_panel(ax, groups: dict[str, dict], title: str, overall: float | None)
 
 
 def legend_below_axis(figure, ax, columns: int = 2) -> None:
-    legend_below(figure, *ax.get_legend_handles_labels(), columns=columns)
+    handles, labels = ax.get_legend_handles_labels()
+    legend_below(figure, handles, labels, columns=columns)
 
 
 def _place_groups(view: View) -> dict[str, dict]:

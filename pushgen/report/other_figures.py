@@ -3,6 +3,8 @@ and a benchmark run's leaderboard, per-user scores and learning curves."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -85,9 +87,11 @@ def monday_of(days: np.ndarray) -> np.ndarray:
 def weekly_rows(parts: pd.DataFrame, test_span: tuple | None) -> tuple[pd.DataFrame, set[str]]:
     """Rows per part and week (index: each week's Monday), and the parts without dates, whose rows
     are spread evenly over the days of ``test_span``."""
-    weeks, undated = {}, set()
+    weeks: dict[str, pd.Series] = {}
+    undated: set[str] = set()
     for name in [p for p in PART_COLORS if p in set(parts["part"])]:
         times = parts.loc[parts["part"] == name, "posted_at"]
+        counts: pd.Series
         if times.notna().all():
             counts = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
         elif test_span is not None:
@@ -150,8 +154,8 @@ def panels(table: pd.DataFrame) -> list[tuple[tuple, str, pd.DataFrame]]:
     if not keys:
         return [((), "", table)]
     out = []
-    for values, part in table.groupby(keys, sort=False, dropna=False):
-        values = values if isinstance(values, tuple) else (values,)
+    for key, part in table.groupby(keys, sort=False, dropna=False):
+        values: tuple[Any, ...] = key if isinstance(key, tuple) else (key,)
         title = ", ".join(str(v) if k == "section" else f"task {v}"
                           for k, v in zip(keys, values, strict=True) if not pd.isna(v))
         out.append((values, title[:1].upper() + title[1:], part))
