@@ -20,7 +20,8 @@ class WholeNumber(click.IntRange):
         if found and len(found[1]) > MAX_DIGITS:
             self.fail(f"a {len(found[1]):,}-digit number is too long; give a whole number "
                       f"{self.allowed()}", param, ctx)
-        return super().convert(value, param, ctx)
+        # click's stub types the value as an int, but click converts the text of the command line here
+        return super().convert(value, param, ctx)  # type: ignore[arg-type]
 
     def _describe_range(self) -> str:
         return super()._describe_range() if self.min is not None or self.max is not None else ""

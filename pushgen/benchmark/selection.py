@@ -134,7 +134,8 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
                                      cost=cost)
     part_users = [int(u) for u in probe.replay.users] if users is None else [int(u) for u in users]
     public = PublicHistory.of(load_split(split, 1).train)
-    rows, rewards = [], {b.name: {} for b in chosen}
+    rows: list[dict[str, object]] = []
+    rewards: dict[str, dict[int, np.ndarray]] = {b.name: {} for b in chosen}
     shared: dict = {}
     for user in part_users:
         env = NotificationSelectionEnv(split, user=user, task=task, k=k, candidate_seed=candidate_seed,
@@ -163,7 +164,8 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
 def selection_board(results: SelectionResults) -> pd.DataFrame:
     """One row per baseline, best mean reward first, with the 95% t-interval across users."""
     out = []
-    for name, group in results.per_user.groupby("baseline", sort=False):
+    for key, group in results.per_user.groupby("baseline", sort=False):
+        name = str(key)
         low, high = interval(group["mean_reward"].to_numpy())
         out.append({"baseline": name, "label": results.labels[name], "users": len(group),
                     "mean_reward": float(group["mean_reward"].mean()), "ci_low": low, "ci_high": high,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pushgen.data.realism import realism_figures
 
@@ -53,12 +53,13 @@ def verdict(value: float | None, low: float, high: float) -> str:
     return VERDICTS[None if value is None or value != value else within(value, low, high)]
 
 
-def at(*keys: str) -> Callable[[dict], float]:
+def at(*keys: str) -> Callable[[dict[str, Any]], float]:
     """The statistic at ``keys`` of ``describe``'s output."""
-    def value(stats: dict) -> float:
+    def value(stats: dict[str, Any]) -> float:
+        found: Any = stats
         for key in keys:
-            stats = stats[key]
-        return float(stats)
+            found = found[key]
+        return float(found)
     return value
 
 

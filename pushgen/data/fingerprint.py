@@ -39,7 +39,7 @@ class ColumnsDigest:
             known, digest = self._columns.setdefault(name, (kind, hashlib.sha256()))
             if known != kind:
                 raise ValueError(f"column {name!r} changed type from {known} to {kind}")
-            digest.update(values)
+            digest.update(values.data)
         return self
 
     def digest(self) -> bytes:

@@ -147,7 +147,7 @@ def make_recipe(
 
 
 def _check_int(name: str, value, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
         raise GenerationError(f"{name} must be a whole number from {low} to {high}; got {shown(value)}")
     return int(value)
 

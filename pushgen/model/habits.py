@@ -132,7 +132,7 @@ def places(sched: Schedule, rng: np.random.Generator) -> Places:
     remote = sched.occupation in (Occupation.REMOTE, Occupation.NOT_WORKING)
 
     def taste(options: tuple[str, ...], concentration: float) -> np.ndarray:
-        p = np.zeros(len(place.values))
+        p = np.zeros(len(place.listed()))
         p[[place.code(o) for o in options]] = rng.dirichlet(np.full(len(options), concentration))
         return p
 

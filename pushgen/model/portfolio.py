@@ -112,6 +112,6 @@ def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray,
 def interests(priors: Priors, rng: np.random.Generator) -> np.ndarray:
     """Parents: none. log-interest in each subject ~ N(0, interest_sd); 'unknown' fixed at 0."""
     subject = schemas.field("subject")
-    log_interest = rng.normal(0.0, priors.interest_sd, len(subject.values))
+    log_interest = rng.normal(0.0, priors.interest_sd, len(subject.listed()))
     log_interest[subject.code("unknown")] = 0.0
     return log_interest

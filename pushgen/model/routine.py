@@ -162,7 +162,7 @@ ACTIVITY_ON_WORKOUT = {
 def cdf_given_state(name: str, rows: dict[State, dict]) -> np.ndarray:
     """(N_STATES, n_values) cumulative P(feature value | routine state) from sparse rows."""
     field = schemas.field(name)
-    table = np.zeros((N_STATES, len(field.values)))
+    table = np.zeros((N_STATES, len(field.listed())))
     for state, probabilities in rows.items():
         for value, p in probabilities.items():
             table[state, field.code(value)] = p

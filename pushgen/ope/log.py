@@ -166,8 +166,9 @@ def log_tables(episodes: list[Episode], start: np.datetime64) -> tuple[pd.DataFr
     chosen = action[round_id] == slot
     columns["propensity"] = probabilities[round_id, slot]
     columns["chosen"] = chosen
-    columns["reward"] = pd.array(np.where(chosen, opened[round_id], 0), dtype="Int8")
-    columns["reward"][~chosen] = pd.NA
+    reward = pd.array(np.where(chosen, opened[round_id], 0), dtype="Int8")
+    reward[~chosen] = pd.NA
+    columns["reward"] = reward
     columns["p_open"] = np.where(hold, 0.0, p_open[round_id, np.minimum(slot, k - 1)])
     return rounds[list(ROUND_COLUMNS)], pd.DataFrame(columns)[list(CANDIDATE_COLUMNS)]
 
@@ -176,8 +177,8 @@ def feature_column(name: str, codes: np.ndarray) -> pd.Series:
     """A notification feature with its schema dtype; code -1 (hold) is missing."""
     f = schemas.field(name)
     if f.is_categorical:
-        return pd.Series(pd.Categorical.from_codes(codes, dtype=f.pandas_dtype()))
-    values = np.asarray(f.values)[np.maximum(codes, 0)]
+        return pd.Series(pd.Categorical.from_codes(codes, dtype=f.categorical_dtype()))
+    values = np.asarray(f.listed())[np.maximum(codes, 0)]
     dtype = "boolean" if f.type == "boolean" else "Int64"
     column = pd.Series(pd.array(values, dtype=dtype))
     column[codes < 0] = pd.NA
