@@ -1,7 +1,9 @@
-"""The public API is typed: mypy --strict passes on code that uses it and catches its misuse.
+"""The package is typed: mypy passes on all of it with the project's settings, and mypy --strict
+passes on code that uses the public API and catches its misuse.
 
-mypy runs outside the repository, so it finds pushgen as an installed package: only the
-``py.typed`` marker makes it read the package's types instead of treating it as ``Any``.
+The public API checks run mypy outside the repository, so it finds pushgen as an installed
+package: only the ``py.typed`` marker makes it read the package's types instead of treating it
+as ``Any``.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,6 +23,7 @@ USE = ROOT / "tests" / "mypy_cases" / "public_api_use.py"
 MISUSE = ROOT / "tests" / "mypy_cases" / "public_api_misuse.py"
 MARK = re.compile(r"#\s*error:\s*([\w-]+)\s*$")
 REPORTED = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+): error: .*\[(?P<code>[\w-]+)\]$")
+CHECKED = re.compile(r"in (\d+) source files?\)?$")
 
 
 def mypy(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -60,3 +64,18 @@ def test_mypy_reports_every_misuse_of_the_public_api(checked: dict[str, list[tup
     reported = set(checked[MISUSE.name])
     assert expected <= reported, f"not reported: {sorted(expected - reported)}"
     assert {line for line, _ in reported} == {line for line, _ in expected}
+
+
+def test_mypy_passes_on_the_whole_package(tmp_path: Path) -> None:
+    """``mypy`` with no arguments, as a contributor runs it: pyproject.toml's settings, every module."""
+    pytest.importorskip("mypy")
+    settings = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert "pushgen" in settings["files"]
+    strict = [o for o in settings.get("overrides", []) if o.get("disallow_untyped_defs")]
+    assert strict and "pushgen" in strict[0]["module"], "the front door is held to --strict's flags"
+    done = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / ".mypy_cache")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-8000:] + done.stderr
+    checked = CHECKED.search(done.stdout.strip())
+    assert checked, done.stdout
+    assert int(checked[1]) >= len(list((ROOT / "pushgen").rglob("*.py")))
