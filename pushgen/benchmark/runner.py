@@ -88,8 +88,9 @@ class Episodes:
         return {f: self.contexts[f][rows] for f in CONTEXT_FEATURES}
 
 
-def play(policies: dict[int, Policy], episodes: Episodes, histories: Callable[[int], pd.DataFrame],
-         task: int, mode: str, chunk: int = CHUNK, on_user: Callable[[], None] | None = None) -> list[Run]:
+def play(policies: dict[int, Policy[Codes, Codes]], episodes: Episodes,
+         histories: Callable[[int], pd.DataFrame], task: int, mode: str, chunk: int = CHUNK,
+         on_user: Callable[[], None] | None = None) -> list[Run]:
     """Every user's episode with its policy; ``histories(user)`` is what ``fit`` gets."""
     part = episodes.part
     generated = np.zeros((len(part.user_ids), len(NOTIFICATION_FEATURES)), dtype=np.int64)
@@ -111,7 +112,7 @@ def play(policies: dict[int, Policy], episodes: Episodes, histories: Callable[[i
     return score(episodes, generated, mode, fit_seconds, seconds)
 
 
-def _act(policy: Policy, episodes: Episodes, rows: np.ndarray, generated: np.ndarray,
+def _act(policy: Policy[Codes, Codes], episodes: Episodes, rows: np.ndarray, generated: np.ndarray,
          seconds: np.ndarray) -> None:
     began = perf_counter()
     action = checked(policy.act(episodes.context_batch(rows)), len(rows))
@@ -119,8 +120,8 @@ def _act(policy: Policy, episodes: Episodes, rows: np.ndarray, generated: np.nda
     generated[rows] = action
 
 
-def _online(policies: dict[int, Policy], episodes: Episodes, generated: np.ndarray, seconds: np.ndarray,
-            chunk: int) -> None:
+def _online(policies: dict[int, Policy[Codes, Codes]], episodes: Episodes, generated: np.ndarray,
+            seconds: np.ndarray, chunk: int) -> None:
     """Task 2: every user's next chunk, judged step by step with the users' states, then feedback."""
     part = episodes.part
     users = np.asarray(episodes.users, dtype=np.int64)

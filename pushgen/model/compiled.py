@@ -117,7 +117,9 @@ def _numba() -> ModuleType:
     from numba.core import event
 
     if not _probe_blas and "numba.np.arraymath" not in sys.modules and BLAS_PROBE not in sys.modules:
-        sys.modules[BLAS_PROBE] = None  # makes the import fail at once
+        # None in sys.modules makes the import fail at once (the import system's documented
+        # behaviour, which typeshed's dict[str, ModuleType] does not describe)
+        sys.modules[BLAS_PROBE] = None  # type: ignore[assignment]
         try:
             import numba.np.arraymath  # where numba probes, once per process
         finally:
