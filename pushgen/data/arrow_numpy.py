@@ -54,7 +54,7 @@ def strings(values: Iterable[str]) -> pa.StringArray:
                                  [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
-def dictionary(codes: np.ndarray, values: Sequence | pa.StringArray,
+def dictionary(codes: np.ndarray, values: Sequence[str] | pa.StringArray,
                index_type: pa.DataType | None = None) -> pa.DictionaryArray:
     """A dictionary array of ``codes`` (int16 unless ``index_type``) into the strings of ``values``."""
     labels = values if isinstance(values, pa.Array) else strings(values)

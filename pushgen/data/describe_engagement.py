@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -35,7 +35,7 @@ MIN_PAIR_ROWS = 20
 EXPOSURE_BUCKETS = (0.0, 1.0, 4.0, 16.0, np.inf)
 
 
-def engagement_stats(folder: Path, notifications: pd.DataFrame) -> dict:
+def engagement_stats(folder: Path, notifications: pd.DataFrame) -> dict[str, Any]:
     """Context effects and habituation of a dataset folder with ``ground_truth/``."""
     params = read_parameters(folder)
     mean = params.interactions.mean(axis=0)

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -50,7 +50,8 @@ def weight_table(params: EngagementParameters) -> pa.Table:
     })
 
 
-def from_frames(users: pd.DataFrame, weights: pd.DataFrame, constants: dict) -> EngagementParameters:
+def from_frames(users: pd.DataFrame, weights: pd.DataFrame,
+                constants: dict[str, Any]) -> EngagementParameters:
     import pandas as pd
     user_ids = users["user_id"].to_numpy()
     position = pd.Series(np.arange(len(user_ids)), index=user_ids)

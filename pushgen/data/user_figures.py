@@ -3,7 +3,7 @@ realism audit that read the users table beside the notifications (``docs/calibra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -132,7 +132,7 @@ def user_figures(notifications: pd.DataFrame, users: pd.DataFrame | None) -> dic
     return figures
 
 
-def asleep_stats(rows: Rows, users: pd.DataFrame | None) -> dict:
+def asleep_stats(rows: Rows, users: pd.DataFrame | None) -> dict[str, Any]:
     """The share of rows posted in ``ASLEEP_HOURS`` and (with ``users``) in each user's own
     sleep (None: no users table with bedtimes and wake times)."""
     first, last = ASLEEP_HOURS

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -88,9 +89,9 @@ def channel_table(kind_of_app: list[str], rng: np.random.Generator) -> ChannelTa
     fields = {name: schemas.field(name) for name in (*SIGNATURE, "subject", "numberOfUpdates")}
     n_subject = len(fields["subject"].listed())
     n_updates = len(fields["numberOfUpdates"].listed())
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     for app, kind in enumerate(kind_of_app):
-        seen: set[tuple] = set()
+        seen: set[tuple[int, ...]] = set()
         for channel in KIND_CHANNELS[kind]:
             signature = tuple(fields[f].code(getattr(channel, f)) for f in SIGNATURE)
             if signature in seen:

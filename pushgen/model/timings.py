@@ -12,6 +12,7 @@ left until cleared (LogNormal(median 40 min, sd 1.0)). responseTime = seenTime +
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -28,7 +29,7 @@ PRIORITY_FACTOR = {"max": 0.5, "high": 0.75, "default": 1.0, "low": 1.6, "min": 
                    "unknown": 1.2}
 
 
-def _by_code(name: str, factors: dict) -> np.ndarray:
+def _by_code(name: str, factors: dict[Any, float]) -> np.ndarray:
     f = schemas.field(name)
     return np.array([factors[v] for v in f.listed()])
 

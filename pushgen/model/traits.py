@@ -9,6 +9,8 @@ the same sensitivity plus a personal deviation ~ N(0, interaction_sd).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from pushgen import schemas
@@ -17,7 +19,7 @@ from pushgen.model.engagement import FEATURES, EngagementParameters
 from pushgen.model.priors import Priors
 from pushgen.model.situations import population_interactions
 
-NOTIFICATION_EFFECTS: dict[str, dict] = {
+NOTIFICATION_EFFECTS: dict[str, dict[Any, float]] = {
     "category": {"msg": 0.6, "call": 0.5, "event": 0.1, "reminder": 0.2, "alarm": 0.0,
                  "email": 0.0, "recommendation": -0.5, "status": -0.6, "service": -0.8,
                  "err": -0.1, "transport": -0.4, "unknown": -0.2},
@@ -27,7 +29,7 @@ NOTIFICATION_EFFECTS: dict[str, dict] = {
     "visibility": {"private": 0.05, "public": 0.0, "secret": -0.15},
     "ongoing": {True: -3.0, False: 0.0},
 }
-CONTEXT_EFFECTS: dict[str, dict] = {
+CONTEXT_EFFECTS: dict[str, dict[Any, float]] = {
     "activity": {"still": 0.0, "unknown": -0.1, "tilting": 0.15, "foot walking": -0.3,
                  "vehicle": -0.7, "foot running": -1.3, "bicycle": -1.1},
     "ringerMode": {"normal": 0.0, "vibrate": 0.1, "silent": -1.0},
@@ -51,7 +53,7 @@ PERSONAL_SD = {  # sd of a user's deviation from the population effect, per feat
 WEEKEND = (5, 6)
 
 
-def _population(name: str, effects: dict) -> np.ndarray:
+def _population(name: str, effects: dict[Any, float]) -> np.ndarray:
     f = schemas.field(name)
     out = np.zeros(len(f.listed()))
     for value, effect in effects.items():

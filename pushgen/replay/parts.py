@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -143,7 +144,7 @@ class Episode:
 
     part: ReplayPart
     user_id: int
-    rows: slice
+    rows: slice[int, int, int | None]
     _rows: dict[tuple[str, ...], list[tuple[int, ...]]] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -259,7 +260,7 @@ def _in_order(keys: list[np.ndarray]) -> bool:
     return True
 
 
-def _test_start_ms(description: dict) -> int:
+def _test_start_ms(description: dict[str, Any]) -> int:
     spec = SplitSpec(**description["split"])
     _, test_start, _ = boundaries(dt.date.fromisoformat(description["recipe"]["start"]), spec)
     return int(test_start.astype("datetime64[ms]").astype(np.int64))
