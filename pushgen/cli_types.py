@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
 import click
 
@@ -15,13 +16,12 @@ class WholeNumber(click.IntRange):
     """``click.IntRange`` that refuses a number of more than ``MAX_DIGITS`` digits in one short
     line (Python will not even convert one of 4,301 digits, and would echo it in the message)."""
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         found = WHOLE.fullmatch(value.strip()) if isinstance(value, str) else None
         if found and len(found[1]) > MAX_DIGITS:
             self.fail(f"a {len(found[1]):,}-digit number is too long; give a whole number "
                       f"{self.allowed()}", param, ctx)
-        # click's stub types the value as an int, but click converts the text of the command line here
-        return super().convert(value, param, ctx)  # type: ignore[arg-type]
+        return super().convert(value, param, ctx)
 
     def _describe_range(self) -> str:
         return super()._describe_range() if self.min is not None or self.max is not None else ""
@@ -37,7 +37,7 @@ class FiniteNumber(click.types.FloatParamType):
 
     name = "number"
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> float:
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{str(value)[:40]!r} is not a finite number", param, ctx)

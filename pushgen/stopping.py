@@ -19,10 +19,14 @@ from collections.abc import Iterator
 
 TYPE_CHECKING = False  # typing itself loads only after the handler is in place
 if TYPE_CHECKING:
-    from typing import NoReturn
+    from collections.abc import Callable
+    from types import FrameType
+    from typing import Any, NoReturn, TypeAlias
+
+    Handler: TypeAlias = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 _asked = threading.Event()
-_before_start: dict[int, object] = {}  # the handlers ``starting`` replaced
+_before_start: dict[int, Handler] = {}  # the handlers ``starting`` replaced
 INTERRUPTED = "Interrupted; nothing was written."
 INTERRUPTED_CODE = 130
 

@@ -8,7 +8,7 @@ import numbers
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -138,12 +138,13 @@ def make_recipe(
         raise GenerationError(f"start must be a date or YYYY-MM-DD text, e.g. 2026-01-05; got {start!r}")
     if months is not None and days is not None:
         raise GenerationError("give months or days, not both")
-    fields = {"users": users, "start": start or DEFAULT_START, "seed": seed, "first_user": first_user,
-              "priors": priors or Priors()}
+    fields: dict[str, Any] = {"users": users, "start": start or DEFAULT_START, "seed": seed,
+                              "first_user": first_user, "priors": priors or Priors()}  # Recipe checks them
     if days is not None:
         return Recipe(days=days, **fields)
-    recipe = Recipe(days=1, months=6 if months is None else months, **fields)  # every field checked
-    return dataclasses.replace(recipe, days=(add_months(recipe.start, recipe.months) - recipe.start).days)
+    months = 6 if months is None else months
+    recipe = Recipe(days=1, months=months, **fields)  # every field checked
+    return dataclasses.replace(recipe, days=(add_months(recipe.start, int(months)) - recipe.start).days)
 
 
 def _check_int(name: str, value, low: int, high: int) -> int:

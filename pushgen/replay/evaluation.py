@@ -91,10 +91,10 @@ class Evaluation:
         folder = Path(results)
         reference = reference or PAIRED_REFERENCES[self.task]
         try:
-            results = read_results(folder, needed=("per_user.csv",))
+            loaded = read_results(folder, needed=("per_user.csv",))
         except DatasetError as error:
             raise SubmissionError(f"--paired-with: {error}") from None
-        meta, table = results.description, results.tables["per_user.csv"]
+        meta, table = loaded.description, loaded.tables["per_user.csv"]
         if meta.get("fingerprint") != self.fingerprint or meta.get("mode") != self.mode:
             raise SubmissionError(f"--paired-with {folder}: its results are of split "
                                   f"{meta.get('split')} ({str(meta.get('fingerprint'))[:16]}), mode "
