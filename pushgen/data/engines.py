@@ -30,7 +30,7 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pyarrow as pa
 
@@ -48,6 +48,7 @@ SINGLE_FILE_ROWS = 1_500_000
 SCHEDULER_TIMEOUT_SECONDS = 10
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+Pending = TypeVar("Pending")  # a submitted task's future
 
 
 class _End(enum.Enum):
@@ -89,8 +90,8 @@ def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: boo
                      keep_tables=not encode or index == 0, digest=digest)
 
 
-def _windowed(submit: Callable[[tuple], object], result: Callable[[object], Bucket],
-              work: Iterable, window: int) -> Iterator[Bucket]:
+def _windowed(submit: Callable[[tuple[Any, ...]], Pending], result: Callable[[Pending], Bucket],
+              work: Iterable[tuple[Any, ...]], window: int) -> Iterator[Bucket]:
     """Results in submission order, with at most ``window`` submitted and not yet taken."""
     queue = iter(work)
     pending = deque(submit(ids) for ids in islice(queue, window))

@@ -94,7 +94,7 @@ def encode(values: Mapping[str, Any]) -> dict[str, int]:
         elif isinstance(value, np.generic):
             value = value.item()
         if field.type == "string" and not isinstance(value, str):
-            raise ValueError(f"{name}: {value!r} is not one of {list(field.values)}")
+            raise ValueError(f"{name}: {value!r} is not one of {list(field.listed())}")
         out[name] = field.code(value)
     return out
 

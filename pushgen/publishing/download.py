@@ -161,7 +161,7 @@ def fetch_split(
         raise DatasetError(f"cannot use the cache folder {target.parent}: {error.strerror}") from None
     try:
         discard_stale_copy(entry, target)
-        if regenerate:
+        if base_url is None:  # regenerate
             return regenerate_split(entry, target, progress)
         return download_split(entry, target, base_url, progress)
     except BaseException:
