@@ -58,7 +58,8 @@ class Results:
                 f"{counted(len(self.baselines), 'baseline')}")
 
     def __repr__(self) -> str:
-        by_task = self.per_user.groupby("task", observed=True) if len(self.per_user) else []
+        by_task: list[tuple[Any, pd.DataFrame]] = (list(self.per_user.groupby("task", observed=True))
+                                                   if len(self.per_user) else [])
         best = "; ".join(f"task {task}: {ranking_line(group)}" for task, group in by_task) or "no runs"
         selection = "; .selection" if self.selection is not None else ""
         return f"<{self._title()}\n {best}; .per_user, .curves{selection}>"

@@ -22,7 +22,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -102,7 +102,13 @@ def write_table(table: pa.Table, path: Path, fmt: str) -> Path:
     return target
 
 
-def exact_floats() -> dict[str, str]:
+class ExactFloats(TypedDict, total=False):
+    """``pd.read_csv``'s option for exact floats, where pandas needs it."""
+
+    float_precision: Literal["round_trip"]
+
+
+def exact_floats() -> ExactFloats:
     """``pd.read_csv`` options that read every float back exactly as written: pandas 3 does by
     default (and deprecates ``float_precision``), pandas 2 only with ``float_precision="round_trip"``."""
     import pandas as pd

@@ -151,7 +151,7 @@ class Evaluation:
         ci = ("no interval with one user" if not math.isfinite(score["ci_low"])
               else f"{CONFIDENCE:.0%} interval [{score['ci_low']:.4f}, {score['ci_high']:.4f}]")
         line = (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
-                f"averaged over the {counted(score['users'], 'user')} (as the leaderboard ranks)")
+                f"averaged over the {counted(int(score['users']), 'user')} (as the leaderboard ranks)")
         if not self.paired:
             return line
         compared = self.paired
