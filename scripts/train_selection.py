@@ -47,7 +47,7 @@ def held_out_score(model, split: str, users: list[int], k: int, candidate_seed: 
     scores = []
     for user in users:
         env = gym.make(SELECTION_ID, split=split, user=user, task=2, k=k,
-                       candidate_seed=candidate_seed).unwrapped
+                       candidate_seed=candidate_seed, mode="expected").unwrapped  # a frozen policy scored
         observation, _ = env.reset(seed=user)
         total, done = 0.0, False
         while not done:

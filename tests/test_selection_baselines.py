@@ -49,7 +49,8 @@ def test_no_baseline_beats_the_bound_at_any_context(results):
 def test_the_bound_is_never_exceeded_by_any_policy(seed, k, cost, hold_share):
     """Fatigue and habituation only lower P(open), so at every context the best candidate at a
     fresh state, less the cost (or 0: hold), bounds any policy's reward, whatever came before."""
-    env = gym.make(SELECTION_ID, split=SPLIT, k=k, cost=cost, candidate_seed=seed % 1000).unwrapped
+    env = gym.make(SELECTION_ID, split=SPLIT, k=k, cost=cost, candidate_seed=seed % 1000,
+                   mode="expected").unwrapped
     env.reset(seed=seed)
     bound = fresh_bound(env)
     rng = np.random.default_rng(seed)

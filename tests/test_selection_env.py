@@ -30,12 +30,13 @@ def codes_of(matrix: np.ndarray) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize(("task", "user"), [(2, 3), (1, 1)])
 def test_fast_path_equals_the_batched_judge_over_whole_episodes(task, user):
     """The single environment (Python floats) and the vector environment (``Judge``) agree on
-    P(open) to 1e-12 and on every sampled reward, over a whole episode and into the next."""
-    single = make(task=task, user=user, mode="sampled").unwrapped
+    P(open) to 1e-12 and on every response drawn from the same outcome entropy, over a whole
+    episode and into the next."""
+    single = make(task=task, user=user, mode="expected").unwrapped
     vector = gym.make_vec(SELECTION_ID, num_envs=1, vectorization_mode="vector_entry_point",
-                          split=SPLIT, users=[user], mode="sampled")
-    single.reset(seed=5)
-    vector.reset(seed=5)
+                          split=SPLIT, users=[user], mode="expected")
+    single.reset(seed=5, options={"outcome_entropy": 5})
+    vector.reset(seed=5, options={"outcome_entropy": 5})
     rng = np.random.default_rng(1)
     n = single._n
     sent = 0
@@ -48,13 +49,14 @@ def test_fast_path_equals_the_batched_judge_over_whole_episodes(task, user):
         _, r, terminated, _, info = single.step(action)
         _, rv, tv, _, infos = vector.step(np.array([action]))
         assert info["p_open"] == pytest.approx(infos["p_open"][0], abs=1e-12, rel=0)
-        assert r == rv[0] and terminated == tv[0]
+        assert info["opened"] == infos["opened"][0] and terminated == tv[0]
+        assert r == pytest.approx(rv[0], abs=1e-12, rel=0)
         sent += info["sent"]
     assert sent > 0.7 * n
 
 
 def test_expected_rewards_equal_the_judges_whole_sequence_probabilities():
-    env = make(user=3).unwrapped
+    env = make(user=3, mode="expected").unwrapped
     env.reset(seed=0)
     rng = np.random.default_rng(2)
     slots = rng.integers(0, 8, env._n)
@@ -106,7 +108,7 @@ def test_observation_space_and_sb3_checker():
 
 
 def test_hold_earns_nothing_changes_nothing_and_cost_is_paid_per_send():
-    env = make(user=3, cost=0.1, candidate_p_in_info=True).unwrapped
+    env = make(user=3, cost=0.1, candidate_p_in_info=True, mode="expected").unwrapped
     _, info = env.reset(seed=0)
     before = info["candidate_p"]
     observation, reward, _, _, info = env.step(8)
@@ -120,7 +122,7 @@ def test_hold_earns_nothing_changes_nothing_and_cost_is_paid_per_send():
 
 
 def test_candidate_p_is_the_p_open_of_the_candidate_sent():
-    env = make(user=3, candidate_p_in_info=True).unwrapped
+    env = make(user=3, candidate_p_in_info=True, mode="expected").unwrapped
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(3)
     for _ in range(300):
@@ -131,8 +133,8 @@ def test_candidate_p_is_the_p_open_of_the_candidate_sent():
 
 
 def test_fatigue_lowers_p_open_and_stationary_freezes_the_fresh_state():
-    dynamic = make(user=3, candidate_p_in_info=True).unwrapped
-    frozen = make(user=3, candidate_p_in_info=True, stationary=True).unwrapped
+    dynamic = make(user=3, candidate_p_in_info=True, mode="expected").unwrapped
+    frozen = make(user=3, candidate_p_in_info=True, stationary=True, mode="expected").unwrapped
     dynamic.reset(seed=0)
     frozen.reset(seed=0)
     fresh = 1 / (1 + np.exp(-dynamic.slates(3).static))
@@ -186,18 +188,72 @@ def test_any_k_and_seed_give_k_possible_distinct_candidates(k, seed):
     assert pushgen.is_possible(codes_of(codes), has_app).all()
 
 
-def test_sampled_responses_come_from_a_stream_that_np_random_does_not_predict():
-    env = gym.make(SELECTION_ID, split=SPLIT, user=0, mode="sampled").unwrapped
-    env.reset(seed=7)
-    public = copy.deepcopy(env.np_random)
-    private = outcome_generator(7)
-    opened, predicted, peeked = [], [], []
-    for _ in range(400):
+def public_predictions(env, seed: int, steps: int) -> tuple[list[bool], dict[str, list[bool]]]:
+    """``steps`` sends of slot 0 after ``reset(seed=seed)``: the responses, and what each stream
+    a policy could derive from the public seed predicts for them."""
+    env.reset(seed=seed)
+    streams = {"np_random": copy.deepcopy(env.np_random), "seed": np.random.default_rng(seed),
+               "seed and stream": outcome_generator(seed)}
+    opened: list[bool] = []
+    predicted: dict[str, list[bool]] = {name: [] for name in streams}
+    for _ in range(steps):
         p = env.candidate_probabilities()[0]
-        draw, peek = private.random(), public.random()
-        _, _, _, _, info = env.step(0)
-        opened.append(info["opened"])
-        predicted.append(draw < p)
-        peeked.append(peek < p)
-    assert opened == predicted  # one draw a step, after the action, from the seed's own stream
-    assert opened != peeked  # gymnasium's np_random is no window on the outcomes
+        for name, stream in streams.items():
+            predicted[name].append(stream.random() < p)
+        opened.append(env.step(0)[4]["opened"])
+    return opened, predicted
+
+
+def test_a_policy_knowing_every_public_seed_predicts_no_outcome_better_than_chance():
+    """Outcomes come from entropy drawn at reset: the same public seed gives other draws, and
+    no stream derived from it agrees with the responses more often than chance does."""
+    env = make(user=0, candidate_p_in_info=True).unwrapped
+    agree = {name: 0 for name in ("np_random", "seed", "seed and stream")}
+    chance, variance, n = 0.0, 0.0, 0
+    for seed in range(3):
+        opened, predicted = public_predictions(env, seed, 300)
+        for name, guesses in predicted.items():
+            agree[name] += sum(g == o for g, o in zip(guesses, opened, strict=True))
+        n += len(opened)
+    rate = np.mean(opened)
+    chance = n * (rate**2 + (1 - rate) ** 2)  # agreement of an independent guess with the same rate
+    variance = n * 0.25
+    for name, count in agree.items():
+        assert count < chance + 4 * np.sqrt(variance), name
+    first, _ = public_predictions(env, 7, 200)
+    second, _ = public_predictions(env, 7, 200)
+    assert first != second  # the same public seed, other outcomes
+
+
+def test_the_scorer_replays_a_run_from_its_recorded_outcome_entropy():
+    env = make(user=0, candidate_p_in_info=True).unwrapped
+    env.reset(seed=1)
+    entropy = env.outcome_entropy
+    assert entropy >= 2**64  # 128 bits from the operating system
+    first = [env.step(0)[4]["opened"] for _ in range(200)]
+    env.reset(seed=1, options={"outcome_entropy": entropy})
+    assert [env.step(0)[4]["opened"] for _ in range(200)] == first
+    env.reset(options={"outcome_entropy": entropy})
+    private = outcome_generator(entropy)
+    for _ in range(200):
+        p = env.candidate_probabilities()[0]
+        assert env.step(0)[4]["opened"] == (private.random() < p)  # one draw a step, after the action
+    with pytest.raises(ValueError, match="outcome_entropy must be a whole number >= 0; got -1"):
+        env.reset(options={"outcome_entropy": -1})
+
+
+def test_the_learner_facing_mode_rewards_only_what_was_observed():
+    """Sampled mode (the default): no P(open) in the info, and the reward is exactly the response
+    less the cost, so a learner fed the reward learns what one fed ``opened`` learns."""
+    env = make(user=3, cost=0.3).unwrapped
+    assert env.mode == "sampled"
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        _, reward, _, _, info = env.step(int(rng.integers(0, 9)))
+        assert "p_open" not in info and "candidate_p" not in info
+        assert reward == (float(info["opened"]) - 0.3 if info["sent"] else 0.0)
+    vector = gym.make_vec(SELECTION_ID, num_envs=2, vectorization_mode="vector_entry_point", split=SPLIT)
+    vector.reset(seed=0)
+    _, rewards, _, _, infos = vector.step(np.array([0, 1]))
+    assert "p_open" not in infos and set(rewards) <= {0.0, 1.0}

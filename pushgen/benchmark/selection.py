@@ -2,11 +2,13 @@
 
 Each policy plays ``pushgen/NotificationSelection-v0`` (K candidates, hold, the same
 candidates for every policy: ``candidate_seed``) over each user's whole test episode, by
-default the cold-start users of task 2, which no policy saw before. The reward is the
-environment's (``expected``: P(open) of what is sent, less the cost per send); learning
-policies hear only whether the user opened (the environment's draw, the same draws for every
-policy: the episode is reset with ``seed + user``). Per user: mean reward per context, the
-share of contexts with a send, the mean P(open) of what was sent.
+default the cold-start users of task 2, which no policy saw before. Policies play the
+environment's learner-facing ``sampled`` mode and hear only whether the user opened (the same
+draws for every policy: the scorer gives the episode the outcome entropy ``seed + user``). The
+score is the scorer's: in ``expected`` mode P(open) of what is sent (read by the scorer, never
+shown to the policy), less the cost per send; in ``sampled`` mode the reward the policy got.
+Per user: mean score per context, the share of contexts with a send, the mean P(open) of what
+was sent.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pushgen.data.dataset import DatasetError
 from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.publishing.access import load_split
 from pushgen.replay.metrics import interval
+from pushgen.replay.rewards import check_mode
 from pushgen.text_tables import counted, html_table, markdown_table
 
 T = TypeVar("T")
@@ -108,19 +111,21 @@ def select(names: Iterable[str] | None) -> list[SelectionBaseline]:
     return by_name(names, SELECTION_BASELINES, "selection baseline", SelectionError)
 
 
-def play(env: NotificationSelectionEnv, policy: SelectionPolicy, seed: int
+def play(env: NotificationSelectionEnv, policy: SelectionPolicy, seed: int, mode: str = "expected"
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One whole episode: reward, sent and P(open) per context."""
-    observation, _ = env.reset(seed=seed)
+    """One whole episode in the learner-facing mode: score (``mode``), sent and P(open) per context."""
+    observation, _ = env.reset(seed=seed, options={"outcome_entropy": seed})
     n = len(env.episode)
     reward, sent, p_open = np.zeros(n), np.zeros(n, dtype=bool), np.zeros(n)
     for i in range(n):
         action = policy.act(observation)
         following, reward[i], _, _, info = env.step(action)
-        sent[i], p_open[i] = info["sent"], info["p_open"]
+        sent[i], p_open[i] = info["sent"], env.last_p_open
         if info["sent"]:
             policy.update(observation, action, info["opened"])
         observation = following
+    if mode == "expected":
+        reward = np.where(sent, p_open - env.cost, 0.0)
     return reward, sent, p_open
 
 
@@ -130,8 +135,8 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
     """Run the selection baselines (default: all) on every test user of ``task`` (default: the
     cold-start users)."""
     chosen = select(baselines)
-    probe = NotificationSelectionEnv(split, task=task, k=k, candidate_seed=candidate_seed, mode=mode,
-                                     cost=cost)
+    check_mode(mode)
+    probe = NotificationSelectionEnv(split, task=task, k=k, candidate_seed=candidate_seed, cost=cost)
     part_users = [int(u) for u in probe.replay.users] if users is None else [int(u) for u in users]
     public = PublicHistory.of(load_split(split, 1).train)
     rows: list[dict[str, object]] = []
@@ -139,7 +144,7 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
     shared: dict = {}
     for user in part_users:
         env = NotificationSelectionEnv(split, user=user, task=task, k=k, candidate_seed=candidate_seed,
-                                       mode=mode, cost=cost)
+                                       cost=cost)
         for baseline in chosen:
             if baseline.make is None:
                 reward = fresh_bound(env)
@@ -149,7 +154,7 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
                 setting = SelectionSetting(k=k, seed=np.random.SeedSequence(seed, spawn_key=spawn),
                                            public=public, env=env if baseline.reads_truth else None,
                                            shared=shared)
-                reward, sent, p_open = play(env, baseline.make(setting), seed + user)
+                reward, sent, p_open = play(env, baseline.make(setting), seed + user, mode)
             rewards[baseline.name][user] = reward
             rows.append({"baseline": baseline.name, "user_id": user, "mean_reward": float(reward.mean()),
                          "send_rate": float(sent.mean()),

@@ -15,32 +15,30 @@ the user's apps could post then, each possible by construction; the agent sends 
 - action: ``Discrete(k + 1)``: slot ``j < k`` sends candidate ``j``, ``k`` holds (sends
   nothing). ``action_masks()`` (sb3-contrib's ``MaskablePPO``) marks the filled slots and hold;
   an empty slot is an error;
-- reward: whether the user opens the notification sent, minus ``cost`` per notification sent:
-  ``mode="expected"`` (default) P(open) - cost, ``mode="sampled"`` 1 if opened - cost, the
-  response drawn at step time, after the action, from the environment's own outcome generator
-  (``outcome_generator``: its own stream of the seed given to ``reset(seed=...)``, not
-  gymnasium's ``np_random``, so that nothing public predicts it; one draw every step, hold or
-  not). Holding earns 0. The provable bound of the selection task bounds the expected reward;
-  a policy that reads the environment's private state (the outcome generator, the simulated
-  user) reads the answer key;
+- reward: whether the user opens the notification sent, minus ``cost`` per send (0 for a hold).
+  ``mode="sampled"`` (the default, the learner-facing mode): 1 if opened - cost, drawn after
+  the action from the outcome generator (``pushgen.envs.outcomes``), seeded by entropy drawn
+  afresh at each ``reset(seed=...)``, never by the public seed; the entropy is
+  ``outcome_entropy``, recorded for the scorer, who may give it back
+  (``reset(options={"outcome_entropy": E})``) to replay the draws. ``mode="expected"``, the
+  evaluation mode: P(open) - cost, ``p_open`` in the info; it hands a learner the true model,
+  so no learner is scored in it. One draw every step. A policy that reads the private state
+  (the outcome generator, the simulated user, ``last_p_open``) reads the answer key;
 - the simulated user (``simulated_user``, a ``pushgen.model.simulated_user.SimulatedUser``) is
   the generator's engagement model with the split's ground truth; its fatigue and habituation
   follow what this episode sends, from the state the user's logged history left at the start
   of the test months (``stationary=True``: no fatigue and no habituation at all, the state
   frozen at the fresh state; for off-policy work);
-- info: ``context_id``, ``sent`` (bool), ``slot`` (the candidate sent, -1 for hold), ``p_open``
-  (of what was sent; 0 for hold), ``opened``, and ``metrics`` (running ``steps``,
-  ``total_reward``, ``sends``, ``opens`` = sum of P(open) in expected mode, opened ones in
-  sampled mode). With ``candidate_p_in_info=True`` (the oracle's privilege; off by default, as
-  a policy under evaluation must not see it), ``reset`` and ``step`` also return
+- info: ``context_id``, ``sent`` (bool), ``slot`` (the candidate sent, -1 for hold),
+  ``opened``, ``p_open`` (expected mode only: of what was sent, 0 for hold) and ``metrics``
+  (running ``steps``, ``total_reward``, ``sends``, ``opens`` = opened ones in sampled mode,
+  the sum of P(open) in expected mode). With ``candidate_p_in_info=True`` (the oracle's
+  privilege; off by default), ``reset`` and ``step`` also return
   ``candidate_p``: P(open) of each candidate of the next context at the current state.
 
-Each step is a few float operations: the logits before exposure of every candidate are
-computed when an episode's user is chosen, with the judge's own functions, and only the
-exposure is followed step by step (``pushgen.envs.online``). Planners that read the truth ask
-"what if" publicly: ``simulated_user.snapshot()``, ``send_to_simulated_user(i, slot)``,
-``candidate_probabilities(i)``, ``simulated_user.restore(saved)``. ``pushgen.envs.selection_vector``
-is the native vector version.
+Each step follows only the exposure (``pushgen.envs.online``). Planners ask "what if" with
+``simulated_user.snapshot()``, ``send_to_simulated_user(i, slot)``, ``candidate_probabilities(i)``
+and ``simulated_user.restore(saved)``; ``pushgen.envs.selection_vector`` is the vector version.
 """
 
 from __future__ import annotations
@@ -56,17 +54,11 @@ from pushgen.envs import SELECTION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
 from pushgen.envs.online import apps_of, interruptions, simulated_user, static_logits
+from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
-from pushgen.replay.rewards import DEFAULT_MODE, check_mode
+from pushgen.replay.rewards import check_mode
 
 HOURS_CAP = 168.0
-OUTCOME_STREAM = 0x6F7574636F6D65  # the outcome generator's stream, apart from np_random's
-
-
-def outcome_generator(seed: int | None) -> np.random.Generator:
-    """The generator of the sampled responses for ``reset(seed=seed)`` (fresh entropy for
-    ``None``): a stream of its own, so that gymnasium's public ``np_random`` predicts nothing."""
-    return np.random.default_rng(None if seed is None else [seed, OUTCOME_STREAM])
 
 
 def selection_space(k: int) -> spaces.Dict:
@@ -125,7 +117,7 @@ class NotificationSelectionEnv(ReplayEnv):
     env_id = ENV_ID
 
     def __init__(self, split: str | Path, user: int | None = None, k: int = 8, candidate_seed: int = 0,
-                 mode: str = DEFAULT_MODE, cost: float = 0.0, stationary: bool = False,
+                 mode: str = "sampled", cost: float = 0.0, stationary: bool = False,
                  candidate_p_in_info: bool = False, task: int | None = None,
                  render_mode: str | None = None) -> None:
         self.k, self.candidate_seed, self.cost = check_options(
@@ -139,7 +131,8 @@ class NotificationSelectionEnv(ReplayEnv):
         self._keys = tuple(CONTEXT_FEATURES)
         self._slates: dict[int, EpisodeSlates] = {}
         self._last: tuple[int, float, bool, float] | None = None
-        self._outcomes = outcome_generator(None)
+        self.outcome_entropy = fresh_entropy()
+        self._outcomes = outcome_generator(self.outcome_entropy)
         super().__init__(split, user, task, "test", render_mode)
         self._start_episode()
 
@@ -216,8 +209,9 @@ class NotificationSelectionEnv(ReplayEnv):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         self._begin(seed, options)
-        if seed is not None:
-            self._outcomes = outcome_generator(seed)
+        if seed is not None or (options or {}).get("outcome_entropy") is not None:
+            self.outcome_entropy = outcome_entropy_of(options)
+            self._outcomes = outcome_generator(self.outcome_entropy)
         self._start_episode()
         info: dict[str, Any] = {"user_id": self.user, "context_id": self._context_ids[0],
                                 "metrics": self._metrics()}
@@ -236,22 +230,27 @@ class NotificationSelectionEnv(ReplayEnv):
             opened = draw < p
             self._last_sent = self._seconds[i]
             self._sends += 1
-            if self.mode == "expected":
-                reward = p - self.cost
-                self._opens += p
-            else:
-                reward = float(opened) - self.cost
-                self._opens += opened
+            gain = p if self.mode == "expected" else float(opened)
+            reward = gain - self.cost
+            self._opens += gain
         self._total += reward
         self._last = (slot, p, opened, reward)
         self._row = i + 1
         terminated = self._row >= self._n
         info: dict[str, Any] = {"context_id": self._context_ids[i], "sent": slot != self.hold,
-                                "slot": -1 if slot == self.hold else slot, "p_open": p, "opened": opened,
+                                "slot": -1 if slot == self.hold else slot, "opened": opened,
                                 "metrics": self._metrics()}
+        if self.mode == "expected":
+            info["p_open"] = p
         if self.candidate_p_in_info:
             info["candidate_p"] = self.candidate_probabilities()
         return self._observe(min(self._row, self._n - 1)), reward, terminated, False, info
+
+    @property
+    def last_p_open(self) -> float:
+        """P(open) of the last step's send (0 for a hold or before the first step): the scorer's,
+        like ``candidate_probabilities``; a policy under evaluation must not read it."""
+        return 0.0 if self._last is None else self._last[1]
 
     def _slot(self, action: Any, i: int) -> int:
         kind = type(action)

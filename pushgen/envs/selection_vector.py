@@ -8,13 +8,15 @@ the task's test part, in order), again and again, with the same candidates as th
 environment (``pushgen.envs.candidates``, same ``k`` and ``candidate_seed``). One ``step``
 judges the notifications sent with one batched call of the simulated user
 (``pushgen.replay.scoring.Judge``: fatigue and habituation follow each environment's own
-notifications; ``stationary=True``: none). In sampled mode environment ``i`` draws from its own
-outcome generator (``pushgen.envs.selection.outcome_generator(seed + i)``, set by
-``reset(seed=seed)``, gymnasium's convention), one draw a step, so it replays exactly a single
-environment reset with ``seed + i`` and the same actions.
+notifications; ``stationary=True``: none). Environment ``i`` draws its responses from its own
+outcome generator (``pushgen.envs.outcomes``), one draw a step, seeded by fresh entropy at each
+``reset(seed=...)``, or by ``E + i`` when the scorer gives ``options={"outcome_entropy": E}``,
+so that it replays exactly a single environment reset with outcome entropy ``E + i`` and the
+same actions. The default mode is ``sampled``, as for the single environment.
 
-Autoreset follows gymnasium's default (next step). ``infos`` holds ``p_open``, ``sent`` and
-``opened`` with gymnasium's ``_name`` masks; ``action_masks()`` the ``(num_envs, k + 1)`` masks.
+Autoreset follows gymnasium's default (next step). ``infos`` holds ``sent``, ``opened`` and (in
+the ``expected`` evaluation mode only) ``p_open`` with gymnasium's ``_name`` masks;
+``action_masks()`` the ``(num_envs, k + 1)`` masks.
 """
 
 from __future__ import annotations
@@ -28,18 +30,12 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from pushgen.envs.base import Shown
-from pushgen.envs.selection import (
-    HOURS_CAP,
-    EpisodeSlates,
-    check_options,
-    outcome_generator,
-    selection_facts,
-    selection_space,
-)
+from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
+from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, selection_facts, selection_space
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.envs.vector import context_columns, context_matrix, episode_users, vector_facts
 from pushgen.model import simulated_user
-from pushgen.replay.rewards import DEFAULT_MODE, check_mode
+from pushgen.replay.rewards import check_mode
 from pushgen.replay.scoring import Judge
 
 
@@ -73,7 +69,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
 
     def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
                  users: list[int] | None = None, k: int = 8, candidate_seed: int = 0,
-                 mode: str = DEFAULT_MODE, cost: float = 0.0, stationary: bool = False,
+                 mode: str = "sampled", cost: float = 0.0, stationary: bool = False,
                  render_mode: str | None = None) -> None:
         self.replay, self.users = episode_users(split, num_envs, task, users, "test", render_mode)
         self.k, self.candidate_seed, self.cost = check_options(k, candidate_seed, cost, stationary)
@@ -103,7 +99,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
         self._position = np.zeros(self.num_envs, dtype=np.int64)
         self._last_sent = np.zeros(self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._draws = OutcomeDraws([outcome_generator(i) for i in range(self.num_envs)])
+        self._draws = OutcomeDraws([outcome_generator(fresh_entropy()) for _ in range(self.num_envs)])
 
     def _facts(self) -> list[tuple[str, str]]:
         return vector_facts(self) + selection_facts(self)
@@ -133,9 +129,11 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
     def reset(self, *, seed: int | list[int] | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
-        if seed is not None:
-            seeds = seed if isinstance(seed, list) else [seed + i for i in range(self.num_envs)]
-            self._draws = OutcomeDraws([outcome_generator(s) for s in seeds])
+        if seed is not None or (options or {}).get("outcome_entropy") is not None:
+            given = (options or {}).get("outcome_entropy") is not None
+            entropy = outcome_entropy_of(options)
+            self._draws = OutcomeDraws([outcome_generator(entropy + i if given else fresh_entropy())
+                                        for i in range(self.num_envs)])
         self._needs_reset[:] = False
         self._restart(self._slots)
         return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
@@ -182,6 +180,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
         self._position[stepping] += 1
         terminated = stepping & (self._position >= self._length)
         self._needs_reset = terminated.copy()
-        infos = {"p_open": p_open, "_p_open": stepping, "sent": sent, "_sent": stepping,
-                 "opened": opened, "_opened": stepping}
+        infos = {"sent": sent, "_sent": stepping, "opened": opened, "_opened": stepping}
+        if self.mode == "expected":
+            infos |= {"p_open": p_open, "_p_open": stepping}
         return self._observe(), reward, terminated, np.zeros(self.num_envs, dtype=bool), infos

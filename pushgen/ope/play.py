@@ -91,7 +91,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
     for user, task in choose_users(split, users):
         env = NotificationSelectionEnv(split, user=user, k=k, candidate_seed=candidate_seed, mode="sampled",
                                        stationary=stationary, task=task)
-        env.reset(seed=episode_seed(seed, user))
+        env.reset(seed=episode_seed(seed, user), options={"outcome_entropy": episode_seed(seed, user)})
         offered = env.slates(user)
         n = len(offered.mask)
         slates = Slates({f: env.episode.codes[f] for f in CONTEXT_FEATURES}, offered.codes, offered.mask)
@@ -117,7 +117,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
                 action[i] = planned[i]
             info = env.step(int(action[i]))[4]
             opened[i] = info["opened"]
-            chosen_p[i] = info["p_open"]
+            chosen_p[i] = env.last_p_open
         seconds = env.replay.seconds[env.episode.rows]
         episodes.append(Episode(user, task, env.episode.context_ids.copy(), seconds,
                                 Slates(slates.contexts, slates.candidates, slates.mask, p_open),

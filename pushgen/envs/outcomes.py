@@ -1,0 +1,40 @@
+"""Where the sampled responses of the online environments come from: entropy no public value predicts.
+
+Each episode's responses are drawn from a generator of its own, seeded by 128 bits of fresh
+entropy from the operating system (``fresh_entropy``) unless the scorer gives the entropy
+(``reset(options={"outcome_entropy": E})``) to replay a run's draws. Neither the public reset
+seed nor gymnasium's ``np_random`` enters it, so a policy that knows every public seed
+predicts no outcome better than chance. The entropy used is the environment's
+``outcome_entropy``: recorded for the scorer, never shown to the policy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+OUTCOME_STREAM = 0x6F7574636F6D65  # the outcome generator's stream, apart from np_random's
+
+
+def fresh_entropy() -> int:
+    """128 bits from the operating system: an outcome stream that no public value predicts."""
+    return int(np.random.SeedSequence().entropy)
+
+
+def outcome_generator(entropy: int) -> np.random.Generator:
+    """The generator of the sampled responses of an episode whose outcome entropy is ``entropy``."""
+    return np.random.default_rng([entropy, OUTCOME_STREAM])
+
+
+def outcome_entropy_of(options: dict[str, Any] | None) -> int:
+    """The outcome entropy a scorer gives in ``reset``'s options, else fresh entropy."""
+    entropy = (options or {}).get("outcome_entropy")
+    if entropy is None:
+        return fresh_entropy()
+    if isinstance(entropy, bool) or not isinstance(entropy, (int, np.integer)) or entropy < 0:
+        raise ValueError(f"outcome_entropy must be a whole number >= 0; got {entropy!r}")
+    return int(entropy)
+
+
+__all__ = ["OUTCOME_STREAM", "fresh_entropy", "outcome_entropy_of", "outcome_generator"]
