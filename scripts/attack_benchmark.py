@@ -24,13 +24,14 @@ Every attack writes a task 1 submission and is scored by ``pushgen.evaluate``, b
 
 Task 2 (with cold-start users): the bandit honestly, and sabotaged (the impossible
 notification in the first quarter of each user's contexts, then the bandit), each with its
-mean reward, the learning metric (the area between its reward curve and the reference
-without feedback, per step) and the first-to-last quarter gain over the reference, which
-sabotage can raise and the learning metric cannot.
+mean reward (the rank) and its mean reward over the reference without feedback on the same
+contexts, neither of which sabotage can raise (the first-to-last quarter gain and the slope,
+which it raised, are no longer computed).
 
 It prints each attack's mean reward (per user, averaged over users, as the leaderboard) and
 impossible share, and checks that nothing scores above the upper bound, per user and per
-context, and that sabotage raises no user's learning metric; exit status 1 if something does.
+context, and that sabotage raises no user's ranked or reference column; exit status 1 if
+something does.
 """
 
 from __future__ import annotations
@@ -49,11 +50,13 @@ from pushgen.baselines.candidates import distinct, notification_matrix
 from pushgen.baselines.planner import plan_episode
 from pushgen.baselines.true_model import true_candidates
 from pushgen.benchmark import make_setting, run_baseline, run_policy, task_data
+from pushgen.benchmark.summary import user_metrics
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.replay.metrics import learning
+from pushgen.replay.metrics import HEADINGS
 from pushgen.replay.scoring import sequence_probabilities
 
 TOLERANCE = 1e-9
+GUARDED = ("over_reference",)  # task 2 columns beside the rank that sabotage must not raise
 TOP = 8  # a hill-climb move takes one of the context's best candidates at a fresh state
 
 
@@ -152,16 +155,18 @@ def sabotage(split: str, users: int, seed: int) -> tuple[list[str], bool]:
                 data, 2, "bandit", sabotaged, seed=seed, users=chosen),
             "reference without feedback": run_baseline(data, 2, BASELINES["apps-aware-reference"],
                                                        seed=seed, users=chosen)}
-    scores = {name: [learning(r.reward, r.reference_reward) for r in found] for name, found in runs.items()}
+    scores = {name: pd.DataFrame([user_metrics(r, "expected", 2) for r in found])
+              for name, found in runs.items()}
+    columns = ["mean_reward", *GUARDED]
     lines = [f"{split}, task 2, {len(chosen)} users, expected mode",
-             f"{'policy':<66} {'mean reward':>11} {'learning':>9} {'quarter gain':>12}"]
-    for name, found in runs.items():
-        lines.append(f"{name:<66} {np.mean([r.reward.mean() for r in found]):>11.3f} "
-                     f"{np.mean([m['learning_area'] for m in scores[name]]):>+9.3f} "
-                     f"{np.mean([m['learning_quarter_gain'] for m in scores[name]]):>+12.3f}")
-    honest, gamed = (np.array([m["learning_area"] for m in scores[k]]) for k in list(runs)[:2])
-    paid = bool((gamed > honest + TOLERANCE).any())
-    lines.append(f"sabotage raises no user's learning metric: {'NO' if paid else 'yes'}")
+             f"{'policy':<66} " + " ".join(f"{HEADINGS.get(c, c):>20}" for c in columns)]
+    for name, table in scores.items():
+        lines.append(f"{name:<66} " + " ".join(f"{table[c].mean():>+20.3f}" for c in columns))
+    honest, gamed = (scores[k] for k in list(runs)[:2])
+    raised = [c for c in columns if (gamed[c] > honest[c] + TOLERANCE).any()]
+    paid = bool(raised)
+    lines.append("sabotage raises no user's ranked or reference column: "
+                 + ("NO: " + ", ".join(raised) if paid else "yes"))
     return lines, paid
 
 

@@ -65,7 +65,9 @@ def test_cli_writes_the_results_folder(folder):
     task1 = [name for name, b in BASELINES.items() if 1 in b.tasks]
     assert len(per_user) == len(task1) * 3 + len(task2) * 1
     reference = board[(board["task"] == 2) & (board["baseline"] == "apps-aware-reference")]
-    assert len(reference) == 1 and abs(float(reference["learning_area"].iloc[0])) < 1e-12
+    assert len(reference) == 1 and abs(float(reference["over_reference"].iloc[0])) < 1e-12
+    assert not {"learning_area", "learning_quarter_gain", "learning_slope_per_1000_steps"} & {
+        *board.columns, *per_user.columns}
     timings = json.loads((folder / "timings.json").read_text())
     assert timings["total_seconds"] > 0 and "task2/bandit" in timings
     for png in folder.glob("*.png"):

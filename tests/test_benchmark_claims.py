@@ -19,7 +19,7 @@ from pushgen.benchmark import run_baseline, run_policy, task_data
 from pushgen.benchmark.runner import score
 from pushgen.benchmark.summary import user_metrics
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.replay.metrics import learning
+from pushgen.replay.metrics import over_reference
 from pushgen.schemas import CONTEXT_FEATURES
 
 
@@ -93,7 +93,7 @@ def test_task2_learning_beats_the_reference_and_sabotage_does_not_pay(task2, cla
         return SabotagedPolicy(ThompsonPolicy(setting), first)
 
     sabotage = run_policy(task2, 2, "bandit", sabotaged, users=users)
-    area = {name: np.array([learning(r.reward, r.reference_reward)["learning_area"] for r in runs])
+    area = {name: np.array([over_reference(r.reward, r.reference_reward) for r in runs])
             for name, runs in (("bandit", bandit), ("reference", reference), ("sabotage", sabotage))}
     assert np.mean([r.reward.mean() for r in bandit]) >= (np.mean([r.reward.mean() for r in reference])
                                                           + claims.bandit_over_reference)

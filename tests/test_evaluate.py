@@ -121,10 +121,12 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     assert result.overall["total_reward"] == run["reward"].sum()
     assert result.per_user["total_reward"].to_dict() == run.groupby("user_id")["reward"].sum().to_dict()
     assert result.overall["response_p95_seconds"] >= result.overall["response_p50_seconds"] > 0
-    assert np.isfinite(result.overall["learning_slope_per_1000_steps"])
+    assert np.isfinite(result.overall["over_reference"])
     printed = result.table()
-    assert "p95 ms" in printed and "learning" in printed
-    assert "quarter gain" not in printed and "slope" not in printed  # JSON only: sabotage raises them
+    assert "p95 ms" in printed and "vs no-feedback ref." in printed
+    gone = ("learning_slope_per_1000_steps", "learning_quarter_gain", "learning_area")
+    assert not set(gone) & set(result.overall) and not set(gone) & set(result.per_user.columns)
+    assert "quarter gain" not in printed and "slope" not in printed and "learning" not in printed
     expected = pushgen.evaluate(split, task=2, submission=run.drop(columns="reward"))
     actions = read_part(split, "scorer/task2/test").set_index("context_id").loc[run["context_id"], "action"]
     logged_opened = (actions == "opened").to_numpy()
@@ -320,41 +322,33 @@ def test_sprinkling_rare_values_never_raises_useful_variety(data):
     assert after <= before + 1e-12
 
 
-def test_time_and_learning_metrics():
+def test_time_metrics_and_the_removed_learning_metric():
     times = metrics.response_time(np.arange(1, 101, dtype=float))
     assert times == {"response_p50_seconds": 50.5, "response_p95_seconds": pytest.approx(95.05)}
-    rising = metrics.learning(np.linspace(0, 1, 400))
-    assert rising["learning_slope_per_1000_steps"] == pytest.approx(1000 / 399)
-    assert rising["learning_quarter_gain"] == pytest.approx(0.75, abs=0.01)
-    flat = metrics.learning(np.ones(400))
-    assert flat["learning_slope_per_1000_steps"] == pytest.approx(0, abs=1e-9)
-    assert flat["learning_quarter_gain"] == 0
+    with pytest.raises(AttributeError, match=r"metrics\.learning is now .*metrics\.over_reference"):
+        metrics.learning  # noqa: B018
 
 
-def test_doing_badly_early_does_not_raise_the_learning_metric():
+def test_doing_badly_early_does_not_raise_the_reward_over_the_reference():
     rng = np.random.default_rng(0)
     reference = 0.5 + rng.normal(0, 0.05, 800)
     learner = np.linspace(0.2, 1.0, 800)
     sandbagger = learner.copy()
     sandbagger[:200] = -1.0  # impossible notifications on purpose in the first quarter
-    honest = metrics.learning(learner, reference)
-    gamed = metrics.learning(sandbagger, reference)
-    assert honest["learning_area"] == pytest.approx(np.mean(learner - reference))
-    assert gamed["learning_area"] < honest["learning_area"]
-    assert gamed["learning_quarter_gain"] <= honest["learning_quarter_gain"] + 1e-12
-    assert metrics.learning(reference, reference)["learning_area"] == 0.0
+    assert metrics.over_reference(learner, reference) == pytest.approx(np.mean(learner - reference))
+    assert metrics.over_reference(sandbagger, reference) < metrics.over_reference(learner, reference)
+    assert metrics.over_reference(reference, reference) == 0.0
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.floats(-1, 2), min_size=8, max_size=200), st.data())
-def test_lowering_any_reward_never_raises_the_learning_area(reward, data):
+def test_lowering_any_reward_never_raises_the_reward_over_the_reference(reward, data):
     reward = np.array(reward)
     reference = np.array(data.draw(st.lists(st.floats(-1, 2), min_size=len(reward), max_size=len(reward))))
     worse = reward.copy()
     at = data.draw(st.lists(st.integers(0, len(reward) - 1), min_size=1, max_size=len(reward)))
     worse[at] -= data.draw(st.floats(0, 3))
-    assert (metrics.learning(worse, reference)["learning_area"]
-            <= metrics.learning(reward, reference)["learning_area"] + 1e-12)
+    assert metrics.over_reference(worse, reference) <= metrics.over_reference(reward, reference) + 1e-12
 
 
 def test_odd_submissions_and_users_are_named_in_one_line(split, logged):

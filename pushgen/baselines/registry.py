@@ -24,7 +24,7 @@ from pushgen.baselines.oracle import (
     myopic_oracle,
     upper_bound,
 )
-from pushgen.baselines.rotation import RotationPolicy
+from pushgen.baselines.rotation import RateRotationPolicy, RotationPolicy
 from pushgen.baselines.uniform import RandomPolicy
 
 Factory = Callable[[Setting], Policy]
@@ -62,6 +62,8 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
              BestFixedFromHistoryPolicy, tasks=(1,)),
     Baseline("rotation", "probe: the user's 45 most opened history notifications in turn (no model, "
              "no context)", RotationPolicy, tasks=(1,)),
+    Baseline("rate-rotation", "probe: the user's best smoothed-open-rate history notifications in turn "
+             "(tuned on the history's last weeks; no model, no context)", RateRotationPolicy, tasks=(1,)),
     Baseline("context-frequency", "most opened notification in similar contexts", ContextFrequencyPolicy),
     Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)", _diverse),
     Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",

@@ -1,10 +1,14 @@
-"""Rotation: a probe with no model and no context, cycling through the user's most opened
-notifications of its history.
+"""Rotations: probes with no model and no context, cycling through the user's best notifications
+of its history, one per context, whatever the context.
 
-It ranks the distinct notifications of the history by how often they were opened (ties: the
-more often received, then code order), keeps the first ``size`` and sends them in turn, one
-per context, whatever the context. It knows the user and does not repeat itself; a model
-that reads the context must score clearly above it.
+- ``RotationPolicy`` ranks the distinct notifications of the history by how often they were
+  opened (ties: the more often received, then code order) and keeps the first ``size``: it
+  favours the most received ones, habituated and mediocre.
+- ``RateRotationPolicy`` ranks them by their open rate smoothed towards the user's own
+  (``(opens + a * rate) / (received + a)``), with the prior strength ``a`` and the number kept
+  chosen on the history's last ``VALIDATION_DAYS`` (ranked on the rows before them, scored by
+  the logged open rate of the kept notifications in them), then ranked on the whole history.
+  The strongest cheap probe: a model that reads the context must score clearly above it.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from pushgen.baselines.candidates import distinct, notification_matrix, opened
 from pushgen.baselines.fixed import BestFixedOverallPolicy
 
 ROTATION_SIZE = 45
+VALIDATION_DAYS = 21
+PRIOR_STRENGTHS = (1.0, 3.0, 10.0, 30.0)
+SIZES = (5, 10, 20, 45)
+MIN_VALIDATION_ROWS = 20  # a choice scored on fewer logged rows is not considered
 
 
 def most_opened(history: pd.DataFrame, size: int) -> np.ndarray:
@@ -48,3 +56,41 @@ class RotationPolicy(StaticPolicy):
         turn = (self.answered + np.arange(n)) % len(self.cycle)
         self.answered += n
         return as_codes(self.cycle[turn])
+
+
+def best_rated(history: pd.DataFrame, size: int, strength: float) -> np.ndarray:
+    """The ``size`` distinct notifications of ``history`` with the best smoothed open rate."""
+    unique, inverse, counts = distinct(notification_matrix(history))
+    opens = np.bincount(inverse, weights=opened(history), minlength=len(unique))
+    rate = (opens + strength * opened(history).mean()) / (counts + strength)
+    return unique[np.lexsort((np.arange(len(unique)), -counts, -rate))[:size]]
+
+
+def tuned(history: pd.DataFrame) -> tuple[int, float]:
+    """The (size, prior strength) whose ranking of the rows before the last ``VALIDATION_DAYS``
+    keeps the notifications most opened in them (default: the largest size, the middle prior)."""
+    posted = pd.to_datetime(history["posted_at"])
+    late = (posted >= posted.max() - pd.Timedelta(days=VALIDATION_DAYS)).to_numpy()
+    choice, best = (SIZES[-1], PRIOR_STRENGTHS[1]), -1.0
+    if late.all() or not late.any():
+        return choice
+    early, matrix, was_opened = history[~late], notification_matrix(history[late]), opened(history[late])
+    for size in SIZES:
+        for strength in PRIOR_STRENGTHS:
+            kept = best_rated(early, size, strength)
+            hit = (matrix[:, None, :] == kept[None, :, :]).all(axis=2).any(axis=1)
+            if hit.sum() >= MIN_VALIDATION_ROWS and was_opened[hit].mean() > best:
+                choice, best = (size, strength), float(was_opened[hit].mean())
+    return choice
+
+
+class RateRotationPolicy(RotationPolicy):
+    """The user's best smoothed-open-rate history notifications, in turn (see the module)."""
+
+    def fit(self, history: pd.DataFrame) -> None:
+        if not len(history):
+            super().fit(history)
+            return
+        self.size, strength = tuned(history)
+        self.cycle = best_rated(history, self.size, strength)
+        self.answered = 0

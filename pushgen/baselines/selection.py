@@ -48,6 +48,7 @@ from pushgen.baselines.selection_online import (
     SelectionSetting,
     candidates_of,
 )
+from pushgen.baselines.selection_probes import AppCategoryCounter
 from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.model.simulated_user import p_open
 
@@ -198,6 +199,8 @@ SELECTION_BASELINES: dict[str, SelectionBaseline] = {b.name: b for b in (
     SelectionBaseline("frequent-app", "most frequent app of the public history", FrequentApp),
     SelectionBaseline("category-rate", "best public open rate of (category, priority); no learning",
                       CategoryRate),
+    SelectionBaseline("app-category", "probe: per-user open counts of (app, category), optimistic; no "
+                      "context", AppCategoryCounter),
     SelectionBaseline("rdsm", "Recovering Difference Softmax (Yancey & Settles 2020), online",
                       RecoveringDifferenceSoftmax),
     SelectionBaseline("linucb", "LinUCB over candidate x context features, online", LinUCB),

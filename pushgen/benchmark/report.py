@@ -36,7 +36,7 @@ MD_COLUMNS = {  # column -> (heading, format)
     column: (HEADINGS[column], spec) for column, spec in (
         ("generated_open_rate", "{:.3f}"), ("logged_open_rate", "{:.3f}"), ("impossible_share", "{:.3f}"),
         ("entropy", "{:.3f}"), ("distinct_ratio", "{:.3f}"), ("useful_variety", "{:.3f}"),
-        ("learning_area", "{:+.3f}"))
+        ("over_reference", "{:+.3f}"))
 }
 BOUND_MARK = "**[upper bound]**"
 TRUTH_MARK = "*"
@@ -113,11 +113,13 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         "the diversity of the opened possible generated notifications (normalised entropy and "
         "distinct-value ratio, capped at 1) and the useful variety (the distinct ratio of the "
         "values whose notifications bring, above the user's logged open rate, at least 1% of "
-        "the logged opens: sprinkling rare values cannot raise it), and in task 2 the learning "
-        "metric: the mean per step of the reward less that of the reference without feedback "
-        "(the best public notification the user's apps post) on the same contexts, the area "
-        "between the two reward curves (0 for the reference; doing worse at any step, early "
-        "ones included, can only lower it).",
+        "the logged opens: sprinkling rare values cannot raise it), and in task 2 the mean per "
+        "step of the reward less that of the reference without feedback (the best public "
+        "notification the user's apps post) on the same contexts (0 for the reference; doing "
+        "worse at any step, early ones included, can only lower it). Task 2 is ranked by its "
+        "reward over the whole episode; no column measures learning, which only the reward "
+        "curve shows (learning_curves.png): a slope or an early-to-late gain is raised by "
+        "failing on purpose early.",
         "",
         f"{TRUTH_MARK} reads the simulated user (a yardstick, not a model). {BOUND_MARK} a "
         "provable upper bound: no policy, and no search over notifications, can score above it.",
@@ -143,7 +145,7 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-PROBES = ("rotation",)  # rows that probe the benchmark, not models to beat
+PROBES = ("rotation", "rate-rotation")  # rows that probe the benchmark, not models to beat
 
 
 def gaps(board: pd.DataFrame) -> list[str]:

@@ -33,11 +33,12 @@ from pushgen.baselines.selection import (
 from pushgen.data.dataset import DatasetError
 from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.publishing.access import load_split
-from pushgen.replay.metrics import interval
+from pushgen.replay.metrics import interval, paired
 from pushgen.replay.rewards import check_mode
 from pushgen.text_tables import counted, html_table, markdown_table
 
 T = TypeVar("T")
+SELECTION_REFERENCE = "linucb"  # the best learner: every row is paired with it
 
 
 class SelectionError(DatasetError):
@@ -167,14 +168,19 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
 
 
 def selection_board(results: SelectionResults) -> pd.DataFrame:
-    """One row per baseline, best mean reward first, with the 95% t-interval across users."""
+    """One row per baseline, best mean reward first, with the 95% t-interval across users and the
+    paired comparison with ``SELECTION_REFERENCE`` on the same users (NaN without it)."""
+    scores = results.per_user.pivot(index="user_id", columns="baseline", values="mean_reward")
     out = []
     for key, group in results.per_user.groupby("baseline", sort=False):
         name = str(key)
         low, high = interval(group["mean_reward"].to_numpy())
+        versus = (paired(scores[name].to_numpy(), scores[SELECTION_REFERENCE].to_numpy())
+                  if SELECTION_REFERENCE in scores else {"difference": np.nan, "low": np.nan, "high": np.nan})
         out.append({"baseline": name, "label": results.labels[name], "users": len(group),
                     "mean_reward": float(group["mean_reward"].mean()), "ci_low": low, "ci_high": high,
-                    "send_rate": float(group["send_rate"].mean()),
+                    "paired_difference": versus["difference"], "paired_low": versus["low"],
+                    "paired_high": versus["high"], "send_rate": float(group["send_rate"].mean()),
                     "sent_p_open": float(group["sent_p_open"].mean()), **results.marks[name]})
     board = pd.DataFrame(out).sort_values(["mean_reward", "baseline"], ascending=[False, True], kind="stable")
     board.insert(0, "rank", np.arange(1, len(board) + 1))
@@ -185,14 +191,20 @@ def selection_markdown(results: SelectionResults, truth_mark: str = "*",
                        bound_mark: str = "**[upper bound]**") -> list[str]:
     """The leaderboard section of the selection task (Markdown lines)."""
     board = selection_board(results)
-    header = ["rank", "baseline", "mean reward", "95% interval", "send rate", "P(open) of sends"]
+    header = ["rank", "baseline", "mean reward", "95% interval", f"vs {SELECTION_REFERENCE}, paired 95%",
+              "send rate", "P(open) of sends"]
     rows = []
     for _, row in board.iterrows():
         label = row["label"] + (f" {truth_mark}" if row["uses_true_model"] else "") + (
             f" {bound_mark}" if row["upper_bound"] else "")
         span = "-" if np.isnan(row["ci_low"]) else f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
-        rows.append([str(row["rank"]), label, f"{row['mean_reward']:.3f}", span, f"{row['send_rate']:.3f}",
-                     f"{row['sent_p_open']:.3f}"])
+        versus = "-"
+        if row["baseline"] != SELECTION_REFERENCE and not np.isnan(row["paired_difference"]):
+            versus = f"{row['paired_difference']:+.3f}"
+            if not np.isnan(row["paired_low"]):
+                versus += f" [{row['paired_low']:+.3f}, {row['paired_high']:+.3f}]"
+        rows.append([str(row["rank"]), label, f"{row['mean_reward']:.3f}", span, versus,
+                     f"{row['send_rate']:.3f}", f"{row['sent_p_open']:.3f}"])
     users = int(board["users"].iloc[0]) if len(board) else 0
     title = (f"## Selection: pushgen/NotificationSelection-v0 (K = {results.k}, candidate seed "
              f"{results.candidate_seed}, cost {results.cost:g} per send; task {results.task}'s test users)")

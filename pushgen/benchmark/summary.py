@@ -23,8 +23,7 @@ from pushgen.replay.metrics import PAIRED_REFERENCES, interval, paired, separate
 
 CURVE_BIN = 100  # steps per point of a learning curve
 AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
-            "useful_variety",
-            "learning_area", "learning_quarter_gain", "learning_slope_per_1000_steps")
+            "useful_variety", "over_reference")
 MARKS = ("uses_true_model", "upper_bound")
 REFERENCES = PAIRED_REFERENCES
 
@@ -43,7 +42,7 @@ def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
                                                  as_codes(run.logged)),
     }
     if task == 2:
-        scores.update(metrics.learning(run.reward, run.reference_reward))
+        scores["over_reference"] = metrics.over_reference(run.reward, run.reference_reward)
     return scores
 
 

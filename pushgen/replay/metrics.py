@@ -18,14 +18,15 @@
   than the logged ones counts neither, and replacing a notification never raises another
   value's excess;
 - response time (task 2): median and 95th percentile of the seconds per decision;
-- learning (task 2): ``learning_area``, the area between the policy's reward curve and that of
-  the reference without feedback (``pushgen.replay.reference.apps_aware_reference``: the best
-  public notification the user's apps can post) on the same contexts, per step: the mean of
-  reward - reference reward. Every step counts with the same weight, so doing worse at any
-  step, early ones included, can only lower it. Beside it, as descriptions of the curve's
-  shape: the slope of the rolling mean reward against the step (reward per 1000 steps) and
-  the mean reward of the last quarter of the steps minus that of the first, both less the
-  reference's.
+- task 2 is ranked by what it is, the reward over the whole episode (mean reward per step:
+  the cumulative reward over the steps); beside it ``over_reference``, the mean per step of
+  reward - that of the reference without feedback (``pushgen.replay.reference.apps_aware_reference``:
+  the best public notification the user's apps can post) on the same contexts. Every step
+  counts with the same weight, so doing worse at any step, early ones included, can only lower
+  it. It is a paired difference in reward, not a measure of learning (a model that never reads
+  a response can be above the reference); how a policy learns is shown by its reward curve
+  (the leaderboard's figure), not by a score: the slope of the curve and the first-to-last
+  quarter gain, which failing on purpose early raises, are no longer computed.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen import schemas
+from pushgen.model.renamed import moved
 
-ROLLING_WINDOW = 100
 MIN_OPEN_SHARE = 0.01  # of the logged opens: the excess opens a value must bring to count as useful
 CONFIDENCE = 0.95  # of the interval across users that goes with every headline score
 PAIRED_REFERENCES = {1: "learned", 2: "bandit"}  # task -> the leaderboard row others are paired with
@@ -46,8 +47,7 @@ HEADINGS = {  # one name per metric, wherever a table shows it (evaluate, the le
     "entropy": "entropy",
     "distinct_ratio": "distinct ratio",
     "useful_variety": "useful variety",
-    "learning_area": "learning",
-    "learning_quarter_gain": "quarter gain",
+    "over_reference": "vs no-feedback ref.",
 }
 
 
@@ -162,31 +162,12 @@ def response_time(seconds: np.ndarray) -> dict[str, float]:
     return {"response_p50_seconds": float(p50), "response_p95_seconds": float(p95)}
 
 
-def learning(reward: np.ndarray, reference: np.ndarray | None = None,
-             window: int = ROLLING_WINDOW) -> dict[str, float]:
-    """Slope of the rolling mean reward (per 1000 steps) and the first-to-last quarter gain.
+def over_reference(reward: np.ndarray, reference: np.ndarray) -> float:
+    """The mean per step of ``reward`` - ``reference`` (the rewards without feedback on the same
+    contexts): lowering any reward can only lower it."""
+    return float(np.mean(np.asarray(reward) - np.asarray(reference))) if len(reward) else float("nan")
 
-    With ``reference`` (the rewards without feedback on the same contexts), both less the
-    reference's, the quarter gain at most how far the last quarter ends above the reference's
-    last quarter, and ``learning_area``: the mean over steps of reward - reference.
-    """
-    if reference is not None:
-        mine, theirs = learning(reward, None, window), learning(reference, None, window)
-        out = {key: mine[key] - theirs[key] for key in mine}
-        out["learning_area"] = float(np.mean(reward - reference)) if len(reward) else float("nan")
-        quarter = len(reward) // 4
-        if quarter:
-            ahead_at_the_end = float(np.mean(reward[-quarter:]) - np.mean(reference[-quarter:]))
-            out["learning_quarter_gain"] = min(out["learning_quarter_gain"], ahead_at_the_end)
-        return out
-    n = len(reward)
-    if n < 8:
-        return {"learning_slope_per_1000_steps": float("nan"), "learning_quarter_gain": float("nan")}
-    window = max(1, min(window, n // 4))
-    rolling = np.convolve(reward, np.full(window, 1.0 / window), mode="valid")
-    steps = np.arange(window - 1, n, dtype=np.float64)
-    slope = np.polyfit(steps, rolling, 1)[0] if len(rolling) > 1 else 0.0
-    quarter = n // 4
-    gain = np.mean(reward[-quarter:]) - np.mean(reward[:quarter])
-    return {"learning_slope_per_1000_steps": float(slope * 1000),
-            "learning_quarter_gain": float(gain)}
+
+__getattr__ = moved(__name__, {
+    "learning": "pushgen.replay.metrics.over_reference (the slope and quarter gain, which sabotage "
+                "raises, are gone; the reward curve is the leaderboard's figure)"})
