@@ -154,6 +154,35 @@ def test_a_recording_claiming_less_than_the_measurable_decision_time_is_refused(
     assert "pushgen.envs.record_run" in err
 
 
+def test_a_recorded_run_is_verified_and_an_edited_or_hand_made_one_is_not(split, test_part, tmp_path):
+    frames = []
+    for user in (3, 4):
+        env = gym.make(GENERATION_ID, split=split, user=user)
+        env.action_space.seed(user)
+        record_run(env, lambda observation, info, env=env: env.action_space.sample(),
+                   tmp_path / f"run{user}.parquet", seed=0)
+        frames.append(pd.read_parquet(tmp_path / f"run{user}.parquet"))
+    run = pd.concat(frames, ignore_index=True)
+    assert run.groupby("user_id")["run_entropy"].nunique().eq(1).all() and run["run_digest"].is_unique
+    result = pushgen.evaluate(split, task=2, submission=run)
+    assert result.verified == (3, 4) and "recorded run verified" in result.headline()
+    assert json.loads(result.to_json())["verified_users"] == [3, 4]
+    edited = run.copy()  # user 4's first notification replaced by its second
+    first = int(np.flatnonzero(edited["user_id"] == 4)[0])
+    for feature in NOTIFICATION_FEATURES:
+        edited.loc[first, feature] = edited.loc[first + 1, feature]
+    swapped = run.copy()  # two of user 3's digests exchanged: the order played is not the order shown
+    swapped.loc[[0, 1], "run_digest"] = swapped.loc[[1, 0], "run_digest"].to_numpy()
+    features = list(NOTIFICATION_FEATURES)
+    changed = not (edited.loc[first, features] == run.loc[first, features]).all()
+    assert changed and pushgen.evaluate(split, task=2, submission=edited).verified == (3,)
+    assert pushgen.evaluate(split, task=2, submission=swapped).verified == (4,)
+    made = pushgen.evaluate(split, task=2, submission=run.drop(columns=["run_entropy", "run_digest"]))
+    assert made.verified == () and "UNVERIFIED run: users [3, 4]" in made.headline()
+    assert made.score == result.score  # reported as unverified, scored the same
+    assert pushgen.evaluate(split, task=1, submission=test_part).verified is None
+
+
 def mutate(frame: pd.DataFrame, how: str) -> pd.DataFrame:
     frame = frame.copy()
     if how == "missing column":

@@ -53,6 +53,7 @@ from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv, task_of_user  # noqa: F401 (its public home before)
 from pushgen.envs.history import History
 from pushgen.envs.online import PossibleNotifications, apps_of, simulated_user, static_table
+from pushgen.envs.outcomes import fresh_entropy
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
@@ -63,6 +64,7 @@ from pushgen.envs.spaces import (
     whole_code,
 )
 from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
+from pushgen.replay.run_digest import split_fingerprint
 
 
 class NotificationGenerationEnv(ReplayEnv):
@@ -87,6 +89,7 @@ class NotificationGenerationEnv(ReplayEnv):
         self._last: tuple[tuple[int, ...], bool, float, float] | None = None
         self._possible: dict[int, tuple[PossibleNotifications, np.ndarray]] = {}
         super().__init__(split, user, task, part, render_mode)
+        self._fingerprint = split_fingerprint(self.replay.folder)
         self._start_episode()
         self._ready = perf_counter()
 
@@ -110,8 +113,10 @@ class NotificationGenerationEnv(ReplayEnv):
 
     def _start_episode(self) -> None:
         self.simulated_user.reset()
+        self.run_entropy = fresh_entropy()  # seeds the run's digest; recorded with it
         self.history = History(self.user, self.episode.context_ids,
-                               {f: self.episode.codes[f] for f in CONTEXT_FEATURES})
+                               {f: self.episode.codes[f] for f in CONTEXT_FEATURES},
+                               self._fingerprint, self.run_entropy)
         self._total = 0.0
         self._generated = 0.0
         self._logged_opens = 0

@@ -16,7 +16,8 @@ with one entry per step taken so far:
 plus ``action``), and ``save(path)`` writes it as Parquet: the recording format of a task 2
 run that ``pushgen evaluate --task 2`` reads (columns ``step, user_id, context_id``, the
 context and notification features as schema values, ``action, reward, p_open,
-decision_seconds``).
+decision_seconds``, and for a History made by the environment ``run_entropy, run_digest``: the
+run's digest, ``pushgen.replay.run_digest``, which the evaluator checks).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pushgen.envs.spaces import ACTION_VALUES, DISMISSED, NOTIFICATION_FEATURES, OPENED, codes_frame
+from pushgen.replay.run_digest import DIGEST, ENTROPY, chain
 
 COMPARED = ("_notification", "_opened", "_reward", "_p_open")
 
@@ -37,9 +39,11 @@ class History:
     """One episode's steps so far; equality compares the simulated content, not the timings."""
 
     def __init__(self, user_id: int, context_ids: np.ndarray,
-                 context_codes: dict[str, np.ndarray]) -> None:
+                 context_codes: dict[str, np.ndarray], fingerprint: str = "",
+                 entropy: int | None = None) -> None:
         n = len(context_ids)
         self.user_id = user_id
+        self.fingerprint, self.entropy = fingerprint, entropy  # of the run's digest; None: none
         self.size = 0
         self._context_ids = context_ids
         self._context_codes = context_codes
@@ -105,6 +109,11 @@ class History:
             "p_open": self.p_open,
             "decision_seconds": self.decision_seconds,
         })
+        if self.entropy is not None:
+            matrix = np.column_stack(list(self.notification_codes.values())).reshape(self.size, -1)
+            tail[ENTROPY] = str(self.entropy)
+            tail[DIGEST] = chain(self.fingerprint, self.user_id, self.entropy, self.context_ids, matrix,
+                                 self.opened)
         return pd.concat([head, features, tail], axis=1)
 
     def save(self, path: str | Path) -> Path:

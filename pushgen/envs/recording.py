@@ -8,6 +8,10 @@ than ``DECISION_FLOOR_SECONDS`` (a bare Python function call alone takes about 5
 current CPU; a step through the environment and its gymnasium wrappers takes about 1 µs). A
 recording that claims less for any step was not measured by the runner, and the evaluator
 refuses it (``pushgen.replay.evaluation.check_decision_seconds``).
+
+The recording carries the run's digest (``run_entropy``, ``run_digest``: a hash chain over the
+contexts, notifications and responses in the order played, ``pushgen.replay.run_digest``);
+``pushgen evaluate --task 2`` reports a run whose digest does not check out as unverified.
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.results import read_results
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
+from pushgen.replay.run_digest import split_fingerprint, verified_users
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
 from pushgen.text_tables import aligned_table, counted, html_table
@@ -76,6 +77,7 @@ class Evaluation:
     overall: dict[str, float]  # pooled over rows
     fingerprint: str = ""  # of the split
     paired: dict | None = None  # the paired comparison with a leaderboard row (``paired_with``)
+    verified: tuple[int, ...] | None = None  # task 2: the users whose run digest checks out
 
     def paired_with(self, results: str | Path, reference: str | None = None) -> Evaluation:
         """This evaluation with its paired comparison against the row ``reference`` (default: the
@@ -131,6 +133,7 @@ class Evaluation:
             "mode": self.mode,
             "score": {k: clean(v) for k, v in self.score.items()},
             **({"paired": {k: clean(v) for k, v in self.paired.items()}} if self.paired else {}),
+            **({"verified_users": list(self.verified)} if self.verified is not None else {}),
             "mean_over_users": {k: clean(v) for k, v in self.mean_over_users.items()},
             "pooled_over_rows": {k: clean(v) for k, v in self.overall.items()},
             "users": [{"user_id": int(cast(SupportsInt, user)),  # an index label is Hashable to pandas
@@ -147,6 +150,10 @@ class Evaluation:
               else f"{CONFIDENCE:.0%} interval [{score['ci_low']:.4f}, {score['ci_high']:.4f}]")
         line = (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
                 f"averaged over the {counted(int(score['users']), 'user')} (as the leaderboard ranks)")
+        if self.verified is not None:
+            unverified = [int(u) for u in self.per_user.index if int(u) not in self.verified]
+            line += (f"\nUNVERIFIED run: users {unverified} lack a valid run digest (edited, or not made by "
+                     "pushgen.envs.record_run)" if unverified else "\nrecorded run verified (run digest)")
         if not self.paired:
             return line
         compared = self.paired
@@ -288,6 +295,10 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     if seconds is not None:
         overall.update(metrics.response_time(seconds))
         overall["over_reference"] = float(table["over_reference"].mean())
-    fingerprint = json.loads((part.folder / "split.json").read_text()).get("fingerprint", "")
+    fingerprint = split_fingerprint(part.folder)
+    lengths = [part.rows_of(u).stop - part.rows_of(u).start for u in selected]
+    verified = None if seconds is None else verified_users(
+        frame, fingerprint, selected, lengths, part.context_ids[rows],
+        np.column_stack([codes[f] for f in NOTIFICATION_FEATURES]), opened)
     return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall,
-                      fingerprint=fingerprint)
+                      fingerprint=fingerprint, verified=verified)
