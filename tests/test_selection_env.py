@@ -188,20 +188,23 @@ def test_any_k_and_seed_give_k_possible_distinct_candidates(k, seed):
     assert pushgen.is_possible(codes_of(codes), has_app).all()
 
 
-def public_predictions(env, seed: int, steps: int) -> tuple[list[bool], dict[str, list[bool]]]:
-    """``steps`` sends of slot 0 after ``reset(seed=seed)``: the responses, and what each stream
-    a policy could derive from the public seed predicts for them."""
+def public_predictions(env, seed: int, steps: int) -> tuple[list[bool], dict[str, list[bool]], float]:
+    """``steps`` sends of slot 0 after ``reset(seed=seed)``: the responses, what each stream a
+    policy could derive from the public seed predicts for them, and how many of them a guess
+    drawn apart from the responses agrees with, in expectation (sum of p^2 + (1 - p)^2)."""
     env.reset(seed=seed)
     streams = {"np_random": copy.deepcopy(env.np_random), "seed": np.random.default_rng(seed),
                "seed and stream": outcome_generator(seed)}
     opened: list[bool] = []
     predicted: dict[str, list[bool]] = {name: [] for name in streams}
+    chance = 0.0
     for _ in range(steps):
         p = env.candidate_probabilities()[0]
         for name, stream in streams.items():
             predicted[name].append(stream.random() < p)
+        chance += p**2 + (1 - p) ** 2
         opened.append(env.step(0)[4]["opened"])
-    return opened, predicted
+    return opened, predicted, chance
 
 
 def test_a_policy_knowing_every_public_seed_predicts_no_outcome_better_than_chance():
@@ -209,19 +212,17 @@ def test_a_policy_knowing_every_public_seed_predicts_no_outcome_better_than_chan
     no stream derived from it agrees with the responses more often than chance does."""
     env = make(user=0, candidate_p_in_info=True).unwrapped
     agree = {name: 0 for name in ("np_random", "seed", "seed and stream")}
-    chance, variance, n = 0.0, 0.0, 0
+    chance, n = 0.0, 0
     for seed in range(3):
-        opened, predicted = public_predictions(env, seed, 300)
+        opened, predicted, expected = public_predictions(env, seed, 300)
         for name, guesses in predicted.items():
             agree[name] += sum(g == o for g, o in zip(guesses, opened, strict=True))
+        chance += expected
         n += len(opened)
-    rate = np.mean(opened)
-    chance = n * (rate**2 + (1 - rate) ** 2)  # agreement of an independent guess with the same rate
-    variance = n * 0.25
     for name, count in agree.items():
-        assert count < chance + 4 * np.sqrt(variance), name
-    first, _ = public_predictions(env, 7, 200)
-    second, _ = public_predictions(env, 7, 200)
+        assert count < chance + 4 * np.sqrt(n * 0.25), name
+    first, _, _ = public_predictions(env, 7, 200)
+    second, _, _ = public_predictions(env, 7, 200)
     assert first != second  # the same public seed, other outcomes
 
 
