@@ -68,7 +68,7 @@ def test_the_agent_owns_the_selection_observations(split):
     np.testing.assert_array_equal(again["candidate_mask"], mask)
     assert env.action_masks()[: env.k].astype(np.int8).tolist() == mask.tolist()
     _, _, _, _, info = env.step(0)
-    assert info["sent"] and info["slot"] == 0 and info["p_open"] > 0
+    assert info["sent"] and info["slot"] == 0 and env.last_p_open > 0 and "p_open" not in info
 
 
 def test_spaces_come_from_the_schemas(split):
