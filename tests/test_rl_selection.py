@@ -20,7 +20,7 @@ CONTEXTS = 800  # the held-out user's first contexts
 
 
 def mean_reward(choose, user: int = 3) -> float:
-    env = gym.make(SELECTION_ID, split=SPLIT, user=user, task=2).unwrapped
+    env = gym.make(SELECTION_ID, split=SPLIT, user=user, task=2, mode="expected").unwrapped  # scored
     observation, _ = env.reset(seed=0)
     total = 0.0
     for _ in range(CONTEXTS):
