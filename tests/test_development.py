@@ -116,7 +116,8 @@ def test_the_walk_through_records_every_cold_start_user_and_scores(walked):
     assert scored["task"] == 2
     text = subprocess.run([sys.executable, "-m", "pushgen", *args[1:]], cwd=root, capture_output=True,
                           text=True, timeout=600)
-    assert text.returncode == 0 and "learning" in text.stdout
+    assert text.returncode == 0 and "vs no-feedback ref." in text.stdout
+    assert "recorded run verified" in text.stdout  # recorded by the environment, digest and all
 
 
 def test_the_readme_states_cold_start_users_user_and_the_feedback_cadence():

@@ -116,8 +116,8 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         "the logged opens: sprinkling rare values cannot raise it), and in task 2 the mean per "
         "step of the reward less that of the reference without feedback (the best public "
         "notification the user's apps post) on the same contexts (0 for the reference; doing "
-        "worse at any step, early ones included, can only lower it). Task 2 is ranked by its "
-        "reward over the whole episode; no column measures learning, which only the reward "
+        "worse at any step, early ones included, can only lower it). The online task is ranked "
+        "by its reward over the whole episode; no column measures learning, which only the reward "
         "curve shows (learning_curves.png): a slope or an early-to-late gain is raised by "
         "failing on purpose early.",
         "",

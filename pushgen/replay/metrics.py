@@ -162,10 +162,12 @@ def response_time(seconds: np.ndarray) -> dict[str, float]:
     return {"response_p50_seconds": float(p50), "response_p95_seconds": float(p95)}
 
 
-def over_reference(reward: np.ndarray, reference: np.ndarray) -> float:
+def over_reference(reward: np.ndarray, reference: np.ndarray | None) -> float:
     """The mean per step of ``reward`` - ``reference`` (the rewards without feedback on the same
-    contexts): lowering any reward can only lower it."""
-    return float(np.mean(np.asarray(reward) - np.asarray(reference))) if len(reward) else float("nan")
+    contexts; NaN without them): lowering any reward can only lower it."""
+    if reference is None or not len(reward):
+        return float("nan")
+    return float(np.mean(np.asarray(reward) - np.asarray(reference)))
 
 
 __getattr__ = moved(__name__, {
