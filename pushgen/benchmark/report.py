@@ -128,7 +128,7 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
         part = board[board["task"] == task]
         if part.empty:
             continue
-        extra = [c for c in MD_COLUMNS if c in part and not (task == 1 and c.startswith("learning"))]
+        extra = [c for c in MD_COLUMNS if c in part and not (task == 1 and c == "over_reference")]
         reference = str(part["paired_reference"].iloc[0]) if "paired_reference" in part else ""
         paired = [f"vs {reference}, paired {percent}", "p"] if reference else []
         header = ["rank", "tier", "baseline", HEADINGS["mean_reward"], f"{percent} interval", *paired,
