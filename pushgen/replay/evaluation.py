@@ -296,9 +296,6 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         overall.update(metrics.response_time(seconds))
         overall["over_reference"] = float(table["over_reference"].mean())
     fingerprint = split_fingerprint(part.folder)
-    lengths = [part.rows_of(u).stop - part.rows_of(u).start for u in selected]
-    verified = None if seconds is None else verified_users(
-        frame, fingerprint, selected, lengths, part.context_ids[rows],
-        np.column_stack([codes[f] for f in NOTIFICATION_FEATURES]), opened)
+    verified = None if seconds is None else verified_users(frame, part, selected, rows, codes, opened)
     return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall,
                       fingerprint=fingerprint, verified=verified)

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.replay.parts import NOTIFICATION_FEATURES, ReplayPart
+
 ENTROPY, DIGEST = "run_entropy", "run_digest"
 GENESIS = b"pushgen-run-v1"
 STEP = struct.Struct("<q7hB")
@@ -48,14 +50,17 @@ def chain(fingerprint: str, user: int, entropy: int, context_ids: np.ndarray, co
     return out
 
 
-def verified_users(frame: pd.DataFrame, fingerprint: str, users: list[int], lengths: list[int],
-                   context_ids: np.ndarray, codes: np.ndarray, opened: np.ndarray) -> tuple[int, ...]:
-    """The ``users`` whose rows of the submitted ``frame`` carry the digests their replay gives.
-
-    ``lengths`` are the users' numbers of contexts, laid end to end in ``context_ids``, ``codes``
-    ``(n, 7)`` and ``opened`` (the submitted notifications and the replay's responses)."""
+def verified_users(frame: pd.DataFrame, part: ReplayPart, users: list[int], rows: np.ndarray,
+                   codes: dict[str, np.ndarray], opened: np.ndarray) -> tuple[int, ...]:
+    """The ``users`` of ``part`` whose rows of the submitted ``frame`` carry the digests their
+    replay gives: ``codes`` (the submitted notifications, feature by feature) and ``opened``
+    (the replay's responses) are in the order of the part's ``rows`` of ``users``."""
     if ENTROPY not in frame.columns or DIGEST not in frame.columns:
         return ()
+    fingerprint = split_fingerprint(part.folder)
+    context_ids = part.context_ids[rows]
+    matrix = np.column_stack([codes[f] for f in NOTIFICATION_FEATURES])
+    lengths = [part.rows_of(u).stop - part.rows_of(u).start for u in users]
     ends = np.cumsum(lengths).tolist()
     ranges = [range(end - n, end) for n, end in zip(lengths, ends, strict=True)]
     recorded = dict(zip(np.asarray(frame["context_id"], dtype=np.int64).tolist(),
@@ -63,13 +68,13 @@ def verified_users(frame: pd.DataFrame, fingerprint: str, users: list[int], leng
     good = []
     for user, own in zip(users, ranges, strict=True):
         ids = context_ids[own.start:own.stop]
-        rows = [recorded.get(int(c)) for c in ids.tolist()]
-        entropies = {row[0] for row in rows if row is not None}
-        if None in rows or len(entropies) != 1 or not next(iter(entropies)).isdigit():
+        found = [recorded.get(int(c)) for c in ids.tolist()]
+        entropies = {row[0] for row in found if row is not None}
+        if None in found or len(entropies) != 1 or not next(iter(entropies)).isdigit():
             continue
-        expected = chain(fingerprint, user, int(next(iter(entropies))), ids, codes[own.start:own.stop],
+        expected = chain(fingerprint, user, int(next(iter(entropies))), ids, matrix[own.start:own.stop],
                          opened[own.start:own.stop])
-        if expected == [row[1] for row in rows]:
+        if expected == [row[1] for row in found]:
             good.append(int(user))
     return tuple(good)
 
