@@ -10,6 +10,7 @@ predicts no outcome better than chance. The entropy used is the environment's
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ OUTCOME_STREAM = 0x6F7574636F6D65  # the outcome generator's stream, apart from 
 
 def fresh_entropy() -> int:
     """128 bits from the operating system: an outcome stream that no public value predicts."""
-    return int(np.random.SeedSequence().entropy)
+    return secrets.randbits(128)
 
 
 def outcome_generator(entropy: int) -> np.random.Generator:

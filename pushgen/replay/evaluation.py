@@ -38,7 +38,7 @@ from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.results import read_results
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
-from pushgen.replay.run_digest import split_fingerprint, verified_users
+from pushgen.replay.run_digest import split_fingerprint, verdict, verified_users
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
 from pushgen.text_tables import aligned_table, counted, html_table
@@ -151,9 +151,7 @@ class Evaluation:
         line = (f"mean reward {score['mean_reward']:.4f}, {ci}: each user's mean reward per context, "
                 f"averaged over the {counted(int(score['users']), 'user')} (as the leaderboard ranks)")
         if self.verified is not None:
-            unverified = [int(u) for u in self.per_user.index if int(u) not in self.verified]
-            line += (f"\nUNVERIFIED run: users {unverified} lack a valid run digest (edited, or not made by "
-                     "pushgen.envs.record_run)" if unverified else "\nrecorded run verified (run digest)")
+            line += "\n" + verdict([int(u) for u in self.per_user.index], self.verified)
         if not self.paired:
             return line
         compared = self.paired

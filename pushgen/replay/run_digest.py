@@ -74,9 +74,18 @@ def verified_users(frame: pd.DataFrame, part: ReplayPart, users: list[int], rows
             continue
         expected = chain(fingerprint, user, int(next(iter(entropies))), ids, matrix[own.start:own.stop],
                          opened[own.start:own.stop])
-        if expected == [row[1] for row in found]:
+        if expected == [row[1] for row in found if row is not None]:
             good.append(int(user))
     return tuple(good)
 
 
-__all__ = ["DIGEST", "ENTROPY", "chain", "split_fingerprint", "verified_users"]
+def verdict(users: list[int], verified: tuple[int, ...]) -> str:
+    """One line saying whether the run of ``users`` is verified."""
+    unverified = [u for u in users if u not in verified]
+    if not unverified:
+        return "recorded run verified (run digest)"
+    return (f"UNVERIFIED run: users {unverified} lack a valid run digest (edited, or not made by "
+            "pushgen.envs.record_run)")
+
+
+__all__ = ["DIGEST", "ENTROPY", "chain", "split_fingerprint", "verdict", "verified_users"]
