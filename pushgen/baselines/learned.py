@@ -41,7 +41,9 @@ def require_sklearn():
     try:
         from sklearn.linear_model import LogisticRegression
     except ImportError:
-        raise ImportError("the learned baselines need scikit-learn: pip install 'pushgen[ml]'") from None
+        from pushgen.extras import install_line
+
+        raise ImportError(f"the learned baselines need scikit-learn: {install_line('ml')}") from None
     return LogisticRegression
 
 

@@ -10,7 +10,7 @@ followed by the mean of the slots' hidden units (for the value function):
     model = PPO("MultiInputPolicy", env, policy_kwargs=slot_policy_kwargs())
     read_scores(model)
 
-needs ``pip install "pushgen[rl]"`` (torch, stable-baselines3).
+needs the ``rl`` extra (torch, stable-baselines3; ``pip install ".[rl]"`` from a checkout).
 """
 
 from __future__ import annotations

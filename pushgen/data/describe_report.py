@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.data.calibration import VERDICTS, Figure, verdict, verdict_line
+from pushgen.data.calibration import FIGURES, VERDICTS, Figure, verdict, verdict_line
 from pushgen.data.describe_time import PERIOD_DAYS
 from pushgen.text_tables import aligned_table
 
 TOP_APPS = 10
+TARGETS = {figure.name: figure for figure in FIGURES}
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 
@@ -102,7 +103,7 @@ def _key_figures(stats: dict) -> Section:
     contrast = stats["fatigue"]["within_user_contrast"]
     rows = [
         _judged("notifications/user/day, mean", v["mean"], num(v["mean"]),
-                "63.5 mean (Pielot 2014); 60-80 (gym-push data)", 60, 80),
+                "63.5 mean (Pielot 2014); 60-80 (gym-push data)"),
         ("notifications/user/day, median", num(v["median"]), "56 median (Pielot 2018)"),
         ("notifications/user/day, p10 / p90", _pair(num(v["p10"]), num(v["p90"])),
          "light users near 15, heavy users above 150"),
@@ -118,20 +119,21 @@ def _key_figures(stats: dict) -> Section:
          _pair(num(w["per_user_day_weekdays"]), num(w["per_user_day_weekend"])), "more on weekdays"),
         ("open rate, weekdays / weekend", _pair(pct(w["open_rate_weekdays"]), pct(w["open_rate_weekend"])),
          "more clicks on weekdays"),
-        _judged("open rate, overall", o["overall"], pct(o["overall"]), "35-55%", 0.35, 0.55),
+        _judged("open rate, overall", o["overall"], pct(o["overall"]), "35-55%"),
         ("open rate across users, min / median / max",
          _pair(pct(o["users_min"]), pct(o["users_median"]), pct(o["users_max"])),
          "users differ (EvalUMAP 2019: 9% to 99%)"),
         ("open rate, messaging apps", pct(o["messaging"]), "about 65% (Pielot 2018)"),
         _judged("open rate, all other kinds of app", o["other_kinds"], pct(o["other_kinds"]),
-                "about 15-25% for email, social, non-social (Pielot 2018)", 0.15, 0.25),
+                "about 15-25% for email, social, non-social (Pielot 2018)", "open rate, other kinds"),
         ("open rate, system apps", pct(o["system"]), "far below the rest"),
         ("open rate, ongoing / not ongoing", _pair(pct(o["ongoing"]), pct(o["not_ongoing"])),
          "ongoing rarely opened"),
         _judged("dismissed (not opened)", o["dismissed_share"], pct(o["dismissed_share"]),
-                "20-50% ignored entirely (Pradhan 2017)", 0.20, 0.50),
+                "20-50% ignored entirely (Pradhan 2017)", "dismissed share"),
         _judged("opened within 10 min (share of opened)", t["opened_within_10min"],
-                pct(t["opened_within_10min"]), "> 60% clicked within 10 min (Mehrotra 2015)", 0.60, 1.0),
+                pct(t["opened_within_10min"]), "> 60% clicked within 10 min (Mehrotra 2015)",
+                "opened within 10 min"),
         ("handled within 10 min", pct(t["handled_within_10min"]), "most (Mehrotra 2015)"),
         ("median time to action, opened / all", _pair(secs(t["median_response_opened_s"]),
                                                        secs(t["median_response_s"])),
@@ -152,13 +154,16 @@ def _key_figures(stats: dict) -> Section:
     ]
     return Section("Key figures", ("figure", "this dataset", "published", "verdict"),
                    tuple(row if len(row) == 4 else (*row, "") for row in rows),
-                   "verdict: against the published range beside the figure, where one is printed")
+                   "verdict: the calibration table's, against the figure's target range "
+                   "(pushgen.data.calibration.FIGURES)")
 
 
-def _judged(label: str, value: float | None, shown: str, published: str, low: float,
-            high: float) -> tuple[str, str, str, str]:
-    """A key figure printed beside a published range (``low`` to ``high``) and the verdict on it."""
-    return label, shown, published, verdict(value, low, high)
+def _judged(label: str, value: float | None, shown: str, published: str,
+            figure: str | None = None) -> tuple[str, str, str, str]:
+    """A key figure printed beside a published range, with the verdict the calibration table gives
+    the same statistic (its figure ``figure``, by default named like ``label``)."""
+    target = TARGETS[figure or label]
+    return label, shown, published, verdict(value, target.low, target.high)
 
 
 def _bar(share: float | None, scale: float) -> str:
