@@ -194,32 +194,32 @@ def validate_command(path: str) -> None:
     from pushgen.splits.validate import is_split_folder, validate_split
 
     with user_errors():
-        path = folder_or_standard_split(path)
-    split = is_split_folder(path)
-    log = not split and is_log_folder(path)
+        folder = folder_or_standard_split(path)
+    split = is_split_folder(folder)
+    log = not split and is_log_folder(folder)
     with user_errors():
-        problems = validate_split(path) if split else validate_log(path) if log else validate(path)
+        problems = validate_split(folder) if split else validate_log(folder) if log else validate(folder)
     if problems:
         for problem in problems:
             click.echo(problem)
-        click.echo(f"invalid: {path} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
+        click.echo(f"invalid: {folder} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
         raise click.exceptions.Exit(1)
     if split:
-        described = json.loads((path / "split.json").read_text())
+        described = json.loads((folder / "split.json").read_text())
         rows = sum(part["rows"] for name, part in described["parts"].items()
                    if not name.startswith("scorer/"))
-        click.echo(f"valid: {path} (split, {len(described['parts'])} parts, {rows:,} rows, "
+        click.echo(f"valid: {folder} (split, {len(described['parts'])} parts, {rows:,} rows, "
                    f"{described['users']:,} users; every file's sha256 and every table's "
                    "fingerprint checked)")
         return
     if log:
-        described = read_description(path)
-        click.echo(f"valid: {path} (bandit log, {described['rounds']:,} rounds, "
+        described = read_description(folder)
+        click.echo(f"valid: {folder} (bandit log, {described['rounds']:,} rounds, "
                    f"{described['candidate_rows']:,} actions; every file's sha256 checked, propensities "
                    "sum to 1 per round)")
         return
-    rows = read_manifest(path)["rows"]
-    click.echo(f"valid: {path} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
+    rows = read_manifest(folder)["rows"]
+    click.echo(f"valid: {folder} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
 
 
 @contextlib.contextmanager

@@ -82,7 +82,7 @@ class ThompsonPolicy:
         self.weights = None
 
     def act(self, contexts: Codes) -> Codes:
-        if self.weights is None:
+        if self.weights is None or self.owned is None:
             self.weights = self._draw()
             self.owned = self.beliefs.sample(self.rng)
             penalty = np.maximum(0.0, -self.weights[self.design.size:self.design.size + len(KEYS)])

@@ -70,6 +70,8 @@ class ContextFrequencyPolicy(StaticPolicy):
         return unique[int(np.argmax(np.bincount(inverse)))], tables
 
     def act(self, contexts: Codes) -> Codes:
+        if self.fallback is None:
+            raise RuntimeError("ContextFrequencyPolicy.act before fit: fit it on a history first")
         n = batch_size(contexts)
         out = np.tile(self.fallback, (n, 1))
         done = np.zeros(n, dtype=bool)

@@ -31,9 +31,9 @@ def catalog_notifications() -> tuple[np.ndarray, np.ndarray]:
         channels.append(np.full(n, channel))
     matrix = np.concatenate(blocks).astype(np.int64)
     matrix.setflags(write=False)
-    channel = np.concatenate(channels).astype(np.int64)
-    channel.setflags(write=False)
-    return matrix, channel
+    channel_of = np.concatenate(channels).astype(np.int64)
+    channel_of.setflags(write=False)
+    return matrix, channel_of
 
 
 def possible_notifications(apps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,8 @@ needs the ``rl`` extra (torch, stable-baselines3; ``pip install ".[rl]"`` from a
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from gymnasium import spaces
@@ -27,15 +29,25 @@ HIDDEN = 64
 EMPTY = -10.0
 
 
+def discrete_size(space: spaces.Space[Any]) -> int:
+    """The number of values of ``space``, a ``Discrete`` space."""
+    if not isinstance(space, spaces.Discrete):
+        raise TypeError(f"SlotScorer needs Discrete context spaces, got {space}")
+    return int(space.n)
+
+
 class SlotScorer(BaseFeaturesExtractor):
     """Per-slot scores from one shared network (see the module's docstring)."""
 
     def __init__(self, observation_space: spaces.Dict, hidden: int = HIDDEN) -> None:
-        k = int(np.prod(observation_space["candidate_mask"].shape))
+        mask = observation_space["candidate_mask"]
+        if not isinstance(mask, spaces.MultiBinary):
+            raise TypeError(f"SlotScorer needs a MultiBinary candidate_mask space, got {mask}")
+        k = int(np.prod(mask.shape))
         super().__init__(observation_space, features_dim=k + 1 + hidden)
         self.k = k
         self.slot_width = int(sum(NOTIFICATION_SIZES))
-        self.context_width = int(sum(observation_space[f].n for f in CONTEXT_FEATURES))
+        self.context_width = sum(discrete_size(observation_space[f]) for f in CONTEXT_FEATURES)
         self.slot = nn.Sequential(nn.Linear(self.slot_width + self.context_width + 1, hidden), nn.ReLU(),
                                   nn.Linear(hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)

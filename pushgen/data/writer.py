@@ -111,6 +111,12 @@ class Bucket:
             if encode else None,
         )
 
+    def kept(self) -> Tables:
+        """The users' tables, for a bucket made with ``keep_tables``."""
+        if self.tables is None:
+            raise ValueError(f"bucket {self.index} did not keep its tables (made with keep_tables=False)")
+        return self.tables
+
 
 def named_digests(named: dict[str, pa.Table]) -> dict[str, list[tuple[int, bytes]]]:
     """Each fingerprinted table's users' digests."""
@@ -170,26 +176,26 @@ class DatasetWriter:
         """Append the next bucket of users."""
         if self.partitioned:
             # parts the workers did not encode are encoded in the writing thread, not here
-            parts = bucket.encoded or bucket.tables.big()
+            parts = bucket.encoded or bucket.kept().big()
             for name, data in parts.items():
                 (self.folder / PARTS[name]).mkdir(exist_ok=True)
                 part = self.folder / PARTS[name] / f"part-{bucket.index:05d}.parquet"
                 self._submit(PARTS[name], write_part, part, data)
         else:
-            for name, table in bucket.tables.big().items():
+            for name, table in bucket.kept().big().items():
                 self._stream(PARTS[name], table, self.fmt if name == "notifications" else "parquet")
         self._stream("users", bucket.users, self.fmt)
         self._stream(f"{TRUTH}/engagement_users", bucket.engagement_users, "parquet")
-        self._submit("", self._fingerprint, bucket.digests, bucket.tables if bucket.digests is None else None)
+        self._submit("", self._fingerprint, bucket)
         for name in FINGERPRINTED:
             self.rows[name] += bucket.rows[name]
         self.opened += bucket.opened
         self.posted += bucket.posted
         self.constants = self.constants or bucket.constants
 
-    def _fingerprint(self, digests: dict[str, list[tuple[int, bytes]]] | None, tables: Tables | None) -> None:
-        """Chain a bucket's users' digests (found from ``tables`` if not given), in bucket order."""
-        digests = named_digests(tables.fingerprinted()) if digests is None else digests
+    def _fingerprint(self, bucket: Bucket) -> None:
+        """Chain a bucket's users' digests (found from its tables if it has none), in bucket order."""
+        digests = named_digests(bucket.kept().fingerprinted()) if bucket.digests is None else bucket.digests
         for name in FINGERPRINTED:
             self.fingerprints[name].add_digests(digests[name])
 

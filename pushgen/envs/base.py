@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium as gym
 
@@ -74,8 +74,13 @@ class ReplayEnv(Shown, gym.Env):
     (default: its first user). ``reset(options={"user": id})`` switches to another user.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 (gymnasium's own attribute)
     env_id = ""
+    mode: str | None = None  # the reward mode, in the environments that have one
+    # the context features of an observation, and per row of the episode their codes in that order
+    # (set by the environments that render a context with _context_head)
+    _keys: tuple[str, ...]
+    _contexts: list[tuple[int, ...]]
 
     def __init__(self, split: str | Path, user: int | None, task: int | None, part: str,
                  render_mode: str | None) -> None:
@@ -97,7 +102,7 @@ class ReplayEnv(Shown, gym.Env):
     def _facts(self) -> list[tuple[str, str]]:
         facts = [("user", users_text([self.user], len(self.replay.users))),
                  ("step", f"{self._row:,} of {self._n:,}")]
-        return facts + ([("mode", self.mode)] if hasattr(self, "mode") else [])
+        return facts + ([("mode", self.mode)] if self.mode is not None else [])
 
     def _begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)

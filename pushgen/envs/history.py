@@ -104,7 +104,7 @@ class History:
         features = codes_frame({**self.context_codes, **self.notification_codes})
         tail = pd.DataFrame({
             "action": pd.Categorical.from_codes(np.where(self.opened, OPENED, DISMISSED),
-                                                categories=list(ACTION_VALUES)),
+                                                categories=pd.Index(ACTION_VALUES)),
             "reward": self.reward,
             "p_open": self.p_open,
             "decision_seconds": self.decision_seconds,

@@ -30,7 +30,7 @@ def static_logits(part: ReplayPart, rows: np.ndarray, codes: dict[str, np.ndarra
     n, k = np.shape(codes["postingApp"])
     flat_rows = np.repeat(rows, k)
     row = RowTerms(part.row_terms.base[flat_rows], part.row_terms.situations[flat_rows])
-    logit, channel = static_logit(part.parameters, part.parameter_rows[flat_rows], row,
+    logit, channel = static_logit(part.test_parameters, part.parameter_rows[flat_rows], row,
                                   {f: np.asarray(c, dtype=np.int64).ravel() for f, c in codes.items()})
     return logit.reshape(n, k), channel.reshape(n, k)
 
@@ -42,13 +42,13 @@ def static_table(part: ReplayPart, rows: np.ndarray, user: int, codes: dict[str,
     rows = np.asarray(rows, dtype=np.int64)
     m = len(codes["postingApp"])
     row = RowTerms(part.row_terms.base[rows][:, None], part.row_terms.situations[rows][:, None, :])
-    return static_logit(part.parameters, np.full(m, part.parameters.rows(np.array([user]))[0]), row,
+    return static_logit(part.test_parameters, np.full(m, part.test_parameters.rows(np.array([user]))[0]), row,
                         {f: np.asarray(c, dtype=np.int64) for f, c in codes.items()})
 
 
 def apps_of(part: ReplayPart, user: int) -> np.ndarray:
     """The apps ``user`` has (a boolean mask over app codes): the ground truth of a test part."""
-    return part.parameters.has_app[part.parameters.rows(np.array([user]))[0]]
+    return part.test_parameters.has_app[part.test_parameters.rows(np.array([user]))[0]]
 
 
 class PossibleNotifications:
@@ -71,7 +71,7 @@ def simulated_user(part: ReplayPart, user: int, stationary: bool) -> SimulatedUs
     """``user`` of the test part as a ``SimulatedUser``, starting from the state the user's
     logged history left at the start of the test months."""
     index = part.user_index(user)
-    return SimulatedUser(part.parameters, user, {key: part.truth.initial[key][index].tolist()
+    return SimulatedUser(part.test_parameters, user, {key: part.test_truth.initial[key][index].tolist()
                                                  for key in EXPOSURE_FIELDS}, stationary)
 
 

@@ -123,7 +123,7 @@ class SB3VecEnv(Shown, VecEnv):
         done = (terminated | truncated) & ~self._restarting
         infos = split_infos(info, self.num_envs)
         for i in np.flatnonzero(done):
-            infos[i]["terminal_observation"] = take(observation, i)
+            infos[i]["terminal_observation"] = take(observation, int(i))
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
         ended = np.flatnonzero(done)
         if len(ended):

@@ -169,7 +169,7 @@ class NotificationSelectionEnv(ReplayEnv):
         self._last = None
 
     def _observe(self, i: int) -> dict[str, Any]:
-        observation = dict(zip(self._keys, self._contexts[i], strict=True))
+        observation: dict[str, Any] = dict(zip(self._keys, self._contexts[i], strict=True))
         observation["candidates"] = self._candidates[i].copy()  # the agent's own: never a view of ours
         observation["candidate_mask"] = self._mask[i].copy()
         hours = (self._seconds[i] - self._last_sent) / 3600.0

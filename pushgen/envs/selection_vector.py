@@ -126,7 +126,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
             return
         self._judge.reset(slots)
 
-    def reset(self, *, seed: int | list[int] | None = None,
+    def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None or (options or {}).get("outcome_entropy") is not None:

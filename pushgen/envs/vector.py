@@ -96,7 +96,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._contexts = context_matrix(self.replay, np.arange(len(self.replay.seconds)))
-        self._draw = np.asarray(self.replay.truth.draw)
+        self._draw = np.asarray(self.replay.test_truth.draw)
         self._logged = np.asarray(self.replay.logged_opened, dtype=bool)
         self._judge = Judge(self.replay, self.users)
         self._slots = np.arange(self.num_envs)
@@ -110,7 +110,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     def _observe(self) -> dict[str, np.ndarray]:
         return context_columns(self._contexts, self._first + np.minimum(self._position, self._length - 1))
 
-    def reset(self, *, seed: int | list[int] | None = None,
+    def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         self._position[:] = 0

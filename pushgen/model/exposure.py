@@ -33,7 +33,7 @@ UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen inte
 CHUNK_TAUS = 600.0  # time constants per chunk of keyed_exposure's running sums (exp(600) is finite)
 
 
-INTERRUPTION_BY_CODE = np.array([INTERRUPTION_BY_PRIORITY[v] for v in schemas.field("priority").values])
+INTERRUPTION_BY_CODE = np.array([INTERRUPTION_BY_PRIORITY[v] for v in schemas.field("priority").listed()])
 NO_UPDATES = schemas.field("numberOfUpdates").code("none")
 
 

@@ -56,7 +56,9 @@ def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple
     available = test_users(split)
     if users is None:
         return available
-    if isinstance(users, (int, np.integer)) and not isinstance(users, bool):
+    if isinstance(users, bool):
+        raise DatasetError(f"users must be a number of users, a list of user ids or None; got {users!r}")
+    if isinstance(users, (int, np.integer)):
         if not 1 <= users <= len(available):
             raise DatasetError(f"users must be from 1 to {len(available)} (the split's test users); "
                                f"got {users}")
@@ -97,30 +99,28 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
         slates = Slates({f: env.episode.codes[f] for f in CONTEXT_FEATURES}, offered.codes, offered.mask)
         uniforms = np.random.default_rng([seed, user, 1]).random(n)
         reads = policy.reads_state
-        probabilities = None if reads else policy.probabilities(slates)
-        planned = None if reads else sample(probabilities, uniforms)
-        if reads:
-            probabilities = np.zeros((n, env.k + 1))
-        p_open = np.zeros((n, env.k)) if (record_state or reads) else None
-        action = np.zeros(n, dtype=np.int64)
+        # a policy that reads the state chooses round by round, the others all rounds at once
+        probabilities = np.zeros((n, env.k + 1)) if reads else policy.probabilities(slates)
+        action = np.zeros(n, dtype=np.int64) if reads else sample(probabilities, uniforms).astype(np.int64)
+        keep_state = record_state or reads
+        p_open = np.zeros((n, env.k))
         opened = np.zeros(n, dtype=bool)
         chosen_p = np.zeros(n)
         for i in range(n):
-            if p_open is not None:
+            if keep_state:
                 p_open[i] = env.candidate_probabilities(i)
             if reads:
                 probabilities[i] = policy.probabilities(Slates(
                     {f: c[i:i + 1] for f, c in slates.contexts.items()}, slates.candidates[i:i + 1],
                     slates.mask[i:i + 1], p_open[i:i + 1]))[0]
                 action[i] = sample(probabilities[i:i + 1], uniforms[i:i + 1])[0]
-            else:
-                action[i] = planned[i]
             info = env.step(int(action[i]))[4]
             opened[i] = info["opened"]
             chosen_p[i] = env.last_p_open
         seconds = env.replay.seconds[env.episode.rows]
         episodes.append(Episode(user, task, env.episode.context_ids.copy(), seconds,
-                                Slates(slates.contexts, slates.candidates, slates.mask, p_open),
+                                Slates(slates.contexts, slates.candidates, slates.mask,
+                                       p_open if keep_state else None),
                                 probabilities, action, opened, chosen_p))
         env.close()
     return episodes

@@ -32,11 +32,11 @@ def sequence_probabilities(part: ReplayPart, rows: np.ndarray, codes: dict[str, 
     """
     rows = np.asarray(rows, dtype=np.int64)
     param_rows = part.parameter_rows[rows]
-    terms = notification_terms(part.parameters, param_rows, codes)
+    terms = notification_terms(part.test_parameters, param_rows, codes)
     user = part.user_ids[rows]
     row = RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows])
-    return sequence_p_open(part.parameters, param_rows, row, terms, codes, user, part.seconds[rows],
-                           part.truth.initial, np.searchsorted(part.users, user))
+    return sequence_p_open(part.test_parameters, param_rows, row, terms, codes, user, part.seconds[rows],
+                           part.test_truth.initial, np.searchsorted(part.users, user))
 
 
 class Judge:
@@ -46,9 +46,9 @@ class Judge:
         self.part = part
         self.users = np.asarray(users, dtype=np.int64)
         self.state = SimulatedUsers(len(self.users), len(app_catalog().channels.names),
-                                    part.parameters.fatigue_tau_seconds, part.parameters)
+                                    part.test_parameters.fatigue_tau_seconds, part.test_parameters)
         self.slots = np.arange(len(self.users))
-        self.start = self.state.layout(part.truth.initial)  # per user of the part, as the state holds it
+        self.start = self.state.layout(part.test_truth.initial)  # per user of the part, as the state holds it
 
     def reset(self, slots: np.ndarray) -> None:
         """Users at ``slots`` start their episodes again, from their initial state."""
@@ -61,6 +61,6 @@ class Judge:
         the notifications then reach the users (possible ones)."""
         part = self.part
         param_rows = part.parameter_rows[rows]
-        terms = notification_terms(part.parameters, param_rows, codes)
+        terms = notification_terms(part.test_parameters, param_rows, codes)
         row = RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows])
         return self.state.send(slots, param_rows, row, terms, codes, part.seconds[rows])
