@@ -223,3 +223,13 @@ def test_yardsticks_refuse_to_run_without_the_simulated_user():
     prepared = task_data(SPLIT, 1)
     with pytest.raises(ValueError, match="reads the simulated user"):
         BASELINES["oracle"].make(make_setting(prepared, 1, "oracle", prepared.users[0]))
+
+
+def test_the_frequency_baseline_acts_only_once_fitted(data):
+    from pushgen.baselines.frequency import ContextFrequencyPolicy
+
+    task, prepared = data
+    policy = ContextFrequencyPolicy(make_setting(prepared, task, "frequency", prepared.users[0]))
+    contexts = {f: np.zeros(2, dtype=np.int64) for f in CONTEXT_FEATURES}
+    with pytest.raises(RuntimeError, match=r"ContextFrequencyPolicy\.act before fit"):
+        policy.act(contexts)

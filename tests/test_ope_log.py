@@ -407,3 +407,13 @@ def test_with_a_stationary_user_ipw_and_dr_hold_the_truth_for_every_target(split
         assert estimates["IPW"].covers(truth.value), (target.name, estimates["IPW"], truth)
         assert estimates["DR"].covers(truth.value), (target.name, estimates["DR"], truth)
         assert estimates["DR"].high - estimates["DR"].low < estimates["IPW"].high - estimates["IPW"].low
+
+
+def test_users_is_a_count_a_list_of_ids_or_none(split):
+    from pushgen.data.dataset import DatasetError
+    from pushgen.ope.play import choose_users, test_users
+
+    assert choose_users(split, 2) == test_users(split)[:2]
+    with pytest.raises(DatasetError, match=r"users must be a number of users, a list of user ids or None; "
+                       r"got True"):
+        choose_users(split, True)

@@ -162,3 +162,16 @@ def test_the_vector_environments_and_the_sb3_adapter_show_their_users():
     adapter = SB3VecEnv(vector)
     assert short(repr(adapter)).startswith(f"<SB3VecEnv (stable-baselines3) of {headline}\n environments 5, ")
     assert html_cells(adapter._repr_html_()) == html_cells(vector._repr_html_())
+
+
+def test_an_environment_without_a_reward_mode_shows_none():
+    import gymnasium as gym
+
+    from pushgen.envs import INBOX_ID
+
+    env = gym.make(INBOX_ID, split="pushgen-mini-v3", task=1, user=1).unwrapped
+    assert env.mode is None
+    text = short(repr(env))
+    assert text.startswith("<NotificationInboxEnv on task 1's test part of split pushgen-mini-v3\n user 1 ")
+    assert "mode" not in text
+    env.close()

@@ -169,3 +169,15 @@ def test_record_run_writes_only_where_it_may(split, tmp_path):
     assert len(pd.read_parquet(run)) == len(history)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.parquet", "run.parquet"]
     assert np.isfinite(pd.read_parquet(run)["decision_seconds"]).all()
+
+
+def test_a_bucket_made_without_its_tables_says_so():
+    import pyarrow as pa
+
+    from pushgen.data.writer import Bucket
+
+    empty = pa.table({"user_id": pa.array([], pa.int32())})
+    bucket = Bucket(index=3, user_ids=[], users=empty, engagement_users=empty, constants={}, digests=None,
+                    rows={}, opened=0, posted=[])
+    with pytest.raises(ValueError, match=r"bucket 3 did not keep its tables \(made with keep_tables=False\)"):
+        bucket.kept()
