@@ -11,14 +11,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import mkdocs_gen_files  # noqa: E402
+import matplotlib.pyplot as plt
+import mkdocs_gen_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from public_api import PUBLIC_MODULES, defined_at  # noqa: E402
+from public_api import PUBLIC_MODULES, defined_at
 
-from pushgen.model.graph import INPUTS, NODES, TIMESCALES  # noqa: E402
-from pushgen.model.ground_truth_columns import ground_truth_markdown  # noqa: E402
+from pushgen.model.graph import INPUTS, NODES, TIMESCALES
+from pushgen.model.ground_truth_columns import ground_truth_markdown
 
 
 def reference_page(module_name: str) -> str:
