@@ -1,4 +1,5 @@
-"""The README's "Use it with" examples run as written, on small folders with the names they use."""
+"""The "Use it with" page's examples (docs/use-it-with.md) run as written, on small folders with the
+names they use."""
 
 from __future__ import annotations
 
@@ -17,18 +18,14 @@ from pushgen.data.generator import make_recipe
 from pushgen.publishing.standard import write_dataset_metadata, write_metadata
 from pushgen.splits import SplitSpec, make_split
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-SECTION = "## Use it with"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "use-it-with.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 DATASET, SPLIT, LARGE = "pushgen-50u-6m-seed0", "pushgen-50u-6m-seed0-split", "pushgen-500u-12m-seed0"
 
 
 def section_blocks() -> dict[str, str]:
-    """The section's Python blocks, by the library each one shows (its first import)."""
-    text = README.read_text()
-    start = text.index(SECTION + "\n")
-    end = text.find("\n## ", start + len(SECTION))
-    blocks = BLOCK.findall(text[start:end if end >= 0 else None])
+    """The page's Python blocks, by the library each one shows (its first import)."""
+    blocks = BLOCK.findall(PAGE.read_text())
     return {re.search(r"^(?:import|from) (\w+)", block, re.MULTILINE)[1]: block for block in blocks}
 
 
@@ -55,7 +52,7 @@ def run(workspace, monkeypatch, tmp_path):
     def execute(library: str) -> dict:
         pytest.importorskip(library)
         namespace: dict = {}
-        exec(compile(section_blocks()[library], f"README.md ({library})", "exec"), namespace)
+        exec(compile(section_blocks()[library], f"use-it-with.md ({library})", "exec"), namespace)
         return namespace
 
     return execute

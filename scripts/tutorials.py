@@ -1,0 +1,62 @@
+"""Run the tutorials: each page's Python blocks, in order, in one namespace, in a given folder.
+
+    python scripts/tutorials.py           # runs every tutorial in a temporary folder
+
+The test suite runs them the same way (``tests/test_tutorials.py``), so a tutorial that breaks
+fails CI; ``scripts/docs_figures.py`` keeps the pictures they draw.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+TUTORIALS = ("explore-a-dataset", "task1-entry", "selection-agent", "off-policy")
+BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
+IMAGE = re.compile(r"!\[[^\]]*\]\(([^)/]+\.png)\)")
+
+
+def page(name: str) -> Path:
+    return DOCS / "tutorials" / f"{name}.md"
+
+
+def blocks(path: Path) -> list[str]:
+    """The page's Python blocks, in order."""
+    return BLOCK.findall(path.read_text())
+
+
+def images(path: Path) -> list[str]:
+    """The pictures the page shows from its own folder (which its code draws)."""
+    return IMAGE.findall(path.read_text())
+
+
+@contextlib.contextmanager
+def inside(folder: Path) -> Iterator[None]:
+    before = Path.cwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+def run(path: Path, folder: Path) -> dict:
+    """Every block of ``path`` in ``folder``, in order, sharing one namespace; returns it."""
+    namespace: dict = {"__name__": "__tutorial__"}
+    with inside(folder):
+        for number, code in enumerate(blocks(path), 1):
+            exec(compile(code, f"{path.name} (block {number})", "exec"), namespace)
+    return namespace
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:] or TUTORIALS:
+        with tempfile.TemporaryDirectory() as folder:
+            run(page(name), Path(folder))
+            print(f"{name}: ran {len(blocks(page(name)))} blocks")
