@@ -49,9 +49,9 @@ def complete(value: object) -> bool:
     """Whether a function's or class's docstring has the numpydoc sections it needs and an example.
 
     A function needs Parameters (when it takes any), Returns (unless it returns None) and Examples; a
-    class needs Parameters (when its constructor takes any) and Examples; an exception, a docstring.
-    Constants and modules
-    count as complete when they are documented where they are defined.
+    class needs Parameters or Attributes (when its constructor takes any) and Examples; an
+    exception, a docstring. Constants and modules count as complete when they are documented
+    where they are defined.
     """
     if not (inspect.isclass(value) or inspect.isfunction(value)):
         return True
@@ -65,6 +65,8 @@ def complete(value: object) -> bool:
     except (TypeError, ValueError):
         signature = None
     takes = bool(signature and [p for p in signature.parameters if p not in ("self", "cls")])
+    if takes and inspect.isclass(value) and "Attributes" in sections:
+        sections.add("Parameters")  # a dataclass's fields are its parameters
     needed = {"Examples"} | ({"Parameters"} if takes else set())
     if inspect.isfunction(value) and signature and signature.return_annotation not in (None, "None"):
         needed.add("Returns")
@@ -73,7 +75,9 @@ def complete(value: object) -> bool:
 
 if __name__ == "__main__":
     names = list(public_names())
-    callables = [(m, n, v) for m, n, v in names if inspect.isclass(v) or inspect.isfunction(v)]
+    seen: set[int] = set()
+    callables = [(m, n, v) for m, n, v in names if (inspect.isclass(v) or inspect.isfunction(v))
+                 and not (id(v) in seen or seen.add(id(v)))]  # each object once, at its first name
     done = [(m, n) for m, n, v in callables if complete(v)]
     print(f"{len(done)} of {len(callables)} public functions and classes have a complete numpydoc "
           f"docstring ({len(names)} public names in all, constants and modules included)")

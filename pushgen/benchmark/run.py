@@ -213,7 +213,43 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
                   baselines: Iterable[str] | None = None, mode: str = DEFAULT_MODE, seed: int = 0,
                   progress: bool = False, selection: Iterable[str] | None = ()) -> Results:
     """Run the named baselines (default: all) on the tasks (default: those with test users), and
-    the named selection baselines (``None``: all; default none) on task 2's test users."""
+    the named selection baselines (``None``: all; default none) on task 2's test users.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    tasks : iterable of int, optional
+        Some of 1 and 2; by default every task with test users.
+    baselines : iterable of str, optional
+        Baseline names (``pushgen.baselines.BASELINES``); by default all.
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    seed : int, default 0
+        The seed of the baselines' own randomness.
+    progress : bool, default False
+        Draw progress bars on stderr.
+    selection : iterable of str, optional
+        Selection baselines to run; ``None`` for all, by default none.
+
+    Returns
+    -------
+    Results
+        Per-user results, learning curves and timings; ``pushgen.benchmark.write_results``
+        writes them as the results folder.
+
+    Raises
+    ------
+    BenchmarkError
+        When a task, baseline or mode is unknown, or a needed extra is missing.
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random"])
+    >>> sorted(set(results.per_user["baseline"]))
+    ['random']
+    """
     try:
         mode = check_mode(mode)
     except ValueError as error:

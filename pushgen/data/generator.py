@@ -181,7 +181,30 @@ def pseudonyms(seed: int, user_ids: Iterable[int]) -> list[str]:
 
 @dataclass
 class Dataset:
-    """A generated dataset: notifications, users and the ground-truth engagement model."""
+    """A generated dataset: notifications, users and the ground-truth engagement model.
+
+    Made by ``pushgen.generate``; ``pushgen make`` writes one as a folder.
+
+    Attributes
+    ----------
+    recipe : Recipe
+        What was simulated: users, days, start, seed and priors.
+    notifications : pandas.DataFrame
+        One row per notification: the notification, its context and the user's response.
+    users : pandas.DataFrame
+        One row per user: pseudonym and habit summary.
+    truth_rows : pandas.DataFrame
+        One row per notification: the simulated user's state, the random draw and P(open).
+    parameters : EngagementParameters
+        Every user's engagement model.
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> dataset = pushgen.generate(users=2, days=7, seed=0)
+    >>> len(dataset.users), len(dataset.truth_rows) == len(dataset.notifications)
+    (2, True)
+    """
 
     recipe: Recipe
     notifications_arrow: pa.Table
@@ -248,6 +271,44 @@ def generate(
 
     ``dataset.notifications`` is a pandas frame with one row per notification (categorical
     columns carry the full published value sets); ``dataset.users`` one row per user.
+
+    Parameters
+    ----------
+    users : int, default 50
+        How many users to simulate, >= 1.
+    months : int, optional
+        Calendar months to simulate (6 when neither ``months`` nor ``days`` is given).
+    days : int, optional
+        Days to simulate, instead of ``months``.
+    start : datetime.date or str, optional
+        The first day (``"YYYY-MM-DD"``); by default the recipe's fixed start day.
+    seed : int, default 0
+        The dataset seed: the same recipe gives the same rows, whatever the machine.
+    priors : Priors, optional
+        The population priors; by default the calibrated ones.
+    first_user : int, default 0
+        The id of the first user (user ``k``'s rows do not depend on how many are made).
+    progress : bool, default False
+        Draw a progress bar on stderr.
+
+    Returns
+    -------
+    Dataset
+        The notifications, the users and the ground-truth engagement model.
+
+    Raises
+    ------
+    GenerationError
+        When a recipe value is out of its range (the message names it and what is allowed).
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> dataset = pushgen.generate(users=2, days=7, seed=0)
+    >>> sorted(dataset.notifications["user_id"].unique().tolist())
+    [0, 1]
+    >>> bool(dataset.notifications["action"].isin(["opened", "dismissed"]).all())
+    True
     """
     recipe = make_recipe(users=users, months=months, days=days, start=start, seed=seed,
                          first_user=first_user, priors=priors)

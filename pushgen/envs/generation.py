@@ -68,7 +68,110 @@ from pushgen.replay.run_digest import split_fingerprint
 
 
 class NotificationGenerationEnv(ReplayEnv):
-    """Task 2 (online) and task 1's test contexts: generate one notification per context."""
+    """Task 2 (online) and task 1's test contexts: generate one notification per context.
+
+    Description
+    -----------
+    An episode is one user's test period, context after context in time order: a cold-start
+    user's (task 2) by default, or, for a task 1 user (``user=`` one of them, or ``task=1``),
+    that user's task 1 test part. At each context the agent generates a full notification; the
+    simulated user, the generator's own engagement model with the split's stored parameters,
+    opens or dismisses it, and its fatigue and habituation follow the notifications this episode
+    sends (``pushgen.replay.scoring``), from the state the user's logged history left at the
+    start of the test months.
+
+    Action Space
+    ------------
+    A notification: ``Dict`` of ``Discrete`` over the 7 notification features (postingApp,
+    category, numberOfUpdates, subject, priority, ongoing, visibility); code ``i`` of a feature
+    is ``pushgen.schemas.values(feature)[i]``, and ``pushgen.envs.encode`` and
+    ``pushgen.envs.decode`` convert. With ``flat_actions=True`` one ``MultiDiscrete`` vector of
+    the 7 codes in that order, which stable-baselines3 takes as it is. A notification no app of
+    the user could post (``pushgen.is_possible``) is a legal action; it is never opened and does
+    not reach the user.
+
+    Observation Space
+    -----------------
+    The context: ``Dict`` of ``Discrete`` over the 11 context features (day, time, place,
+    activity, noise, batteryLevel, charging, headphonesIn, musicActive, proximity, ringerMode).
+
+    Rewards
+    -------
+    The challenge's table, comparing the simulated user's response to the generated
+    notification with the logged action in that context: logged opened and generated opened +1,
+    both dismissed 0, logged dismissed and generated opened +2, logged opened and generated
+    dismissed -1. ``mode="expected"`` (the default) gives the exact expected reward, and
+    ``mode="sampled"`` reuses the generator's own random draw of the row (submitting the logged
+    notification reproduces the logged action exactly).
+
+    Starting State
+    --------------
+    The first context of the user's test months, with the fatigue and habituation the user's
+    logged history left. ``reset(options={"user": id})`` switches to another user of the part.
+    ``info`` holds ``context_id``, ``opened`` (the simulated response), ``logged_opened``,
+    ``p_open`` (of the generated notification), ``history`` (a ``pushgen.envs.History``, the
+    same object for the whole episode) and ``metrics`` (running ``steps``, ``total_reward``,
+    ``mean_reward``, ``generated_open_rate`` and ``logged_open_rate``).
+
+    Episode End
+    -----------
+    Terminated after the user's last test context; never truncated. A step after the end raises
+    ``gymnasium.error.ResetNeeded``.
+
+    Arguments
+    ---------
+    ``gym.make("pushgen/NotificationGeneration-v0", split=..., user=..., ...)``, with the
+    parameters below. ``gym.make_vec("pushgen/NotificationGeneration-v0", num_envs=N,
+    vectorization_mode="vector_entry_point", split=..., task=1)`` makes the native vector version
+    (``pushgen.envs.NotificationGenerationVectorEnv``). With ``vectorization_mode="async"`` pass
+    ``history_in_info=False``: the history would otherwise be pickled at every step.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name (``"pushgen-mini-v3"``) or a split folder.
+    user : int, optional
+        Whose test period to play: a cold-start user (task 2) or a task 1 user; by default the
+        first user of task ``task``.
+    task : int, optional
+        1 or 2; by default the task of ``user``, or 2.
+    part : str, default "test"
+        Only ``"test"``: the simulated user is the scorer's. To develop a policy, play a
+        development split (``pushgen.development_split``).
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    render_mode : str, optional
+        ``"ansi"`` or None.
+    history_in_info : bool, default True
+        Put the episode's ``History`` in ``info["history"]``.
+    flat_actions : bool, default False
+        Take the action as one ``MultiDiscrete`` vector of the 7 codes.
+
+    Raises
+    ------
+    ValueError
+        When ``part`` is not ``"test"``, ``mode`` or ``render_mode`` is unknown, or ``user`` is
+        not a user of the part (``pushgen.DatasetError``, a ``ValueError``).
+
+    Version History
+    ---------------
+    - v0: pushgen 0.1.0. Native vector version and ``flat_actions`` from pushgen 0.2.0; test
+      contexts carry ``posted_at`` from the v3 standard splits (pushgen 0.3.0).
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> from pushgen import schemas
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=0)
+    >>> observation, info = env.reset(seed=0)
+    >>> sorted(observation)[:3]
+    ['activity', 'batteryLevel', 'charging']
+    >>> int(env.action_space["postingApp"].n) == len(schemas.values("postingApp"))
+    True
+    >>> observation, reward, terminated, truncated, info = env.step(env.action_space.sample())
+    >>> info["metrics"]["steps"], terminated
+    (1, False)
+    """
 
     env_id = ENV_ID
 

@@ -32,7 +32,80 @@ from pushgen.envs.spaces import (
 
 
 class NotificationInboxEnv(ReplayEnv):
-    """Predict open or dismiss for each logged notification in its context."""
+    """Predict open or dismiss for each logged notification in its context.
+
+    Description
+    -----------
+    The classic gym-push task. An episode is one user's rows of a split part in time order
+    (task 1's test part by default; ``part="validation"`` to tune on the history). At each step
+    the agent sees a notification the user received and its context, and predicts what the user
+    did.
+
+    Action Space
+    ------------
+    ``Discrete(2)``: code ``i`` stands for ``pushgen.schemas.values("action")[i]``
+    (``pushgen.envs.OPENED`` = 0, ``pushgen.envs.DISMISSED`` = 1).
+
+    Observation Space
+    -----------------
+    The logged notification and its context: ``Dict`` of ``Discrete`` over the 7 notification
+    and 11 context features (code ``i`` is ``pushgen.schemas.values(feature)[i]``).
+
+    Rewards
+    -------
+    +1 when the prediction matches what the user did, -1 otherwise.
+
+    Starting State
+    --------------
+    The user's first row of the part. ``reset(options={"user": id})`` switches to another user.
+    ``info`` holds ``context_id``, ``action`` (the logged action's code, after a step) and running
+    ``metrics`` (``steps``, ``total_reward``, ``accuracy``).
+
+    Episode End
+    -----------
+    Terminated after the user's last row; never truncated. A step after the end raises
+    ``gymnasium.error.ResetNeeded``.
+
+    Arguments
+    ---------
+    ``gym.make("pushgen/NotificationInbox-v0", split=..., user=..., part="test")``, with the
+    parameters below.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name (``"pushgen-mini-v3"``) or a split folder.
+    user : int, optional
+        A user of the part; by default its first user.
+    task : int, default 1
+        1 or 2.
+    part : str, default "test"
+        ``"train"``, ``"validation"`` or ``"test"`` (task 1), ``"test"`` (task 2).
+    render_mode : str, optional
+        ``"ansi"`` or None.
+
+    Raises
+    ------
+    ValueError
+        When ``render_mode`` is unknown, the part does not exist, or ``user`` is not a user of the
+        part (``pushgen.DatasetError``, a ``ValueError``).
+
+    Version History
+    ---------------
+    - v0: pushgen 0.1.0.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import pushgen
+    >>> env = gym.make("pushgen/NotificationInbox-v0", split="pushgen-mini-v3", part="validation")
+    >>> observation, info = env.reset(seed=0)
+    >>> len(observation), env.action_space
+    (18, Discrete(2))
+    >>> observation, reward, terminated, truncated, info = env.step(pushgen.envs.OPENED)
+    >>> reward in (-1.0, 1.0), info["metrics"]["steps"]
+    (True, 1)
+    """
 
     env_id = ENV_ID
 

@@ -112,7 +112,106 @@ class EpisodeSlates:
 
 
 class NotificationSelectionEnv(ReplayEnv):
-    """Send one of ``k`` eligible candidate notifications at each context, or hold."""
+    """Send one of ``k`` eligible candidate notifications at each context, or hold.
+
+    Description
+    -----------
+    An episode is one user's test period, context after context in time order (a cold-start
+    user's, task 2, by default; ``user=`` a task 1 user, or ``task=1``, plays that user's test
+    part). At each context the candidate generator (``pushgen.envs.candidates``) offers ``k``
+    distinct notifications that the user's apps could post then, each possible by construction,
+    drawn from ``numpy.random.default_rng([candidate_seed, user])`` alone: every policy meets the
+    same candidates, whatever it sends. The agent sends one or holds. The simulated user is the
+    generator's engagement model with the split's ground truth; its fatigue and habituation
+    follow what this episode sends (``stationary=True`` freezes them at the fresh state, for
+    off-policy work).
+
+    Action Space
+    ------------
+    ``Discrete(k + 1)``: ``j < k`` sends candidate ``j``, ``k`` holds (sends nothing).
+    ``action_masks()`` marks the filled slots and hold, for sb3-contrib's ``MaskablePPO``;
+    sending an empty slot is an error.
+
+    Observation Space
+    -----------------
+    A flat ``Dict``, which stable-baselines3's ``MultiInputPolicy`` takes as it is: the 11
+    context features (``Discrete`` each), ``candidates`` (``MultiDiscrete``: ``k`` x 7
+    notification codes, slot after slot, features in ``NOTIFICATION_FEATURES`` order; empty slots
+    all 0), ``candidate_mask`` (``MultiBinary(k)``: 1 where a slot holds a candidate) and
+    ``hours_since_last`` (``Box``: hours since the episode's last send, or since the start of
+    the test months, capped at ``HOURS_CAP``, a week).
+
+    Rewards
+    -------
+    Whether the user opens what is sent, less ``cost`` per send: P(open) - cost in
+    ``mode="expected"`` (the default), 1 if opened - cost in ``mode="sampled"``, the response
+    drawn after the action from the environment's own outcome generator (seeded by
+    ``reset(seed=...)``). Holding earns 0.
+
+    Starting State
+    --------------
+    The first context of the user's test months, with the fatigue and habituation the user's
+    logged history left (the fresh state when ``stationary``). ``info`` holds ``context_id``,
+    ``sent``, ``slot`` (-1 for hold), ``p_open`` (of what was sent), ``opened`` and running
+    ``metrics``; with ``candidate_p_in_info=True`` also ``candidate_p``, the candidates' true
+    P(open) (the oracle's privilege: a policy under evaluation must not see it).
+
+    Episode End
+    -----------
+    Terminated after the user's last test context; never truncated. A step after the end raises
+    ``gymnasium.error.ResetNeeded``.
+
+    Arguments
+    ---------
+    ``gym.make("pushgen/NotificationSelection-v0", split=..., user=..., k=8, ...)``, with the
+    parameters below. ``gym.make_vec("pushgen/NotificationSelection-v0", num_envs=N,
+    vectorization_mode="vector_entry_point", split=..., task=1)`` makes the native vector version
+    (``pushgen.envs.NotificationSelectionVectorEnv``).
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name (``"pushgen-mini-v3"``) or a split folder.
+    user : int, optional
+        Whose test period to play; by default the first user of task ``task``.
+    k : int, default 8
+        Candidates per context, 1 to 64.
+    candidate_seed : int, default 0
+        The seed of the candidates, >= 0.
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    cost : float, default 0.0
+        Subtracted from the reward of every send, >= 0.
+    stationary : bool, default False
+        A user without fatigue and habituation.
+    candidate_p_in_info : bool, default False
+        Give the candidates' true P(open) in ``info``.
+    task : int, optional
+        1 or 2; by default the task of ``user``, or 2.
+    render_mode : str, optional
+        ``"ansi"`` or None.
+
+    Raises
+    ------
+    ValueError
+        When an option is out of its range, in one line naming what is allowed.
+
+    Version History
+    ---------------
+    - v0: pushgen 0.3.0.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import pushgen
+    >>> env = gym.make("pushgen/NotificationSelection-v0", split="pushgen-mini-v3", user=3, k=8)
+    >>> observation, info = env.reset(seed=0)
+    >>> observation["candidates"].shape, env.action_space
+    ((56,), Discrete(9))
+    >>> observation, reward, terminated, truncated, info = env.step(8)  # hold
+    >>> reward, info["sent"]
+    (0.0, False)
+    """
 
     env_id = ENV_ID
 

@@ -63,7 +63,57 @@ class OutcomeDraws:
 
 
 class NotificationSelectionVectorEnv(Shown, VectorEnv):
-    """``num_envs`` episodes of ``NotificationSelection-v0`` stepped as numpy arrays."""
+    """``num_envs`` episodes of ``NotificationSelection-v0`` stepped as numpy arrays.
+
+    Environment ``i`` replays the episode of user ``users[i % len(users)]`` again and again, with
+    the single environment's candidates; one ``step`` judges the notifications sent with one
+    batched call of the simulated user. Seeded ``seed``, environment ``i`` replays exactly a
+    single environment reset with ``seed + i`` and the same actions. Autoreset is gymnasium's
+    next-step mode.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    num_envs : int, default 1
+        How many episodes step together, >= 1.
+    task : int, optional
+        1 or 2; by default the task of the first of ``users``, or 2.
+    users : list of int, optional
+        The users whose episodes the environments replay; by default every user of the part.
+    k : int, default 8
+        Candidates per context, 1 to 64.
+    candidate_seed : int, default 0
+        The seed of the candidates, >= 0.
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    cost : float, default 0.0
+        Subtracted from the reward of every send, >= 0.
+    stationary : bool, default False
+        Users without fatigue and habituation.
+    render_mode : None
+        The vector environment does not render.
+
+    Raises
+    ------
+    ValueError
+        When ``num_envs`` is not a whole number >= 1, ``render_mode`` is given, or another option is
+        out of its range.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import numpy as np
+    >>> import pushgen
+    >>> envs = gym.make_vec("pushgen/NotificationSelection-v0", num_envs=4,
+    ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v3", task=1)
+    >>> observations, infos = envs.reset(seed=0)
+    >>> observations["candidate_mask"].shape
+    (4, 8)
+    >>> observations, rewards, terminated, truncated, infos = envs.step(np.full(4, 8))  # all hold
+    >>> rewards.tolist()
+    [0.0, 0.0, 0.0, 0.0]
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
 

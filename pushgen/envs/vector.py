@@ -77,7 +77,51 @@ def context_columns(contexts: np.ndarray, rows: np.ndarray) -> dict[str, np.ndar
 
 
 class NotificationGenerationVectorEnv(Shown, VectorEnv):
-    """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays."""
+    """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays.
+
+    Environment ``i`` replays the episodes of user ``users[i % len(users)]`` again and again; one
+    ``step`` judges the ``num_envs`` notifications with one batched call of the simulated user,
+    so the rewards are those of ``num_envs`` single environments stepped with the same actions.
+    Autoreset is gymnasium's next-step mode.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    num_envs : int, default 1
+        How many episodes step together, >= 1.
+    task : int, optional
+        1 or 2; by default the task of the first of ``users``, or 2.
+    users : list of int, optional
+        The users whose episodes the environments replay; by default every user of the part.
+    part : str, default "test"
+        The part played.
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    flat_actions : bool, default False
+        Take the actions as one ``(num_envs, 7)`` array of codes.
+    render_mode : None
+        The vector environment does not render.
+
+    Raises
+    ------
+    ValueError
+        When ``num_envs`` is not a whole number >= 1, ``render_mode`` is given, or another option is
+        out of its range.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import pushgen
+    >>> envs = gym.make_vec("pushgen/NotificationGeneration-v0", num_envs=4,
+    ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v3", task=1)
+    >>> observations, infos = envs.reset(seed=0)
+    >>> observations["place"].shape
+    (4,)
+    >>> observations, rewards, terminated, truncated, infos = envs.step(envs.action_space.sample())
+    >>> rewards.shape
+    (4,)
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
 

@@ -52,9 +52,39 @@ def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
 def is_possible(codes: dict[str, np.ndarray], has_app: np.ndarray) -> np.ndarray:
     """Whether each notification is possible for its user.
 
-    ``codes``: the 7 notification features' schema codes (arrays of one length);
-    ``has_app``: the user's apps, a boolean array over app codes, either one user's ``(A,)``
-    or one row per notification ``(n, A)``.
+    A notification is possible when the user has its app and the app posts through a channel
+    with these features; an impossible one is never opened.
+
+    Parameters
+    ----------
+    codes : dict of str to numpy.ndarray
+        The 7 notification features' schema codes (arrays of one length).
+    has_app : numpy.ndarray
+        The user's apps, a boolean array over app codes, either one user's ``(A,)`` or one row
+        per notification ``(n, A)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        One bool per notification.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pushgen
+    >>> from pushgen import schemas
+    >>> from pushgen.envs import encode
+    >>> split = pushgen.load_split("pushgen-mini-v3", task=1)
+    >>> features = ["postingApp", "category", "numberOfUpdates", "subject", "priority", "ongoing",
+    ...             "visibility"]
+    >>> logged = split.train[features].head(3)
+    >>> rows = [encode(row) for row in logged.to_dict("records")]
+    >>> codes = {f: np.array([row[f] for row in rows]) for f in features}
+    >>> every_app = np.ones(len(schemas.values("postingApp")), dtype=bool)
+    >>> pushgen.is_possible(codes, every_app).tolist()  # what was logged was possible
+    [True, True, True]
+    >>> pushgen.is_possible(codes, ~every_app).tolist()  # a user without these apps
+    [False, False, False]
     """
     app = np.asarray(codes["postingApp"], dtype=np.int64)
     has_app = np.asarray(has_app, dtype=bool)

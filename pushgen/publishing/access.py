@@ -49,6 +49,35 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     version 2; and the 11 context features). The logged test notifications, actions and
     timings and the simulated user live in the split's ``scorer/`` folder, which only the
     evaluator and the environments read; a model must not read it.
+
+    Parameters
+    ----------
+    source : str or pathlib.Path
+        A standard split's name (``"pushgen-v3"``; downloaded or regenerated on first use) or a
+        split folder.
+    task : int, default 1
+        1 (offline: history, then test contexts) or 2 (cold start: test contexts only; the
+        history frames are empty).
+
+    Returns
+    -------
+    Split
+        ``train``, ``validation``, ``test`` and ``users`` as pandas frames, the ``folder`` and the
+        ``description`` (``split.json``).
+
+    Raises
+    ------
+    DatasetError
+        When ``task`` is not 1 or 2, or ``source`` is neither a standard split nor a split folder.
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> split = pushgen.load_split("pushgen-mini-v3", task=1)
+    >>> split.test.columns[:3].tolist()
+    ['user_id', 'context_id', 'posted_at']
+    >>> "action" in split.train and "action" not in split.test
+    True
     """
     if task not in TASKS:
         raise DatasetError(f"task must be 1 or 2; got {task!r}")

@@ -38,6 +38,41 @@ def development_split(name: str, out: str | Path, seed: int, version: str | None
     before anything is simulated. Returns ``out``; load it with ``pushgen.load_split(out, task)``,
     play it with ``gym.make("pushgen/NotificationGeneration-v0", split=out, ...)`` and score it
     with ``pushgen evaluate --split out``.
+
+    Parameters
+    ----------
+    name : str
+        A standard split's name, with or without its version.
+    out : str or pathlib.Path
+        The folder to write.
+    seed : int
+        The dataset seed, 0 to 2**63 - 1, not a standard split's.
+    version : str, optional
+        The version of ``name``; by default its latest.
+    force : bool, default False
+        Replace ``out`` if it is a pushgen output.
+    progress : bool, default False
+        Draw progress bars on stderr.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    DatasetError
+        When the seed is a standard split's or out of range, the name is unknown, or ``out``
+        exists (without ``force``).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> import pushgen
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "mini-dev"
+    >>> folder = pushgen.development_split("pushgen-mini", out, seed=7)
+    >>> pushgen.load_split(folder, task=2).test["user_id"].nunique()
+    1
     """
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise DatasetError(f"seed must be a whole number from 0 to 2**63 - 1; got {seed!r}")

@@ -146,7 +146,20 @@ def load_registry() -> tuple[StandardSplit, ...]:
 
 
 def list_splits() -> SplitList:
-    """The standard splits, by name and then version (a list that shows itself as a table)."""
+    """The standard splits, by name and then version (a list that shows itself as a table).
+
+    Returns
+    -------
+    SplitList
+        A list of ``StandardSplit`` (``name``, ``version``, users, months, files, whether
+        current), shown as the table ``pushgen list`` prints.
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> [f"{s.name}-{s.version}" for s in pushgen.list_splits()][:3]
+    ['pushgen-v1', 'pushgen-v2', 'pushgen-v3']
+    """
     return SplitList(sorted(load_registry(), key=lambda s: (s.name, version_number(s.version))))
 
 

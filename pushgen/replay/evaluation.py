@@ -225,6 +225,43 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     notification features). Task 2: a recorded run (``pushgen.envs.History.save``), which
     adds ``decision_seconds``. ``users`` restricts the scoring to some users; rows of other
     users' contexts are then ignored.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    task : int, default 1
+        1 or 2.
+    submission : str, pathlib.Path or pandas.DataFrame
+        The answers: a Parquet or CSV file, or a frame.
+    mode : str, default "expected"
+        ``"expected"`` (the exact expected reward) or ``"sampled"`` (the logged random draws).
+    users : int or iterable of int, optional
+        Score only these users.
+
+    Returns
+    -------
+    Evaluation
+        ``score`` (each user's mean reward per context averaged over the users, with its 95%
+        interval: the leaderboard's ranking), ``per_user``, ``overall`` and ``headline()``.
+
+    Raises
+    ------
+    SubmissionError
+        When the submission is missing, malformed, or does not answer the test contexts (a
+        ``DatasetError``, one line naming what is wrong).
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> split = pushgen.load_split("pushgen-mini-v3", task=1)
+    >>> features = ["postingApp", "category", "numberOfUpdates", "subject", "priority", "ongoing",
+    ...             "visibility"]
+    >>> favourite = split.train[features].astype(str).value_counts().index[0]
+    >>> submission = split.test[["context_id"]].assign(**dict(zip(features, favourite)))
+    >>> result = pushgen.evaluate("pushgen-mini-v3", task=1, submission=submission)
+    >>> result.score["users"], -1 <= result.score["mean_reward"] <= 2
+    (3, True)
     """
     if submission is None:
         raise SubmissionError("no submission given")
