@@ -1,10 +1,12 @@
 """Pages of the documentation site made from the code when ``mkdocs build`` runs (mkdocs-gen-files):
-the API reference of every public name, the ground truth's column tables and the DBN figure."""
+the home page (the README, its links made relative to the site), the API reference of every public
+name, the ground truth's column tables and the DBN figure."""
 
 from __future__ import annotations
 
 import importlib
 import io
+import re
 import sys
 from pathlib import Path
 
@@ -19,6 +21,22 @@ from public_api import PUBLIC_MODULES, defined_at
 
 from pushgen.model.graph import INPUTS, NODES, TIMESCALES
 from pushgen.model.ground_truth_columns import ground_truth_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+REPOSITORY = "https://github.com/pushgen/pushgen/blob/main/"
+
+
+def home_page() -> str:
+    """The README as the site's home page: ``docs/x`` links become ``x``, other files the repository's."""
+    def relink(found: re.Match[str]) -> str:
+        target = found.group(2)
+        if re.match(r"[a-z]+:|#", target):
+            return found.group(0)
+        in_site = target.startswith("docs/") and target != "docs/README.md"
+        inside = target.removeprefix("docs/") if in_site else REPOSITORY + target
+        return f"{found.group(1)}({inside})"
+
+    return re.sub(r"(!?\[[^\]]*\])\(([^)\s]+)\)", relink, (ROOT / "README.md").read_text())
 
 
 def reference_page(module_name: str) -> str:
@@ -42,6 +60,7 @@ def dbn_svg() -> str:
         columns[node.timescale].append(node.name)
     where = {name: (x, -y) for x, names in enumerate(columns.values()) for y, name in enumerate(names)}
     where["seed"] = where["user_id"]
+    plt.rcParams["svg.fonttype"] = "none"  # names stay text: searchable, and the file small
     figure, axes = plt.subplots(figsize=(12, 7.5))
     for node in NODES:
         for parent in node.parents:
@@ -67,6 +86,8 @@ def dbn_svg() -> str:
     return out.getvalue()
 
 
+with mkdocs_gen_files.open("index.md", "w") as page:
+    page.write(home_page())
 for module_name in PUBLIC_MODULES:
     with mkdocs_gen_files.open(f"reference/{module_name}.md", "w") as page:
         page.write(reference_page(module_name))

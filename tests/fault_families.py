@@ -225,7 +225,7 @@ FROM_IMPORT = re.compile(r"^\s*from (pushgen[\w.]*) import \(?([\w, ]+)\)?", re.
 def documented_names() -> set[str]:
     """Every ``pushgen.x.y`` and ``from pushgen.x import y`` that README.md and docs/ give."""
     names = set()
-    for document in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for document in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
         text = document.read_text()
         names |= set(DOTTED.findall(text))
         for module, imported in FROM_IMPORT.findall(text):

@@ -1,4 +1,4 @@
-"""Development splits, and the README's task 2 walk-through run exactly as written."""
+"""Development splits, and the task 2 walk-through of docs/tasks.md run exactly as written."""
 
 from __future__ import annotations
 
@@ -16,14 +16,15 @@ import pushgen
 from pushgen.publishing.development import standard_seeds
 from pushgen.publishing.registry import lookup
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "tasks.md"
 SECTION = "## Developing a task 2 policy"
 
 
 def section() -> str:
-    text = README.read_text()
+    text = PAGE.read_text()
     start = text.index(SECTION + "\n")
-    return text[start:text.index("\n## ", start + len(SECTION))]
+    end = text.find("\n## ", start + len(SECTION))
+    return text[start:end if end >= 0 else None]
 
 
 def test_standard_seeds_are_refused_before_anything_is_written(tmp_path):
@@ -65,7 +66,7 @@ def test_the_generation_environment_points_validation_to_a_development_split():
 
 @pytest.fixture(scope="module")
 def walked(tmp_path_factory) -> tuple[Path, dict]:
-    """The README section's Python block, run as written in an empty folder."""
+    """The section's Python block, run as written in an empty folder."""
     root = tmp_path_factory.mktemp("walk")
     blocks = re.findall(r"^```python\n(.*?)^```", section(), re.DOTALL | re.MULTILINE)
     assert len(blocks) == 1
@@ -75,7 +76,7 @@ def walked(tmp_path_factory) -> tuple[Path, dict]:
         import os
 
         os.chdir(root)
-        exec(compile(blocks[0], "README.md (Developing a task 2 policy)", "exec"), namespace)
+        exec(compile(blocks[0], "docs/tasks.md (Developing a task 2 policy)", "exec"), namespace)
     finally:
         os.chdir(here)
     return root, namespace

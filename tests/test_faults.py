@@ -238,10 +238,10 @@ def test_split_of_a_days_dataset_says_how_many_days_it_covers(tmp_path):
     assert "the dataset covers 20 days; --train-months + --test-months = 6 months do not fit" in error
 
 
-def test_the_readme_gives_the_inbox_actions_as_the_code_does():
+def test_the_docs_give_the_inbox_actions_as_the_code_does():
     from pushgen.envs.spaces import DISMISSED, OPENED
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "environments" / "index.md").read_text()
     found = re.search(r"predict open \((?:action )?(\d)\) or dismiss \((?:action )?(\d)\)", readme)
     assert found is not None
     assert (int(found[1]), int(found[2])) == (OPENED, DISMISSED)

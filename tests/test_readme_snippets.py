@@ -1,5 +1,5 @@
-"""The "Use it with" page's examples (docs/use-it-with.md) run as written, on small folders with the
-names they use."""
+"""The README's examples and the "Use it with" page's (docs/use-it-with.md) run as written, the latter
+on small folders with the names they use."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from pushgen.data.generator import make_recipe
 from pushgen.publishing.standard import write_dataset_metadata, write_metadata
 from pushgen.splits import SplitSpec, make_split
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "use-it-with.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "use-it-with.md"
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 DATASET, SPLIT, LARGE = "pushgen-50u-6m-seed0", "pushgen-50u-6m-seed0-split", "pushgen-500u-12m-seed0"
 
@@ -103,3 +104,21 @@ def test_hugging_face_datasets(run, workspace):
     assert {k: v.num_rows for k, v in out["contexts"].items()} == {
         "task1_test": parts["task1/test"]["rows"], "task2_test": parts["task2/test"]["rows"]}
     assert out["apps"] == list(schemas.values("postingApp"))
+
+
+def test_the_readme_is_a_front_page_whose_examples_run(tmp_path, monkeypatch, capsys):
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    assert "pip install . && pushgen make --users 50 --months 6" in text
+    assert 'pip install ".[test]" && python -m pytest' in text
+    for link in re.findall(r"\]\(([^)#:]+)\)", text):
+        assert (ROOT / link).exists(), link
+    blocks = BLOCK.findall(text)
+    assert len(blocks) == 3
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for number, block in enumerate(blocks, 1):
+        exec(compile(block, f"README.md (example {number})", "exec"), namespace)
+    assert namespace["dataset"].notifications["user_id"].nunique() == 10
+    assert "mean reward" in capsys.readouterr().out
+    assert namespace["info"]["metrics"]["steps"] == 1 and not namespace["terminated"]
