@@ -47,7 +47,18 @@ _LAZY = {
 
 
 def register_envs() -> None:
-    """Register the environments with gymnasium (idempotent)."""
+    """Register the environments with gymnasium (idempotent).
+
+    ``import pushgen`` calls it; gymnasium imports an environment's module only when it is made.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> from pushgen.envs import GENERATION_ID, register_envs
+    >>> register_envs()
+    >>> GENERATION_ID in gym.registry
+    True
+    """
     from gymnasium.envs.registration import register, registry
 
     for env_id, entry_point in ENTRY_POINTS.items():

@@ -36,7 +36,32 @@ COMPARED = ("_notification", "_opened", "_reward", "_p_open")
 
 
 class History:
-    """One episode's steps so far; equality compares the simulated content, not the timings."""
+    """One episode's steps so far; equality compares the simulated content, not the timings.
+
+    The generation environment fills one in place (``info["history"]``); ``frame()`` gives the
+    steps as a table and ``save(path)`` writes the recording that ``pushgen evaluate --task 2``
+    scores.
+
+    Parameters
+    ----------
+    user_id : int
+        The user whose episode it is.
+    context_ids : numpy.ndarray
+        The episode's context ids, in time order.
+    context_codes : dict of str to numpy.ndarray
+        Each context feature's codes, one per context.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import pushgen
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=0)
+    >>> observation, info = env.reset(seed=0)
+    >>> _ = env.step(env.action_space.sample())
+    >>> history = info["history"]
+    >>> len(history), list(history.frame().columns[:3])
+    (1, ['step', 'user_id', 'context_id'])
+    """
 
     def __init__(self, user_id: int, context_ids: np.ndarray,
                  context_codes: dict[str, np.ndarray], fingerprint: str = "",

@@ -42,6 +42,42 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     checked before the episode starts (``pushgen.data.file_output``): an existing file is
     replaced only with ``force`` and only if it is a recording; never a file inside a split or
     another pushgen output.
+
+    Parameters
+    ----------
+    env : gymnasium.Env
+        A ``pushgen/NotificationGeneration-v0`` environment.
+    policy : Policy
+        ``policy(observation, info)`` gives the action of each step.
+    path : str or pathlib.Path
+        The Parquet file to write.
+    seed : int, optional
+        Passed to ``env.reset``.
+    options : dict, optional
+        Passed to ``env.reset`` (e.g. ``{"user": id}``).
+    force : bool, default False
+        Replace ``path`` if it is a recording.
+
+    Returns
+    -------
+    History
+        The episode's steps, as written.
+
+    Raises
+    ------
+    TypeError
+        When ``env`` is not a generation environment.
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> import pushgen
+    >>> from pushgen.envs import record_run
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=3)
+    >>> history = record_run(env, lambda observation, info: env.action_space.sample(), "run.parquet")
+    >>> result = pushgen.evaluate("pushgen-mini-v3", task=2, submission="run.parquet")
+    >>> result.score["users"], len(history) > 0
+    (1, True)
     """
     if not isinstance(env.unwrapped, NotificationGenerationEnv):
         raise TypeError(f"record_run records a pushgen/NotificationGeneration-v0 run; got "

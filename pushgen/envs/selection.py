@@ -62,7 +62,25 @@ HOURS_CAP = 168.0
 
 
 def selection_space(k: int) -> spaces.Dict:
-    """The selection environment's observation space for ``k`` candidates."""
+    """The selection environment's observation space for ``k`` candidates.
+
+    Parameters
+    ----------
+    k : int
+        Candidates per context.
+
+    Returns
+    -------
+    gymnasium.spaces.Dict
+        The 11 context features, ``candidates``, ``candidate_mask`` and ``hours_since_last``.
+
+    Examples
+    --------
+    >>> from pushgen.envs.selection import selection_space
+    >>> space = selection_space(4)
+    >>> space["candidates"].shape, space["candidate_mask"].n
+    ((28,), 4)
+    """
     return spaces.Dict({
         **context_space().spaces,
         "candidates": spaces.MultiDiscrete(np.tile(np.array(NOTIFICATION_SIZES, dtype=np.int64), k)),

@@ -30,10 +30,36 @@ def feature_space(features: Iterable[str]) -> spaces.Dict:
 
 
 def notification_space() -> spaces.Dict:
+    """The space of a notification: ``Dict`` of ``Discrete`` over the 7 notification features.
+
+    Returns
+    -------
+    gymnasium.spaces.Dict
+        Code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``.
+
+    Examples
+    --------
+    >>> from pushgen.envs import notification_space
+    >>> list(notification_space())  # gymnasium orders a Dict's keys
+    ['category', 'numberOfUpdates', 'ongoing', 'postingApp', 'priority', 'subject', 'visibility']
+    """
     return feature_space(NOTIFICATION_FEATURES)
 
 
 def context_space() -> spaces.Dict:
+    """The space of a context: ``Dict`` of ``Discrete`` over the 11 context features.
+
+    Returns
+    -------
+    gymnasium.spaces.Dict
+        Code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``.
+
+    Examples
+    --------
+    >>> from pushgen.envs import context_space
+    >>> len(context_space()), int(context_space()["charging"].n)
+    (11, 2)
+    """
     return feature_space(CONTEXT_FEATURES)
 
 
@@ -85,6 +111,28 @@ def encode(values: Mapping[str, Any]) -> dict[str, int]:
 
     Raises ``ValueError`` naming the feature and the allowed values when a value is not
     published. Booleans may be given as ``True``/``False`` or ``"true"``/``"false"``.
+
+    Parameters
+    ----------
+    values : mapping of str to value
+        Feature values by feature name.
+
+    Returns
+    -------
+    dict of str to int
+        Each feature's code, its position in the published value list.
+
+    Raises
+    ------
+    ValueError
+        When a feature is unknown or a value is not published.
+
+    Examples
+    --------
+    >>> from pushgen.envs import decode, encode
+    >>> codes = encode({"priority": "high", "ongoing": "false"})
+    >>> decode(codes) == {"priority": "high", "ongoing": False}
+    True
     """
     out = {}
     for name, value in values.items():
@@ -100,7 +148,24 @@ def encode(values: Mapping[str, Any]) -> dict[str, int]:
 
 
 def decode(codes: Mapping[str, Any]) -> dict[str, Any]:
-    """Feature values of codes, e.g. an observation or action -> ``{"priority": "high", ...}``."""
+    """Feature values of codes, e.g. an observation or action -> ``{"priority": "high", ...}``.
+
+    Parameters
+    ----------
+    codes : mapping of str to int
+        Codes by feature name (an observation, or an action of the generation environment).
+
+    Returns
+    -------
+    dict of str to value
+        Each feature's published value.
+
+    Examples
+    --------
+    >>> from pushgen.envs import decode
+    >>> decode({"ringerMode": 0, "time": 0})
+    {'ringerMode': 'vibrate', 'time': 'night'}
+    """
     out = {}
     for name, code in codes.items():
         allowed = schemas.values(name)

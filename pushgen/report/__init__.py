@@ -32,7 +32,31 @@ REPORT_HEAD_BYTES = 65_536  # the page's start and subtitle come first (after a 
 
 
 def figures(source: str | Path | Dataset | Source) -> dict:
-    """The report's figures of ``source`` as matplotlib Figures, by name, in the report's order."""
+    """The report's figures of ``source`` as matplotlib Figures, by name, in the report's order.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path or Dataset
+        A dataset folder or ``Dataset``, a split folder or a standard split's name, or a
+        ``pushgen benchmark`` results folder.
+
+    Returns
+    -------
+    dict of str to matplotlib.figure.Figure
+        The figures that apply to the source.
+
+    Raises
+    ------
+    DatasetError
+        When ``source`` is none of these.
+
+    Examples
+    --------
+    >>> from pushgen.report import figures
+    >>> drawn = figures("pushgen-mini-v3")
+    >>> "hours" in drawn and type(drawn["hours"]).__name__
+    'Figure'
+    """
     loaded = source if isinstance(source, Source) else load_source(source)
     return {name: figure for name, _, _, figure in _drawn(loaded)}
 
@@ -51,7 +75,25 @@ def _drawn(loaded: Source) -> list[tuple[str, Entry, str, object]]:
 
 
 def report_html(source: str | Path | Dataset | Source) -> str:
-    """The report of ``source`` as one HTML page."""
+    """The report of ``source`` as one HTML page.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path or Dataset
+        As for ``figures``.
+
+    Returns
+    -------
+    str
+        A self-contained page: every figure embedded as an SVG data URI.
+
+    Examples
+    --------
+    >>> from pushgen.report import report_html
+    >>> page = report_html("pushgen-mini-v3")
+    >>> page.startswith("<!DOCTYPE html>"), "data:image/svg+xml;base64," in page
+    (True, True)
+    """
     loaded = source if isinstance(source, Source) else load_source(source)
     blocks = []
     if loaded.stats is not None:
@@ -72,7 +114,35 @@ def write_report(source: str | Path | Dataset | Source, out: str | Path, force: 
     """Write the report of ``source`` to the HTML file ``out``; ``title`` names the source [default:
     its folder's or split's name]. Refused before any reading (``pushgen.data.file_output``): an
     existing ``out`` unless ``force``, and with it anything but a pushgen report; ``out`` inside a
-    pushgen output or the source; a second run writing ``out``."""
+    pushgen output or the source; a second run writing ``out``.
+
+    Parameters
+    ----------
+    source : str, pathlib.Path or Dataset
+        As for ``figures``.
+    out : str or pathlib.Path
+        The HTML file to write.
+    force : bool, default False
+        Replace ``out`` if it is a pushgen report.
+    title : str, optional
+        The report's title.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+
+    Raises
+    ------
+    DatasetError
+        When ``out`` is refused (the message says why).
+
+    Examples
+    --------
+    >>> from pushgen.report import write_report
+    >>> write_report("pushgen-mini-v3", "mini.html").stat().st_size > 10_000
+    True
+    """
     keep = (Path(source),) if isinstance(source, str | Path) else ()
     with file_output(out, force, is_report, "report", keep) as partial:
         _write(source, partial, title)
