@@ -66,7 +66,25 @@ def vw_token(name: str, value: object) -> str:
 def to_vw(log: BanditLog) -> str:
     """Vowpal Wabbit ``cb_adf`` text: per round a ``shared |c`` line of the context, one ``|a`` line
     per action (the candidates' features; hold is ``|a hold``), ``slot:cost:probability`` on the
-    chosen line (cost = -reward: VW minimises cost), and an empty line between rounds."""
+    chosen line (cost = -reward: VW minimises cost), and an empty line between rounds.
+
+    Parameters
+    ----------
+    log : BanditLog
+        The log.
+
+    Returns
+    -------
+    str
+        The text, one example per round.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy, to_vw
+    >>> text = to_vw(log_policy("pushgen-mini-v3", users=[0], seed=0))
+    >>> text.splitlines()[0].startswith("shared |c day=")
+    True
+    """
     rounds = log.rounds
     context_values = {f: rounds[f].astype(str).to_numpy() for f in CONTEXT_FEATURES}
     shared = [" ".join(vw_token(f, context_values[f][i]) for f in CONTEXT_FEATURES)

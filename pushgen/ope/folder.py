@@ -39,7 +39,35 @@ SUM_TOLERANCE = 1e-9
 
 
 def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
-    """Write ``log`` as a folder at ``out``; returns its description (``log.json``)."""
+    """Write ``log`` as a folder at ``out``; returns its description (``log.json``).
+
+    Parameters
+    ----------
+    log : BanditLog
+        The log.
+    out : pathlib.Path
+        The folder to write (atomically).
+    force : bool, default False
+        Replace ``out`` if it is a pushgen output.
+
+    Returns
+    -------
+    dict
+        The description written as ``log.json``.
+
+    Raises
+    ------
+    DatasetError
+        When ``out`` exists (without ``force``) or lies inside another pushgen output.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy, read_log, validate_log, write_log
+    >>> log = log_policy("pushgen-mini-v3", users=[0], seed=0)
+    >>> _ = write_log(log, "log-uniform")
+    >>> validate_log("log-uniform"), len(read_log("log-uniform").rounds) == len(log.rounds)
+    ([], True)
+    """
     from pushgen.ope.card import log_card, log_croissant
 
     out = Path(out)
@@ -86,7 +114,30 @@ def read_description(folder: Path) -> dict:
 
 @session()
 def read_log(folder: Path) -> BanditLog:
-    """A log folder read back (every file checked against ``log.json`` first)."""
+    """A log folder read back (every file checked against ``log.json`` first).
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        A folder ``write_log`` or ``pushgen log`` wrote.
+
+    Returns
+    -------
+    BanditLog
+        Its tables and recipe.
+
+    Raises
+    ------
+    DatasetError
+        When a file is missing, unlisted or altered.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy, read_log, write_log
+    >>> _ = write_log(log_policy("pushgen-mini-v3", users=[0], seed=0), "log-uniform")
+    >>> read_log("log-uniform").recipe["policy"]
+    'uniform'
+    """
     folder = Path(folder)
     hold(folder)
     description = read_description(folder)

@@ -42,7 +42,24 @@ CANDIDATE_COLUMNS = ("round_id", "slot", "hold", *NOTIFICATION_FEATURES, "propen
 
 @dataclass(repr=False)
 class BanditLog:
-    """A log's two tables and its recipe (the split, the logging policy and the options)."""
+    """A log's two tables and its recipe (the split, the logging policy and the options).
+
+    Attributes
+    ----------
+    rounds : pandas.DataFrame
+        One row per round: the context, the action, its propensity, the reward.
+    candidates : pandas.DataFrame
+        One row per action of each round, hold included.
+    recipe : dict
+        The split, the logging policy and the options.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy
+    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> log.k, log.recipe["policy"]
+    (8, 'uniform')
+    """
 
     rounds: pd.DataFrame
     candidates: pd.DataFrame
@@ -190,7 +207,44 @@ def log_policy(split: str | Path, policy: str = "uniform", temperature: float | 
                users: int | list[int] | None = None, k: int = DEFAULT_K, candidate_seed: int = 0,
                seed: int = 0, stationary: bool = False) -> BanditLog:
     """Play the logging ``policy`` (``uniform`` or ``softmax`` at ``temperature``) on the split's
-    test users in the selection environment; the rounds and candidates it logged."""
+    test users in the selection environment; the rounds and candidates it logged.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    policy : str, default "uniform"
+        ``"uniform"`` or ``"softmax"``.
+    temperature : float, optional
+        The softmax's temperature, at least 0.1.
+    users : int or list of int, optional
+        The first ``users`` test users, or these users; by default every test user.
+    k : int, default 8
+        Candidates per context.
+    candidate_seed : int, default 0
+        The seed of the candidates.
+    seed : int, default 0
+        The seed of the policy's draws and the simulated responses.
+    stationary : bool, default False
+        A user without fatigue and habituation.
+
+    Returns
+    -------
+    BanditLog
+        The rounds and candidates, with exact propensities and the true P(open) (an answer key).
+
+    Raises
+    ------
+    ValueError
+        When an option is out of its range.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy
+    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> float(log.rounds["propensity"].iloc[0]) == 1 / 9  # 8 candidates and hold
+    True
+    """
     chosen = logging_policy(policy, temperature)
     episodes = play(chosen, split, users, k, candidate_seed, seed, stationary, record_state=True)
     rounds, candidates = log_tables(episodes, test_start(split))
@@ -202,7 +256,27 @@ def log_policy(split: str | Path, policy: str = "uniform", temperature: float | 
 
 def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) -> pd.DataFrame:
     """Logged propensities against how often the actions were chosen: the candidate rows binned by
-    propensity, with the mean propensity, the share chosen and its binomial z-score per bin."""
+    propensity, with the mean propensity, the share chosen and its binomial z-score per bin.
+
+    Parameters
+    ----------
+    log : BanditLog
+        The log.
+    bins : tuple of float
+        The bins' edges.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin that holds actions.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy, propensity_check
+    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> len(propensity_check(log)) >= 1
+    True
+    """
     propensity = log.candidates["propensity"].to_numpy()
     chosen = log.candidates["chosen"].to_numpy(dtype=bool)
     index = np.clip(np.searchsorted(bins, propensity, side="right") - 1, 0, len(bins) - 2)

@@ -54,7 +54,43 @@ def is_deterministic(probabilities: np.ndarray) -> bool:
 def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] | None = None,
                  k: int = DEFAULT_K, candidate_seed: int = 0, stationary: bool = False, rollouts: int = 5,
                  seed: int = 0) -> PolicyValue:
-    """``policy`` played on the split's test users in the selection environment: its value."""
+    """``policy`` played on the split's test users in the selection environment: its value.
+
+    Parameters
+    ----------
+    policy : SlatePolicy
+        The target policy.
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    users : int or list of int, optional
+        The first ``users`` test users, or these users; by default every test user.
+    k : int, default 8
+        Candidates per context.
+    candidate_seed : int, default 0
+        The seed of the candidates.
+    stationary : bool, default False
+        A user without fatigue and habituation.
+    rollouts : int, default 5
+        Plays of a stochastic policy (a deterministic one is played once).
+    seed : int, default 0
+        The seed of the policy's draws.
+
+    Returns
+    -------
+    PolicyValue
+        The mean true P(open) per round, with its 95% interval over the rollouts.
+
+    Raises
+    ------
+    ValueError
+        When ``rollouts`` is not a whole number >= 1.
+
+    Examples
+    --------
+    >>> from pushgen.ope import HoldPolicy, policy_value
+    >>> policy_value(HoldPolicy(), "pushgen-mini-v3", users=[0]).value  # never sends
+    0.0
+    """
     if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
         raise ValueError(f"rollouts must be a whole number >= 1; got {rollouts!r}")
     values, sends, rounds, exact = [], [], 0, False
@@ -79,5 +115,26 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
 
 def frozen_value(policy: SlatePolicy, log: BanditLog) -> float:
     """``policy``'s value with the state frozen to the trajectory of ``log`` (see
-    ``BanditLog.frozen_value``): what the usual estimators estimate."""
+    ``BanditLog.frozen_value``): what the usual estimators estimate.
+
+    Parameters
+    ----------
+    policy : SlatePolicy
+        The target policy.
+    log : BanditLog
+        The log.
+
+    Returns
+    -------
+    float
+        The mean over rounds of the target's probabilities times the logged true P(open).
+
+    Examples
+    --------
+    >>> from pushgen.ope import HoldPolicy, frozen_value
+    >>> from pushgen.ope import log_policy
+    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> frozen_value(HoldPolicy(), log)
+    0.0
+    """
     return log.frozen_value(policy)
