@@ -15,7 +15,7 @@ public_api = script("public_api")
 COMPLETE = {
     "pushgen.Dataset", "pushgen.development_split", "pushgen.evaluate", "pushgen.generate",
     "pushgen.is_possible", "pushgen.list_splits", "pushgen.load_split", "pushgen.run_benchmark",
-    "pushgen.DatasetError", "pushgen.GenerationError",
+    "pushgen.DatasetError", "pushgen.GenerationError", "pushgen.Priors",
     "pushgen.envs.NotificationGenerationEnv", "pushgen.envs.NotificationInboxEnv",
     "pushgen.envs.NotificationSelectionEnv", "pushgen.envs.NotificationGenerationVectorEnv",
     "pushgen.envs.NotificationSelectionVectorEnv",

@@ -146,6 +146,23 @@ class Priors:
     delayed_open_share, delayed_open_minutes : float
         Mean share of a user's opens decided long after the notification was seen (Beta across
         users), and the median delay of those (minutes).
+
+    Raises
+    ------
+    PriorsError
+        When a field is outside its range (a ``ValueError`` naming the field and the range).
+
+    Examples
+    --------
+    >>> import dataclasses
+    >>> import pushgen
+    >>> early = dataclasses.replace(pushgen.Priors(), wake_hour_mean=5.5)
+    >>> pushgen.generate(users=2, days=7, seed=0, priors=early).recipe.priors.wake_hour_mean
+    5.5
+    >>> pushgen.Priors(wake_hour_mean=20.0)
+    Traceback (most recent call last):
+    ...
+    pushgen.model.priors.PriorsError: priors.wake_hour_mean must be a number from 4 to 11; got 20.0
     """
 
     # chronotype: wake-up hour on workdays ~ Normal, sleep length ~ Normal, weekend lie-in ~ Gamma

@@ -38,7 +38,25 @@ def to_obp(log: BanditLog) -> dict[str, Any]:
     hold and empty slots): the slots carry different notifications in each round, so an action's
     features are those of its round, ``action_context[i, action[i]]`` for the logged one (OBP's
     ``RegressionModel`` takes a fixed actions x features table instead). ``candidate_features`` is
-    the same codes as integers."""
+    the same codes as integers.
+
+    Parameters
+    ----------
+    log : BanditLog
+        The log.
+
+    Returns
+    -------
+    dict
+        The ``BanditFeedback`` arrays, and ``candidate_features``.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy, to_obp
+    >>> feedback = to_obp(log_policy("pushgen-mini-v3", users=[0], seed=0))
+    >>> feedback["n_actions"], feedback["action_context"].shape[1:]
+    (9, (9, 7))
+    """
     n, k = len(log), log.k
     slates = log.slates()
     codes = schemas.frame_codes(log.rounds, CONTEXT_FEATURES)

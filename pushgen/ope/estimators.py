@@ -45,7 +45,27 @@ class OPEWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Estimate:
-    """An estimator's value with its 95% interval, and how many rounds effectively count."""
+    """An estimator's value with its 95% interval, and how many rounds effectively count.
+
+    Attributes
+    ----------
+    estimator : str
+        ``"IPW"``, ``"SNIPW"``, ``"DM"`` or ``"DR"``.
+    value, low, high : float
+        The estimate and its 95% interval.
+    rounds : int
+        The log's rounds.
+    effective_rounds : float
+        The effective sample size (sum w)^2 / sum w^2.
+    max_weight : float
+        The largest importance weight.
+
+    Examples
+    --------
+    >>> from pushgen.ope import Estimate
+    >>> Estimate("IPW", 0.5, 0.4, 0.6, 1000, 800.0, 3.0).covers(0.45)
+    True
+    """
 
     estimator: str
     value: float

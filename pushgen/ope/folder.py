@@ -157,7 +157,24 @@ def read_log(folder: Path) -> BanditLog:
 def validate_log(folder: Path) -> list[str]:
     """Every problem of a log folder (an empty list: it is valid): its files against ``log.json``,
     the tables' columns and values, one chosen action per round with the round's propensity, and
-    propensities that sum to 1 per round, hold included."""
+    propensities that sum to 1 per round, hold included.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The log folder.
+
+    Returns
+    -------
+    list of str
+        One line per problem.
+
+    Examples
+    --------
+    >>> from pushgen.ope import validate_log
+    >>> validate_log("no-such-folder")
+    ['no-such-folder is not a pushgen log: no log.json']
+    """
     try:
         log = read_log(folder)
     except DatasetError as error:

@@ -30,7 +30,28 @@ from pushgen.replay.metrics import interval
 
 @dataclass(frozen=True)
 class PolicyValue:
-    """A policy's on-policy value (mean P(open) per round) with its 95% interval over rollouts."""
+    """A policy's on-policy value (mean P(open) per round) with its 95% interval over rollouts.
+
+    Attributes
+    ----------
+    policy : str
+        The policy's name.
+    value, low, high : float
+        The value and its 95% interval (width 0 for a deterministic policy).
+    rollouts : int
+        How many times the policy was played.
+    rounds : int
+        Rounds per rollout.
+    send_rate : float
+        The share of rounds where it sent a notification.
+
+    Examples
+    --------
+    >>> from pushgen.ope import HoldPolicy, policy_value
+    >>> value = policy_value(HoldPolicy(), "pushgen-mini-v3", users=[0])
+    >>> value.policy, value.send_rate
+    ('hold', 0.0)
+    """
 
     policy: str
     value: float
