@@ -1,5 +1,5 @@
-"""The README's examples and the "Use it with" page's (docs/use-it-with.md) run as written, the latter
-on small folders with the names they use."""
+"""The README's examples and the documentation pages' run as written: the "Use it with" page's
+(docs/use-it-with.md) and the dataset page's on small folders with the names they use."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from scripts_loader import script
 
 from pushgen import schemas
 from pushgen.data.build import building
@@ -122,3 +123,17 @@ def test_the_readme_is_a_front_page_whose_examples_run(tmp_path, monkeypatch, ca
     assert namespace["dataset"].notifications["user_id"].nunique() == 10
     assert "mean reward" in capsys.readouterr().out
     assert namespace["info"]["metrics"]["steps"] == 1 and not namespace["terminated"]
+
+
+@pytest.mark.parametrize("page", ["getting-started.md", "environments/index.md", "dataset.md"])
+def test_the_pages_examples_run(page, workspace, tmp_path):
+    pytest.importorskip("stable_baselines3")
+    pytest.importorskip("matplotlib")
+    tutorials = script("tutorials")
+    path = ROOT / "docs" / page
+    assert tutorials.blocks(path)
+    out = tutorials.run(path, workspace if page == "dataset.md" else tmp_path)
+    if page == "environments/index.md":
+        assert out["env"].unwrapped.k == 8 and out["reward"] == 0.0 and not out["info"]["sent"]
+    if page == "getting-started.md":
+        assert out["split"].test.columns[:3].tolist() == ["user_id", "context_id", "posted_at"]
