@@ -44,7 +44,37 @@ TRUTH_MARK = "*"
 
 def write_results(results: Results, out: str | Path, force: bool = False,
                   plots: bool = True) -> Path:
-    """Write the results folder ``out`` (refused if it exists, unless ``force``)."""
+    """Write the results folder ``out`` (refused if it exists, unless ``force``).
+
+    Parameters
+    ----------
+    results : Results
+        What ``run_benchmark`` measured.
+    out : str or pathlib.Path
+        The folder to write.
+    force : bool, default False
+        Replace ``out`` if it is a pushgen output.
+    plots : bool, default True
+        Draw the PNG plots (matplotlib).
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``, holding ``leaderboard.md``, ``leaderboard.csv``, ``per_user.csv`` and the rest.
+
+    Raises
+    ------
+    BenchmarkError
+        When ``out`` exists (without ``force``).
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> from pushgen.benchmark import write_results
+    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random"])
+    >>> (write_results(results, "results", plots=False) / "leaderboard.md").is_file()
+    True
+    """
     out = Path(out)
     board = leaderboard(results.per_user, results.baselines, results.marks)
     order = {name: i for i, name in enumerate(results.baselines)}

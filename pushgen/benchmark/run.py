@@ -69,7 +69,29 @@ class Results:
 
 
 def select_baselines(names: Iterable[str] | None) -> list[Baseline]:
-    """Baselines by name, in ``BASELINES`` order; ``BenchmarkError`` lists the valid names."""
+    """Baselines by name, in ``BASELINES`` order; ``BenchmarkError`` lists the valid names.
+
+    Parameters
+    ----------
+    names : iterable of str or None
+        Baseline names; None for all.
+
+    Returns
+    -------
+    list of Baseline
+        The leaderboard rows, in ``BASELINES`` order.
+
+    Raises
+    ------
+    BenchmarkError
+        When a name is unknown (the message lists the valid names).
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import select_baselines
+    >>> [b.name for b in select_baselines(["oracle", "random"])]  # in BASELINES order
+    ['random', 'oracle']
+    """
     return by_name(names, BASELINES, "baseline", BenchmarkError)
 
 
@@ -178,10 +200,67 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
                chunk: int = CHUNK, reads_truth: bool = False) -> list[Run]:
     """Run the policy ``make(setting)`` makes, one per user, on each test user of task ``task``.
 
+    How to benchmark a model of your own: ``make`` builds a ``pushgen.baselines.Policy`` (``fit``,
+    ``act``, ``update``) from what the policy is told about the user's episode.
+
     ``name`` seeds the policy's random numbers; ``on_user`` is called after each user;
     ``shared`` is the settings' scratch space (default: a new one); in task 2 the policy hears
     the responses after every ``chunk`` contexts (1: after each, as in the environment);
     ``reads_truth`` tells the policy the simulated user (for yardsticks, not models).
+
+    Parameters
+    ----------
+    split : str, pathlib.Path or TaskData
+        A standard split's name, a split folder, or a task's data already read.
+    task : int
+        1 or 2.
+    name : str
+        The policy's name; it seeds the policy's random numbers.
+    make : Factory
+        ``make(setting)`` gives the user's policy.
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    seed : int, default 0
+        The seed of the policies' random numbers.
+    users : iterable of int, optional
+        Some of the task's test users; by default all.
+    on_user : callable, optional
+        Called after each user.
+    shared : dict, optional
+        The settings' scratch space.
+    chunk : int, default 50
+        Task 2: contexts between feedbacks.
+    reads_truth : bool, default False
+        Tell the policy the simulated user.
+
+    Returns
+    -------
+    list of Run
+        One per user: the generated notifications, the rewards and the timings, in time order.
+
+    Raises
+    ------
+    PolicyError
+        When the policy answers with something that is not a batch of valid notification codes.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.benchmark import run_policy
+    >>> from pushgen.envs.spaces import NOTIFICATION_FEATURES
+    >>> class FirstOfThePool:  # always the first notification of the public history's pool
+    ...     def __init__(self, setting):
+    ...         self.notification = setting.pool[0]
+    ...     def fit(self, history):
+    ...         pass
+    ...     def act(self, contexts):
+    ...         n = len(next(iter(contexts.values())))
+    ...         return {f: np.full(n, code) for f, code in zip(NOTIFICATION_FEATURES, self.notification)}
+    ...     def update(self, contexts, notifications, opened):
+    ...         pass
+    >>> runs = run_policy("pushgen-mini-v3", task=2, name="first", make=FirstOfThePool)
+    >>> [run.user_id for run in runs], len(runs[0].reward) > 0
+    ([3], True)
     """
     check_mode(mode)
     data = split if isinstance(split, TaskData) else task_data(split, task)
