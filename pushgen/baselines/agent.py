@@ -15,6 +15,22 @@ class PolicyAgent:
 
     Each call first passes the response to the previous action (``info["opened"]``) to
     ``policy.update``, then asks ``policy.act`` for a batch of one context.
+
+    Parameters
+    ----------
+    policy : Policy
+        A policy of tasks 1 and 2 (``fit``, ``act``, ``update``).
+
+    Examples
+    --------
+    >>> import gymnasium as gym
+    >>> from pushgen.baselines import PolicyAgent, RandomPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> from pushgen.envs import record_run
+    >>> agent = PolicyAgent(RandomPolicy(make_setting(task_data("pushgen-mini-v3", 2), 2, "random", 3)))
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=3)
+    >>> len(record_run(env, agent, "run.parquet")) > 0
+    True
     """
 
     def __init__(self, policy: Policy) -> None:

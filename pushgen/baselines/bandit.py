@@ -41,7 +41,30 @@ INTERCEPT_PRECISION = 1e-4
 
 
 class ThompsonPolicy:
-    """Linear Thompson sampling; ``scale`` widens (or narrows) the exploration."""
+    """Linear Thompson sampling; ``scale`` widens (or narrows) the exploration.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode (``pushgen.benchmark.make_setting``).
+    prior_precision : float, default 30.0
+        The precision of the weights' Gaussian prior.
+    scale : float, default 0.2
+        Widens (or narrows) the posterior samples.
+    refresh : int, default 50
+        Responses between new draws of the weights from the posterior.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import ThompsonPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> policy = ThompsonPolicy(make_setting(data, task=1, name="bandit", user=0))
+    >>> policy.fit(data.histories[0])                      # the user's history
+    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
+    >>> notifications["postingApp"].shape                  # one notification per context
+    (3,)
+    """
 
     def __init__(self, setting: Setting, prior_precision: float = PRIOR_PRECISION, scale: float = SCALE,
                  refresh: int = REFRESH) -> None:

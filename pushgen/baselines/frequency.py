@@ -39,7 +39,26 @@ def context_key(variables: tuple[str, ...], contexts: Codes) -> np.ndarray:
 class ContextFrequencyPolicy(StaticPolicy):
     """The notification opened most often in similar contexts (same time block and place, and
     weekday or weekend); coarser contexts when a combination is new, then the most opened
-    notification overall."""
+    notification overall.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode (``pushgen.benchmark.make_setting``).
+    levels : tuple of tuple of str
+        The context features that make contexts similar, finest first.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import ContextFrequencyPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> policy = ContextFrequencyPolicy(make_setting(data, task=1, name="frequency", user=0))
+    >>> policy.fit(data.histories[0])                      # the user's history
+    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
+    >>> notifications["postingApp"].shape                  # one notification per context
+    (3,)
+    """
 
     def __init__(self, setting: Setting, levels: tuple[tuple[str, ...], ...] = LEVELS) -> None:
         self.setting = setting

@@ -86,7 +86,29 @@ def fit_open_model(design: Design, rows: pd.DataFrame, regularisation: float,
 
 class LearnedPolicy(StaticPolicy):
     """The candidate with the highest P(open) under a model fitted on the history, given its own
-    recent sends."""
+    recent sends.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode (``pushgen.benchmark.make_setting``).
+    temperature : float, default 0.0
+        0 sends the best candidate; above 0, a draw in proportion to exp(log-odds / temperature)
+        (the diversity knob).
+    regularisation : float, default 0.1
+        scikit-learn's ``C``: the inverse strength of the logistic regression's L2 penalty.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import LearnedPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> policy = LearnedPolicy(make_setting(data, task=1, name="learned", user=0))
+    >>> policy.fit(data.histories[0])                      # the user's history
+    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
+    >>> notifications["postingApp"].shape                  # one notification per context
+    (3,)
+    """
 
     def __init__(self, setting: Setting, temperature: float = 0.0,
                  regularisation: float = REGULARISATION) -> None:

@@ -37,7 +37,26 @@ def most_opened(history: pd.DataFrame, size: int) -> np.ndarray:
 
 class RotationPolicy(StaticPolicy):
     """The user's ``size`` most opened history notifications, in turn (the overall best fixed
-    notification without history)."""
+    notification without history).
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode (``pushgen.benchmark.make_setting``).
+    size : int, default 45
+        How many notifications take turns.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import RotationPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> policy = RotationPolicy(make_setting(data, task=1, name="rotation", user=0))
+    >>> policy.fit(data.histories[0])                      # the user's history
+    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
+    >>> notifications["postingApp"].shape                  # one notification per context
+    (3,)
+    """
 
     def __init__(self, setting: Setting, size: int = ROTATION_SIZE) -> None:
         if size < 1:

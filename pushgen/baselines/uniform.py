@@ -15,6 +15,22 @@ class RandomPolicy(StaticPolicy):
 
     One row of 7 uniform numbers per context, so a batch of n contexts draws exactly what n
     single steps would.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode (``pushgen.benchmark.make_setting``).
+
+    Examples
+    --------
+    >>> from pushgen.baselines import RandomPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> policy = RandomPolicy(make_setting(data, task=1, name="random", user=0))
+    >>> policy.fit(data.histories[0])                      # the user's history
+    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
+    >>> notifications["postingApp"].shape                  # one notification per context
+    (3,)
     """
 
     def __init__(self, setting: Setting) -> None:
