@@ -40,7 +40,28 @@ POLICIES = ("uniform", "softmax")
 class Slates:
     """Rounds as a policy sees them: contexts (feature -> codes (n,)), candidates ``(n, k, 7)``,
     their ``mask`` ``(n, k)`` and, for the policies that read the state, the candidates' true
-    P(open) ``(n, k)``."""
+    P(open) ``(n, k)``.
+
+    Attributes
+    ----------
+    contexts : dict of str to numpy.ndarray
+        Each context feature's codes, one per round.
+    candidates : numpy.ndarray
+        ``(n, k, 7)`` the candidates' notification codes.
+    mask : numpy.ndarray
+        ``(n, k)`` the filled slots.
+    p_open : numpy.ndarray, optional
+        ``(n, k)`` the candidates' true P(open) at the state, for the policies that read it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import Slates
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> len(slates), len(slates.take(np.array([0, 0])))
+    (1, 2)
+    """
 
     contexts: dict[str, np.ndarray]
     candidates: np.ndarray
@@ -110,6 +131,18 @@ def check_share(name: str, value: object) -> float:
 
 @dataclass(frozen=True)
 class UniformPolicy(Probabilities):
+    """Uniform over the filled slots and hold: the logging policy of ``pushgen log --policy uniform``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import Slates, UniformPolicy
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> UniformPolicy().probabilities(slates).round(3).tolist()  # slots 0, 1 and hold
+    [[0.333, 0.333, 0.0, 0.333]]
+    """
+
     name: str = "uniform"
     reads_state: bool = False
 
@@ -120,6 +153,29 @@ class UniformPolicy(Probabilities):
 
 @dataclass(frozen=True)
 class SoftmaxPolicy(Probabilities):
+    """pi(a) in proportion to exp(q(a) / temperature), q the candidate's true P(open) at the state
+    and 0 for hold: Open Bandit Pipeline's synthetic logging policy with beta = 1 / temperature.
+
+    Parameters
+    ----------
+    temperature : float, default 0.2
+        At least 0.1, so that no propensity is below exp(-10) times another.
+
+    Raises
+    ------
+    ValueError
+        When ``temperature`` is below 0.1 or not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import Slates, SoftmaxPolicy
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> SoftmaxPolicy(temperature=0.2).probabilities(slates).round(3).tolist()
+    [[0.821, 0.111, 0.0, 0.067]]
+    """
+
     temperature: float = 0.2
     name: str = "softmax"
     reads_state: bool = True
@@ -147,6 +203,24 @@ def best_candidate(scorer: Scorer, slates: Slates) -> np.ndarray:
 
 @dataclass(frozen=True)
 class GreedyPolicy(Probabilities):
+    """The filled slot with the highest score (the first of ties); never holds.
+
+    Parameters
+    ----------
+    scorer : Scorer
+        ``scorer(slates)`` gives a score per candidate ``(n, k)``, e.g.
+        ``pushgen.ope.models.learned_scorer(split)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import GreedyPolicy, Slates
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> GreedyPolicy(lambda slates: slates.p_open).probabilities(slates).tolist()
+    [[1.0, 0.0, 0.0, 0.0]]
+    """
+
     scorer: Scorer
     name: str = "greedy"
     reads_state: bool = False
@@ -157,7 +231,17 @@ class GreedyPolicy(Probabilities):
 
 @dataclass(frozen=True)
 class HoldPolicy(Probabilities):
-    """Always hold (send nothing)."""
+    """Always hold (send nothing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import HoldPolicy, Slates
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> HoldPolicy().probabilities(slates).tolist()
+    [[0.0, 0.0, 0.0, 1.0]]
+    """
 
     name: str = "hold"
     reads_state: bool = False
@@ -187,12 +271,56 @@ class GreedyMixture(Probabilities):
 
 
 def EpsilonGreedyPolicy(scorer: Scorer, epsilon: float = 0.1) -> GreedyMixture:
-    """The bandit's exploration: a share ``epsilon`` spread over every allowed action."""
+    """The bandit's exploration: a share ``epsilon`` spread over every allowed action.
+
+    Parameters
+    ----------
+    scorer : Scorer
+        As for ``GreedyPolicy``.
+    epsilon : float, default 0.1
+        The share spread uniformly, from 0 to 1.
+
+    Returns
+    -------
+    GreedyMixture
+        The policy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import EpsilonGreedyPolicy, Slates
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> EpsilonGreedyPolicy(lambda slates: slates.p_open).probabilities(slates).round(3).tolist()
+    [[0.933, 0.033, 0.0, 0.033]]
+    """
     return GreedyMixture(scorer, epsilon, UniformPolicy(), "epsilon_greedy")
 
 
 def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
-    """Holds with probability ``hold``, else the greedy candidate."""
+    """Holds with probability ``hold``, else the greedy candidate.
+
+    Parameters
+    ----------
+    scorer : Scorer
+        As for ``GreedyPolicy``.
+    hold : float, default 0.75
+        The probability of holding, from 0 to 1.
+
+    Returns
+    -------
+    GreedyMixture
+        The policy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import HoldHeavyPolicy, Slates
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> HoldHeavyPolicy(lambda slates: slates.p_open).probabilities(slates).tolist()
+    [[0.25, 0.0, 0.0, 0.75]]
+    """
     return GreedyMixture(scorer, hold, HoldPolicy(), "hold_heavy")
 
 
