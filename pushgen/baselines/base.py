@@ -85,7 +85,32 @@ class Truth:
 
 @dataclass(frozen=True)
 class Setting:
-    """What a policy is told about its episode."""
+    """What a policy is told about its episode.
+
+    Attributes
+    ----------
+    task : int
+        1 or 2.
+    user_id : int
+        The user whose episode it is.
+    seed : numpy.random.SeedSequence
+        The policy's own seed (``rng()`` gives its generator).
+    pool : numpy.ndarray
+        ``(n, 7)`` plausible notifications from the public task 1 training rows.
+    public : pandas.DataFrame
+        The task 1 training rows of every task 1 user.
+    truth : Truth, optional
+        The simulated user, only for the policies that read the true model.
+    shared : dict
+        The run's scratch space, shared by its users.
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> setting = make_setting(task_data("pushgen-mini-v3", 2), task=2, name="mine", user=3)
+    >>> bool(setting.public["user_id"].isin([3]).any())  # a cold-start user has no public history
+    False
+    """
 
     task: int
     user_id: int

@@ -153,6 +153,34 @@ class TaskData:
 
 
 def task_data(split: str | Path, task: int) -> TaskData:
+    """What the runs of task ``task`` read: the test part, the contexts shown, the histories.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+    task : int
+        1 or 2.
+
+    Returns
+    -------
+    TaskData
+        ``contexts`` (feature -> codes of every test context), ``histories`` (task 1: user ->
+        the user's train and validation rows), ``public`` and ``pool`` (the public history and
+        its notifications).
+
+    Raises
+    ------
+    BenchmarkError
+        When ``task`` is not 1 or 2.
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> sorted(data.histories), len(data.contexts["place"]) > 0
+    ([0, 1, 2], True)
+    """
     if task not in TASKS:
         raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
     offline = load_split(split, 1)
@@ -188,7 +216,37 @@ def public_contexts(test: pd.DataFrame, part: ReplayPart) -> dict[str, np.ndarra
 def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
                  shared: dict | None = None, reads_truth: bool = False) -> Setting:
     """What the policy ``name`` is told about ``user``'s episode of task ``task``; the simulated
-    user only with ``reads_truth``."""
+    user only with ``reads_truth``.
+
+    Parameters
+    ----------
+    data : TaskData
+        The task's data (``task_data``).
+    task : int
+        1 or 2.
+    name : str
+        The policy's name; it seeds the policy's random numbers.
+    user : int
+        A test user of the task.
+    seed : int, default 0
+        The run's seed.
+    shared : dict, optional
+        The run's scratch space, shared by its users.
+    reads_truth : bool, default False
+        Tell the policy the simulated user (a yardstick, not a model).
+
+    Returns
+    -------
+    Setting
+        What the policy is made from.
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), task=1, name="mine", user=0)
+    >>> setting.user_id, setting.pool.shape[1], setting.truth is None
+    (0, 7, True)
+    """
     return Setting(task=task, user_id=user, seed=seed_for(seed, name, task, user), pool=data.pool,
                    public=data.public, truth=data.truth(user) if reads_truth else None,
                    shared={} if shared is None else shared)

@@ -133,6 +133,13 @@ def check_share(name: str, value: object) -> float:
 class UniformPolicy(Probabilities):
     """Uniform over the filled slots and hold: the logging policy of ``pushgen log --policy uniform``.
 
+    Attributes
+    ----------
+    name : str
+        The policy's name in logs and tables.
+    reads_state : bool
+        Whether it reads the candidates' P(open) at the state (``Slates.p_open``).
+
     Examples
     --------
     >>> import numpy as np
@@ -232,6 +239,13 @@ class GreedyPolicy(Probabilities):
 @dataclass(frozen=True)
 class HoldPolicy(Probabilities):
     """Always hold (send nothing).
+
+    Attributes
+    ----------
+    name : str
+        The policy's name in logs and tables.
+    reads_state : bool
+        Whether it reads the candidates' P(open) at the state (``Slates.p_open``).
 
     Examples
     --------
