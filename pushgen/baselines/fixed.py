@@ -51,6 +51,25 @@ class FixedPolicy(StaticPolicy):
 
 
 class BestFixedOverallPolicy(FixedPolicy):
+    """The public history's best notification, sent to every user in every context; never learns.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import BestFixedOverallPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="BestFixedOverallPolicy", user=0)
+    >>> policy = BestFixedOverallPolicy(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
+
     def __init__(self, setting: Setting) -> None:
         if "best fixed overall" not in setting.shared:
             setting.shared["best fixed overall"] = best_fixed_overall(setting.public)
@@ -61,6 +80,26 @@ class BestFixedOverallPolicy(FixedPolicy):
 
 
 class BestFixedFromHistoryPolicy(FixedPolicy):
+    """The user's own best notification of their history (the public best without history), sent
+    in every context.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import BestFixedFromHistoryPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="BestFixedFromHistoryPolicy", user=0)
+    >>> policy = BestFixedFromHistoryPolicy(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
+
     def __init__(self, setting: Setting) -> None:
         self.overall = BestFixedOverallPolicy(setting).choice
         self.choice = self.overall
@@ -70,7 +109,27 @@ class BestFixedFromHistoryPolicy(FixedPolicy):
 
 
 class AppsAwareReferencePolicy(FixedPolicy):
-    """The best public notification that one of the user's apps can post (reads which apps)."""
+    """The best public notification that one of the user's apps can post (reads which apps).
+
+    Task 2's reference without feedback: the learning metric measures a policy against it.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode, with the simulated user
+        (``make_setting(..., reads_truth=True)``).
+
+    Examples
+    --------
+    >>> from pushgen.baselines import AppsAwareReferencePolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="AppsAwareReferencePolicy", user=0, reads_truth=True)
+    >>> policy = AppsAwareReferencePolicy(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
 
     def __init__(self, setting: Setting) -> None:
         truth = setting.true_model("the reference without feedback")

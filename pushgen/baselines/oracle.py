@@ -37,7 +37,33 @@ from pushgen.model.simulated_user import p_open, penalty_weights, row_blocks
 
 
 class OraclePolicy(StaticPolicy):
-    """The true model's plan (``plan_episode``), replayed context by context."""
+    """The true model's plan (``plan_episode``), replayed context by context.
+
+    A yardstick, not a model: it reads the simulated user and plans for the fatigue and
+    habituation its own notifications cause.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode, with the simulated user
+        (``make_setting(..., reads_truth=True)``).
+    prices : tuple of float, default (2.5, 5.0, 8.0)
+        Scales of the linearised cost of a send that the planner tries (the best is kept); empty:
+        greedy on P(open).
+    context_blind : bool, default False
+        Plan on the user's average context instead of each context.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import OraclePolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="OraclePolicy", user=0, reads_truth=True)
+    >>> policy = OraclePolicy(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
 
     def __init__(self, setting: Setting, prices: tuple[float, ...] = PRICE_SCALES,
                  context_blind: bool = False) -> None:
@@ -62,12 +88,58 @@ class OraclePolicy(StaticPolicy):
 
 
 def myopic_oracle(setting: Setting) -> OraclePolicy:
-    """Greedy on the true P(open) alone: blind to the fatigue and habituation it causes."""
+    """Greedy on the true P(open) alone: blind to the fatigue and habituation it causes.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode, with the simulated user
+        (``make_setting(..., reads_truth=True)``).
+
+    Returns
+    -------
+    OraclePolicy
+        The policy.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import myopic_oracle
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="myopic_oracle", user=0, reads_truth=True)
+    >>> policy = myopic_oracle(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
     return OraclePolicy(setting, prices=())
 
 
 def context_blind_oracle(setting: Setting) -> OraclePolicy:
-    """The oracle's planner on the user's average context: choices blind to each context."""
+    """The oracle's planner on the user's average context: choices blind to each context.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode, with the simulated user
+        (``make_setting(..., reads_truth=True)``).
+
+    Returns
+    -------
+    OraclePolicy
+        The policy.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import context_blind_oracle
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="context_blind_oracle", user=0, reads_truth=True)
+    >>> policy = context_blind_oracle(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
     return OraclePolicy(setting, context_blind=True)
 
 
@@ -85,7 +157,29 @@ def blind_to_context(truth: Truth) -> Truth:
 
 def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:
     """Per context of the episode: the highest fresh-state P(open) of any possible notification,
-    and that notification (an (n, 7) matrix)."""
+    and that notification (an (n, 7) matrix).
+
+    No policy scores above it: fatigue and habituation only lower P(open).
+
+    Parameters
+    ----------
+    truth : Truth
+        The simulated user behind the episode.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(n,)`` the highest P(open) per context and ``(n, 7)`` the notification that reaches it.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import upper_bound
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), 1, "bound", 0, reads_truth=True)
+    >>> best, notifications = upper_bound(setting.truth)
+    >>> notifications.shape == (len(best), 7), bool(((best >= 0) & (best <= 1)).all())
+    (True, True)
+    """
     penalty_weights(truth.parameters, truth.parameter_row)  # the bound holds because these are >= 0
     candidates = true_candidates(truth)
     n = len(truth.seconds)
@@ -112,7 +206,25 @@ def fixed_probabilities(truth: Truth,
 
 
 class BestFixedPerUserPolicy(FixedPolicy):
-    """The one possible notification with the highest expected reward sent in every context."""
+    """The one possible notification with the highest expected reward sent in every context.
+
+    Parameters
+    ----------
+    setting : Setting
+        What the policy is told about its episode, with the simulated user
+        (``make_setting(..., reads_truth=True)``).
+
+    Examples
+    --------
+    >>> from pushgen.baselines import BestFixedPerUserPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> setting = make_setting(data, task=1, name="BestFixedPerUserPolicy", user=0, reads_truth=True)
+    >>> policy = BestFixedPerUserPolicy(setting)
+    >>> policy.fit(data.histories[0])
+    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
+    (3,)
+    """
 
     def __init__(self, setting: Setting) -> None:
         truth = setting.true_model("the best fixed notification per user")
