@@ -33,7 +33,35 @@ Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
 
 @dataclass(frozen=True)
 class Baseline:
-    """A leaderboard row: a policy (``make``) or a bound computed from the true model (``bound``)."""
+    """A leaderboard row: a policy (``make``) or a bound computed from the true model (``bound``).
+
+    Attributes
+    ----------
+    name, label : str
+        The row's short name and its description.
+    make : Factory, optional
+        Makes the policy from a setting.
+    bound : Bound, optional
+        Computes a bound from the simulated user (exactly one of ``make`` and ``bound``).
+    tasks : tuple of int, default (1, 2)
+        The tasks it runs on.
+    reads_truth : bool, default False
+        Told the simulated user: a yardstick, not a model.
+    upper_bound : bool, default False
+        Proven: no policy scores above it.
+
+    Raises
+    ------
+    ValueError
+        When it has both or neither of ``make`` and ``bound``, or a bound does not read the truth.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import BASELINES
+    >>> oracle = BASELINES["oracle"]
+    >>> oracle.reads_truth, oracle.upper_bound
+    (True, False)
+    """
 
     name: str
     label: str

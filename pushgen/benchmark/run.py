@@ -38,7 +38,36 @@ class BenchmarkError(DatasetError):
 
 @dataclass(repr=False)
 class Results:
-    """Everything a benchmark measured; ``pushgen.benchmark.report`` writes it out."""
+    """Everything a benchmark measured; ``pushgen.benchmark.report`` writes it out.
+
+    Attributes
+    ----------
+    split, fingerprint, mode : str
+        The split, its content fingerprint and the reward mode.
+    seed : int
+        The run's seed.
+    tasks : list of int
+        The tasks run.
+    baselines : dict of str to str
+        Each baseline's name and label.
+    per_user : pandas.DataFrame
+        Every metric per task, baseline and user.
+    curves : pandas.DataFrame
+        Task 2: the mean reward per 100 steps, averaged over the users.
+    marks : dict
+        Each baseline's ``uses_true_model`` and ``upper_bound``.
+    timings : dict
+        Wall, fitting and decision times.
+    selection : SelectionResults, optional
+        The selection task's section.
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random", "bandit"])
+    >>> results.tasks, sorted(results.baselines)
+    ([2], ['bandit', 'random'])
+    """
 
     split: str
     fingerprint: str
@@ -115,7 +144,30 @@ def single_threaded_blas() -> Iterator[None]:
 @dataclass
 class TaskData:
     """What the runs of one task read: the test part (the scorer's side), the contexts the
-    policies are shown (from the model-facing test part), histories and the public rows."""
+    policies are shown (from the model-facing test part), histories and the public rows.
+
+    Attributes
+    ----------
+    part : ReplayPart
+        The test part, the scorer's side.
+    contexts : dict of str to numpy.ndarray
+        Each context feature's codes per row of the part, from the contexts-only test part.
+    public : pandas.DataFrame
+        The task 1 training rows of every task 1 user.
+    pool : numpy.ndarray
+        ``(n, 7)`` plausible notifications from the public rows.
+    histories : dict of int to pandas.DataFrame
+        Task 1: each user's train and validation rows.
+    reference : dict of str to numpy.ndarray, optional
+        Task 2: the reference without feedback's notifications, per row of the part.
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import task_data
+    >>> data = task_data("pushgen-mini-v3", 2)
+    >>> data.users, data.histories
+    ([3], {})
+    """
 
     part: ReplayPart
     contexts: dict[str, np.ndarray]  # per part row, from the contexts-only test part

@@ -39,7 +39,34 @@ class PolicyError(ValueError):
 
 @dataclass
 class Run:
-    """One policy's episode for one user: per-row results, in time order."""
+    """One policy's episode for one user: per-row results, in time order.
+
+    Attributes
+    ----------
+    user_id : int
+        The user.
+    generated, logged : numpy.ndarray
+        ``(n, 7)`` codes of the generated and of the logged notifications.
+    logged_opened, opened, possible : numpy.ndarray
+        Per row: whether the logged one was opened, whether the simulated user opens the
+        generated one (the row's own draw < ``p_open``), whether it is possible for the user.
+    p_open, reward : numpy.ndarray
+        Per row: P(open) of the generated notification, and the reward.
+    reference_reward : numpy.ndarray, optional
+        Task 2: the reward of the reference without feedback on the same contexts.
+    fit_seconds : float
+        The time ``fit`` took.
+    decision_seconds : numpy.ndarray
+        Per row: its batch's ``act`` time over the batch's size.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import RandomPolicy
+    >>> from pushgen.benchmark import run_policy
+    >>> run = run_policy("pushgen-mini-v3", task=2, name="random", make=RandomPolicy)[0]
+    >>> run.generated.shape[1], len(run.reward) == len(run.generated), bool(run.possible.all())
+    (7, True, False)
+    """
 
     user_id: int
     generated: np.ndarray  # (n, 7) codes
