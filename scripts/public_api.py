@@ -64,7 +64,8 @@ def complete(value: object) -> bool:
         signature = inspect.signature(value)
     except (TypeError, ValueError):
         signature = None
-    takes = bool(signature and [p for p in signature.parameters if p not in ("self", "cls")])
+    takes = bool(signature and [p for p in signature.parameters.values() if p.name not in ("self", "cls")
+                                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)])
     if takes and inspect.isclass(value) and "Attributes" in sections:
         sections.add("Parameters")  # a dataclass's fields are its parameters
     needed = {"Examples"} | ({"Parameters"} if takes else set())

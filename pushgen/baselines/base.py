@@ -40,7 +40,24 @@ Action = TypeVar("Action")
 
 @runtime_checkable
 class Policy(Protocol[Observation, Action]):
-    """A model of the decisions pushgen asks for: history in, one action per observation out."""
+    """A model of the decisions pushgen asks for: history in, one action per observation out.
+
+    Every baseline implements it, and so can a model of one's own: ``run_policy`` benchmarks it,
+    ``PolicyAgent`` steps it through an environment.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import RandomPolicy
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> data = task_data("pushgen-mini-v3", 2)
+    >>> policy = RandomPolicy(make_setting(data, task=2, name="random", user=3))
+    >>> contexts = {f: codes[:2] for f, codes in data.contexts.items()}
+    >>> policy.fit(data.public.iloc[:0])                     # task 2: no history
+    >>> notifications = policy.act(contexts)                # feature -> codes, one per context
+    >>> policy.update(contexts, notifications, [True, False])  # the responses
+    >>> sorted(notifications)[:2]
+    ['category', 'numberOfUpdates']
+    """
 
     def fit(self, history: pd.DataFrame) -> None:
         """Learn from logged rows (task 1: the user's train + validation; task 2 and the policies

@@ -53,7 +53,33 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     mean reward with its 95% t-interval across users, the other metrics averaged over users,
     the baseline's marks (``uses_true_model``, ``upper_bound``), the paired comparison with the
     task's reference (``paired_reference``, ``paired_difference``, ``paired_low``,
-    ``paired_high``, ``paired_p``; NaN where the reference did not run) and the ``tier``."""
+    ``paired_high``, ``paired_p``; NaN where the reference did not run) and the ``tier``.
+
+    Parameters
+    ----------
+    per_user : pandas.DataFrame
+        Every metric per task, baseline and user (``Results.per_user``).
+    labels : dict of str to str
+        Each baseline's label.
+    marks : dict, optional
+        Each baseline's ``uses_true_model`` and ``upper_bound``.
+    references : dict of int to str, optional
+        Each task's reference row for the paired comparisons; by default the leaderboard's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (task, baseline), best mean reward first.
+
+    Examples
+    --------
+    >>> import pushgen
+    >>> from pushgen.benchmark import leaderboard
+    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random", "bandit"])
+    >>> table = leaderboard(results.per_user, results.baselines)
+    >>> table["baseline"].tolist()
+    ['bandit', 'random']
+    """
     marks = marks or {}
     references = REFERENCES if references is None else references
     rows: list[dict[str, Any]] = []
