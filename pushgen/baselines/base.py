@@ -87,6 +87,27 @@ class Truth:
     the probes built on the true model; ``Baseline.reads_truth``). Never the logged actions.
 
     Rows are the episode's contexts in time order.
+
+    Attributes
+    ----------
+    parameters : EngagementParameters
+        The split's engagement parameters.
+    parameter_row : int
+        The user's row in ``parameters``.
+    row_terms : RowTerms
+        The row part of the logit of each context, and its situations.
+    seconds : numpy.ndarray
+        Each context's posting time, in seconds from the start of the test months.
+    initial : dict of str to numpy.ndarray
+        Each exposure key's exposures at the start (the state the history left).
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import make_setting, task_data
+    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), 1, "oracle", 0, reads_truth=True)
+    >>> truth = setting.truth
+    >>> len(truth.seconds) > 0, truth.has_app.dtype
+    (True, dtype('bool'))
     """
 
     parameters: EngagementParameters

@@ -385,7 +385,40 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
 def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFAULT_MODE, seed: int = 0,
                  users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
                  shared: dict | None = None) -> list[Run]:
-    """One leaderboard row's runs: a policy played through the episodes, or a bound."""
+    """One leaderboard row's runs: a policy played through the episodes, or a bound.
+
+    Parameters
+    ----------
+    data : TaskData
+        The task's data (``task_data``).
+    task : int
+        1 or 2.
+    baseline : Baseline
+        The leaderboard row (``pushgen.baselines.BASELINES``).
+    mode : str, default "expected"
+        ``"expected"`` or ``"sampled"`` rewards.
+    seed : int, default 0
+        The run's seed.
+    users : iterable of int, optional
+        Some of the task's test users; by default all.
+    on_user : callable, optional
+        Called after each user.
+    shared : dict, optional
+        The settings' scratch space.
+
+    Returns
+    -------
+    list of Run
+        One per user.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import BASELINES
+    >>> from pushgen.benchmark import run_baseline, task_data
+    >>> runs = run_baseline(task_data("pushgen-mini-v3", 1), 1, BASELINES["upper-bound"])
+    >>> [run.user_id for run in runs]
+    [0, 1, 2]
+    """
     if baseline.make is not None:
         return run_policy(data, task, baseline.name, baseline.make, mode, seed, users, on_user, shared,
                           reads_truth=baseline.reads_truth)

@@ -100,7 +100,26 @@ def checked(action: dict[str, np.ndarray], n: int) -> np.ndarray:
 
 @dataclass
 class Episodes:
-    """The test rows of some users of a part, and the contexts the policies are shown."""
+    """The test rows of some users of a part, and the contexts the policies are shown.
+
+    Attributes
+    ----------
+    part : ReplayPart
+        The test part, the scorer's side.
+    users : list of int
+        The users played.
+    contexts : dict of str to numpy.ndarray
+        Each context feature's public codes, per row of the part.
+    reference : dict of str to numpy.ndarray, optional
+        Task 2: the reference without feedback's notification per row of the part.
+
+    Examples
+    --------
+    >>> from pushgen.benchmark import task_data
+    >>> episodes = task_data("pushgen-mini-v3", 1).episodes([1, 2])
+    >>> episodes.users
+    [1, 2]
+    """
 
     part: ReplayPart
     users: list[int]
@@ -118,7 +137,49 @@ class Episodes:
 def play(policies: dict[int, Policy[Codes, Codes]], episodes: Episodes,
          histories: Callable[[int], pd.DataFrame], task: int, mode: str, chunk: int = CHUNK,
          on_user: Callable[[], None] | None = None) -> list[Run]:
-    """Every user's episode with its policy; ``histories(user)`` is what ``fit`` gets."""
+    """Every user's episode with its policy; ``histories(user)`` is what ``fit`` gets.
+
+    Task 1 shows each policy all its contexts at once; task 2 in batches of ``chunk``, each
+    followed by the responses (``update``), the simulated user's state following what was sent.
+
+    Parameters
+    ----------
+    policies : dict of int to Policy
+        Each user's policy.
+    episodes : Episodes
+        The users' test rows and the contexts shown.
+    histories : callable
+        ``histories(user)`` gives what the user's policy is fitted on.
+    task : int
+        1 or 2.
+    mode : str
+        ``"expected"`` or ``"sampled"`` rewards.
+    chunk : int, default 50
+        Task 2: contexts between feedbacks.
+    on_user : callable, optional
+        Called after each user.
+
+    Returns
+    -------
+    list of Run
+        One per user, in the order of ``episodes.users``.
+
+    Raises
+    ------
+    PolicyError
+        When a policy answers with something that is not a batch of valid notification codes.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import RandomPolicy
+    >>> from pushgen.benchmark import make_setting, play, task_data
+    >>> data = task_data("pushgen-mini-v3", 2)
+    >>> episodes = data.episodes(None)
+    >>> policies = {u: RandomPolicy(make_setting(data, 2, "random", u)) for u in episodes.users}
+    >>> runs = play(policies, episodes, lambda user: data.public.iloc[:0], task=2, mode="expected")
+    >>> [run.user_id for run in runs]
+    [3]
+    """
     part = episodes.part
     generated = np.zeros((len(part.user_ids), len(NOTIFICATION_FEATURES)), dtype=np.int64)
     seconds = np.zeros(len(part.user_ids))

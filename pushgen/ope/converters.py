@@ -185,7 +185,42 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     the environment's spec: ``dataset.recover_environment()`` makes it.
     ``root`` is the Minari datasets folder (default: Minari's own); ``force`` replaces a dataset
     of that id (otherwise ``FileExistsError``). ``dataset_id`` must name a folder inside the
-    datasets folder (checked before anything is created)."""
+    datasets folder (checked before anything is created).
+
+    Parameters
+    ----------
+    log : BanditLog
+        The log.
+    dataset_id : str
+        The Minari dataset id, e.g. ``"pushgen/mini-uniform-v0"``.
+    root : pathlib.Path, optional
+        The Minari datasets folder.
+    force : bool, default False
+        Replace a dataset of that id.
+
+    Returns
+    -------
+    minari.MinariDataset
+        The dataset, one episode per user.
+
+    Raises
+    ------
+    DatasetError
+        When ``dataset_id`` does not name a folder inside the datasets folder.
+    FileExistsError
+        When a dataset of that id exists (without ``force``).
+    ImportError
+        When minari is not installed.
+
+    Examples
+    --------
+    >>> import pathlib
+    >>> from pushgen.ope import log_policy, to_minari
+    >>> log = log_policy("pushgen-mini-v3", users=[0], seed=0)
+    >>> dataset = to_minari(log, "pushgen/mini-uniform-v0", root=pathlib.Path("minari").absolute())
+    >>> dataset.total_episodes, dataset.total_steps == len(log.rounds)
+    (1, True)
+    """
     id_path = PurePosixPath(dataset_id) if isinstance(dataset_id, str) else None
     if id_path is None or not dataset_id or id_path.is_absolute() or "\\" in dataset_id or any(
             part in (".", "..") for part in dataset_id.split("/")):
