@@ -19,6 +19,7 @@ import mkdocs_gen_files
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from public_api import PUBLIC_MODULES, defined_at
 
+from pushgen import schemas
 from pushgen.model.graph import INPUTS, NODES, TIMESCALES
 from pushgen.model.ground_truth_columns import ground_truth_markdown
 
@@ -37,6 +38,19 @@ def home_page() -> str:
         return f"{found.group(1)}({inside})"
 
     return re.sub(r"(!?\[[^\]]*\])\(([^)\s]+)\)", relink, (ROOT / "README.md").read_text())
+
+
+def columns_table() -> str:
+    """Every published feature of a dataset from ``schemas/``: its part, type, meaning and values."""
+    rows = ["| column | part | type | meaning | values |", "|---|---|---|---|---|"]
+    for entity in schemas.ENTITIES:
+        for name in schemas.entity_fields(entity):
+            f = schemas.field(name)
+            shown = "any number" if f.values is None else ", ".join(f"`{v}`" for v in f.values[:4])
+            if f.values is not None and len(f.values) > 4:
+                shown += f", ... ({len(f.values)} in all)"
+            rows.append(f"| `{name}` | {entity} | {f.type} | {f.description} | {shown} |")
+    return "\n".join(rows)
 
 
 def reference_page(module_name: str) -> str:
@@ -96,6 +110,10 @@ with mkdocs_gen_files.open("reference/index.md", "w") as page:
                + "".join(f"- [`{m}`]({m}.md)\n" for m in PUBLIC_MODULES))
 with mkdocs_gen_files.open("figures/dbn.svg", "w") as figure_file:
     figure_file.write(dbn_svg())
+with mkdocs_gen_files.open("dataset.md", "a") as page:
+    page.write("\n## Every column\n\nGenerated from the published value sets (`schemas/`, "
+               "`pushgen.schemas`); besides them, `user_id`, `notification_id` and `posted_at`.\n\n"
+               + columns_table() + "\n")
 with mkdocs_gen_files.open("ground-truth.md", "a") as page:
     page.write("\n## The columns\n\nGenerated from `pushgen.model.ground_truth_columns`.\n\n"
                + ground_truth_markdown() + "\n")

@@ -95,3 +95,12 @@ def test_pages_in_a_real_browser(site, tmp_path):
     assert browse.check(site, tmp_path) == []
     assert sorted(p.name for p in tmp_path.glob("*.png")) == [
         "environments-generation.png", "home.png", "tutorials-explore-a-dataset.png"]
+
+
+def test_the_dataset_page_lists_every_published_column(site):
+    from pushgen import schemas
+
+    text = (site / "dataset" / "index.html").read_text()
+    columns = [name for entity in schemas.ENTITIES for name in schemas.entity_fields(entity)]
+    assert len(columns) == 22  # 7 notification, 11 context, 4 engagement
+    assert [name for name in columns if f"<td><code>{name}</code></td>" not in text] == []
