@@ -46,12 +46,14 @@ def inside(folder: Path) -> Iterator[None]:
         os.chdir(before)
 
 
-def run(path: Path, folder: Path) -> dict:
-    """Every block of ``path`` in ``folder``, in order, sharing one namespace; returns it."""
+def run(path: Path, folder: Path, skip: str | None = None) -> dict:
+    """Every block of ``path`` in ``folder``, in order, sharing one namespace; returns it. Blocks
+    that contain ``skip`` are left out."""
     namespace: dict = {"__name__": "__tutorial__"}
     with inside(folder):
         for number, code in enumerate(blocks(path), 1):
-            exec(compile(code, f"{path.name} (block {number})", "exec"), namespace)
+            if skip is None or skip not in code:
+                exec(compile(code, f"{path.name} (block {number})", "exec"), namespace)
     return namespace
 
 

@@ -1,4 +1,4 @@
-"""Development splits, and the task 2 walk-through of docs/tasks.md run exactly as written."""
+"""Development splits, and the task 2 and task 1 walk-throughs of docs/tasks.md run exactly as written."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_the_walk_through_records_every_cold_start_user_and_scores(walked):
     assert "recorded run verified" in text.stdout  # recorded by the environment, digest and all
 
 
-def test_the_readme_states_cold_start_users_user_and_the_feedback_cadence():
+def test_the_docs_state_cold_start_users_user_and_the_feedback_cadence():
     text = section()
     assert "highest ids" in text and "`user=`" in text and "after every 50 contexts" in text
     leaderboard = (Path(__file__).resolve().parents[1] / "docs" / "leaderboard.md").read_text()
@@ -129,12 +129,13 @@ def test_the_readme_states_cold_start_users_user_and_the_feedback_cadence():
 
 
 def test_the_task_1_walk_through_scores_an_entry_on_the_development_split(walked):
-    """The README's task 1 section, run as written after the task 2 one (whose development split
+    """The task 1 section of docs/tasks.md, run as written after the task 2 one (whose development split
     it reuses): the entry is scored on the development split's test users, not the standard ones."""
     root, _ = walked
-    text = README.read_text()
+    text = PAGE.read_text()
     start = text.index("## Developing a task 1 entry\n")
-    task1 = text[start:text.index("\n## ", start + 5)]
+    end = text.find("\n## ", start + 5)
+    task1 = text[start:end if end >= 0 else None]
     blocks = re.findall(r"^```python\n(.*?)^```", task1, re.DOTALL | re.MULTILINE)
     assert len(blocks) == 1
     here = Path.cwd()
@@ -143,7 +144,7 @@ def test_the_task_1_walk_through_scores_an_entry_on_the_development_split(walked
     os.chdir(root)
     try:
         namespace: dict = {}
-        exec(compile(blocks[0], "README.md (Developing a task 1 entry)", "exec"), namespace)
+        exec(compile(blocks[0], "docs/tasks.md (Developing a task 1 entry)", "exec"), namespace)
     finally:
         os.chdir(here)
     entry = pd.read_parquet(root / "favourite-dev.parquet")

@@ -1,5 +1,7 @@
-"""The README's command lines run as written, in order, in one folder: no step collides with an
-earlier one ("already exists"). The lines that cannot run here are named with the reason."""
+"""The command lines of the README and of the pages a reader follows from it (in the order of the
+site's navigation) run as written, in order, in one folder: no step collides with an earlier one
+("already exists"). A command shown on two pages is one step. The lines that cannot run here are
+named with the reason."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import pytest
 
 from pushgen.commands import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTS = ("README.md", "docs/getting-started.md", "docs/dataset.md", "docs/splits.md",
+             "docs/use-it-with.md", "docs/environments/index.md", "docs/tasks.md")
 PLACEHOLDER = re.compile(r"\b[A-Z]{3,}\b|\||\[--")
 NOT_HERE = {  # a fragment of the line -> why it does not run in a test
     "pushgen-v3": "fetches or scores the 60-user standard split (network, minutes)",
@@ -21,17 +25,19 @@ NOT_HERE = {  # a fragment of the line -> why it does not run in a test
 
 
 def command_lines() -> list[str]:
-    """Every ``pushgen`` command of the README's console blocks, in order, comments removed."""
-    lines, inside, console = [], False, False
-    for line in README.read_text().splitlines():
-        if line.startswith("```"):
-            inside, console = not inside, line == "```"
-            continue
-        if inside and console:
-            command = line.split("#")[0].strip()
-            command = command.split("&&")[-1].strip()
-            if command.startswith("pushgen "):
-                lines.append(command)
+    """Every ``pushgen`` command of the documents' console blocks, in order, comments removed."""
+    lines: list[str] = []
+    for document in DOCUMENTS:
+        inside, console = False, False
+        for line in (ROOT / document).read_text().splitlines():
+            if line.startswith("```"):
+                inside, console = not inside, line == "```"
+                continue
+            if inside and console:
+                command = line.split("#")[0].strip()
+                command = command.split("&&")[-1].strip()
+                if command.startswith("pushgen ") and command not in lines:
+                    lines.append(command)
     return lines
 
 
