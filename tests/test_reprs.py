@@ -126,13 +126,13 @@ def test_the_environments_show_what_they_play():
     assert repr(made) == f"<OrderEnforcing<PassiveEnvChecker<{headline}>>>"  # gymnasium's wrappers
     text = short(repr(env))
     assert text.startswith(f"<{headline}\n user {env.user} (one of the part's 1 user), step 0 of "
-                           f"{len(env.episode):,}, mode expected,")
+                           f"{len(env.episode):,}, mode sampled,")  # the default learners play
     assert "candidates per context 4" in text and "cost 0.1" in text and "0x" not in text
     env.reset(seed=0)
     env.step(env.hold)
     assert f"step 1 of {len(env.episode):,}" in repr(env)
     cells = html_cells(env._repr_html_())
-    assert cells[cells.index("mode") + 1] == "expected" and cells[cells.index("stationary") + 1] == "no"
+    assert cells[cells.index("mode") + 1] == "sampled" and cells[cells.index("stationary") + 1] == "no"
     generation = gym.make(GENERATION_ID, split="pushgen-mini-v3", task=1, user=1, mode="sampled").unwrapped
     text = short(repr(generation))
     assert text.startswith("<NotificationGenerationEnv on task 1's test part of split pushgen-mini-v3\n"
@@ -150,7 +150,7 @@ def test_the_vector_environments_and_the_sb3_adapter_show_their_users():
     headline = "NotificationSelectionVectorEnv on task 1's test part of split pushgen-mini-v3"
     text = short(repr(vector))
     assert text.startswith(f"<{headline}\n environments 5, users 0, 1, 2 (3 of the part's 3 users), "
-                           "mode expected,")
+                           "mode sampled,")
     assert "stationary yes" in text and str(vector) == f"<{headline}>"
     generation = gym.make_vec(GENERATION_ID, num_envs=2, vectorization_mode="vector_entry_point",
                               split="pushgen-mini-v3", task=1, users=[2], flat_actions=True)
