@@ -80,13 +80,15 @@ def test_the_adapter_resets_in_the_step_that_ends_an_episode():
     assert np.array_equal(observation["candidates"], first["candidates"])
     envs.step_async(np.full(2, first_slot))
     _, reward, _, infos = envs.step_wait()
-    assert (reward > 0).all() and all(info["sent"] for info in infos)
+    assert set(reward.tolist()) <= {0.0, 1.0} and all(info["sent"] for info in infos)  # sampled: opened or not
+    assert [float(r) for r in reward] == [float(info["opened"]) for info in infos]
     envs.close()
 
 
 def held_out_reward(choose) -> float:
-    """Mean reward per context over the whole episode of task 2's held-out user (expected mode)."""
-    env = vector(1, task=2)
+    """Mean reward per context over the whole episode of task 2's held-out user, in the evaluation
+    mode (expected: P(open) of what is sent, so a fixed policy is scored without sampling noise)."""
+    env = vector(1, task=2, mode="expected")
     observation, _ = env.reset(seed=0)
     total, steps = 0.0, 0
     while True:
