@@ -24,7 +24,26 @@ def fresh_entropy() -> int:
 
 
 def outcome_generator(entropy: int) -> np.random.Generator:
-    """The generator of the sampled responses of an episode whose outcome entropy is ``entropy``."""
+    """The generator of the sampled responses of an episode whose outcome entropy is ``entropy``.
+
+    Parameters
+    ----------
+    entropy : int
+        The episode's outcome entropy (``env.outcome_entropy``: drawn afresh at each reset, or
+        given back in ``reset(options={"outcome_entropy": ...})`` to replay a run).
+
+    Returns
+    -------
+    numpy.random.Generator
+        A stream of its own (apart from gymnasium's ``np_random``): the same draws for the same
+        entropy.
+
+    Examples
+    --------
+    >>> from pushgen.envs.outcomes import outcome_generator
+    >>> float(outcome_generator(7).random()) == float(outcome_generator(7).random())
+    True
+    """
     return np.random.default_rng([entropy, OUTCOME_STREAM])
 
 

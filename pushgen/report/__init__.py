@@ -151,7 +151,35 @@ def write_report(source: str | Path | Dataset | Source, out: str | Path, force: 
 
 def write_dataset_report(folder: Path, title: str) -> Path:
     """Write ``report.html`` into the dataset folder ``folder`` that is being made (its manifest then
-    lists the file); ``title`` names the dataset."""
+    lists the file): what ``pushgen make --report`` adds to the folder it writes.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        A dataset folder (notifications, users and manifest written; no report yet).
+    title : str
+        The report's title, the dataset's name.
+
+    Returns
+    -------
+    pathlib.Path
+        ``folder / "report.html"``.
+
+    Raises
+    ------
+    DatasetError
+        When the folder already holds a report.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> from pushgen.data.build import make_dataset
+    >>> from pushgen.data.generator import make_recipe
+    >>> from pushgen.report import write_dataset_report
+    >>> folder = make_dataset(make_recipe(users=2, days=3, seed=0), Path("tiny"))
+    >>> write_dataset_report(folder, "tiny").name
+    'report.html'
+    """
     out = Path(folder) / REPORT
     if out.exists():
         raise DatasetError(f"{out} already exists")
