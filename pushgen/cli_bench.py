@@ -1,0 +1,160 @@
+"""The ``pushgen`` commands that score models on a split: evaluate, benchmark and log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pushgen.cli_support import UserFacingError, user_errors
+from pushgen.cli_types import FiniteNumber, WholeNumber
+from pushgen.data.outputs import check_output
+from pushgen.progress import note, quiet_option, shown
+from pushgen.replay.rewards import DEFAULT_MODE, MODES
+
+
+class BaselinesOption(click.Option):
+    """``--baselines``, whose help lists the baselines (imported only when help is shown)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from pushgen.baselines import BASELINES
+
+        self.help = f"Comma-separated baselines [default: all]: {', '.join(BASELINES)}."
+        return super().get_help_record(ctx)
+
+
+@click.command("evaluate")
+@click.option("--split", "split", required=True,
+              help="A standard split's name (e.g. pushgen-v3) or a split folder.")
+@click.option("--task", type=WholeNumber(1, 2), default=1, show_default=True,
+              help="1: a submission for the test contexts; 2: a recorded online run.")
+@click.option("--submission", type=click.Path(path_type=Path), required=True,
+              help="Parquet or CSV: context_id and the 7 notification features per row.")
+@click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
+              show_default=True, help="Expected reward, or the split's own draws.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
+@click.option("--user", "users", type=WholeNumber(), multiple=True,
+              help="Score only this user (repeat for several) [default: every test user].")
+@click.option("--paired-with", "paired_with", type=click.Path(path_type=Path), default=None,
+              help="A `pushgen benchmark` results folder of the split: compare user by user with a row.")
+@click.option("--reference", default=None,
+              help="The row of --paired-with to compare with [default: learned (task 1), bandit (task 2)].")
+@quiet_option
+def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json: bool,
+                     users: tuple[int, ...], paired_with: Path | None, reference: str | None) -> None:
+    """Score a task 1 submission or a recorded task 2 run on a split's test part."""
+    from pushgen.replay.evaluation import evaluate
+
+    with user_errors():
+        if reference is not None and paired_with is None:
+            raise UserFacingError("--reference needs --paired-with (a benchmark results folder)")
+        result = evaluate(split, task=task, submission=submission, mode=mode, users=users or None)
+        if paired_with is not None:
+            result = result.paired_with(paired_with, reference)
+    click.echo(result.to_json() if as_json else result.table())
+
+
+@click.command("benchmark")
+@click.option("--split", "split", required=True,
+              help="A standard split's name (e.g. pushgen-v3) or a split folder.")
+@click.option("--task", "tasks", type=WholeNumber(1, 2), multiple=True,
+              help="1 (offline) or 2 (online, cold start); repeat for both "
+                   "[default: each task with test users].")
+@click.option("--baselines", default=None, metavar="NAMES", cls=BaselinesOption)
+@click.option("--selection", "selection", default=None, metavar="NAMES|all|none",
+              help="Selection task baselines on task 2's users (pushgen/NotificationSelection-v0), "
+                   "comma-separated, 'all' or 'none' [default: all when --baselines is not given, "
+                   "else none].")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Results folder [default: benchmark-SPLIT].")
+@click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
+              help="Expected reward, or the split's own draws.")
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@quiet_option
+def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None, selection: str | None,
+                      out: Path | None, mode: str, seed: int, no_plots: bool, force: bool) -> None:
+    """Run the baselines on a split's tasks; write the leaderboard, per-user results and plots."""
+    from pushgen.publishing.access import resolve_split
+
+    if out is None:
+        out = Path(f"benchmark-{Path(split).name}")
+    with user_errors():
+        check_output(out, force, keep=(resolve_split(split),))  # never the split it reads
+    from pushgen.benchmark import run_benchmark, select_baselines, write_results
+    from pushgen.benchmark.requirements import check_requirements
+
+    with user_errors():
+        names = [b.name for b in select_baselines(baselines.split(",") if baselines is not None
+                                                   else None)]
+        try:
+            check_requirements(names, plots=not no_plots)
+        except ImportError as error:
+            raise UserFacingError(str(error)) from None
+        if selection is None:
+            selection = "all" if baselines is None and (not tasks or 2 in tasks) else "none"
+        from pushgen.benchmark.selection import select
+
+        choice = selection.strip().lower()
+        selected = (None if choice == "all" else [] if choice == "none"
+                    else [b.name for b in select(selection.split(","))])
+        results = run_benchmark(split, tasks=tasks or None, baselines=names, mode=mode, seed=seed,
+                                progress=shown(), selection=selected)
+        write_results(results, out, force=force, plots=not no_plots)
+    click.echo((out / "leaderboard.md").read_text(), nl=False)
+    note(f"Wrote {out} in {results.timings['total_seconds']:.1f} s")
+
+
+@click.command("log")
+@click.argument("split")
+@click.option("--policy", type=click.Choice(("uniform", "softmax")), default="uniform", show_default=True,
+              help="The logging policy: uniform over the candidates and hold, or a softmax of their "
+                   "true P(open).")
+@click.option("--temperature", type=FiniteNumber(), default=None,
+              help="The softmax policy's temperature, at least 0.1 [default: 0.2].")
+@click.option("--users", type=WholeNumber(1, None), default=None,
+              help="Log the first USERS test users of the split [default: every test user].")
+@click.option("--user", "user_ids", type=WholeNumber(0, None), multiple=True,
+              help="Log this test user (repeat for several) instead of --users.")
+@click.option("--k", type=WholeNumber(1, 64), default=8, show_default=True,
+              help="Candidate notifications per context (besides hold).")
+@click.option("--candidate-seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the candidate generator (every policy meets the same candidates).")
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the logging policy's choices and of the sampled rewards.")
+@click.option("--stationary", is_flag=True, help="A simulated user without fatigue and habituation.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Output folder [default: log-SPLIT-POLICY-seedSEED].")
+@click.option("--force", is_flag=True, help="Replace --out if it exists.")
+@quiet_option
+def log_command(split: str, policy: str, temperature: float | None, users: int | None,
+                user_ids: tuple[int, ...], k: int, candidate_seed: int, seed: int, stationary: bool,
+                out: Path | None, force: bool) -> None:
+    """Log bandit feedback: play a known stochastic logging policy on the test users of SPLIT (a
+    standard split's name or a split folder) in the selection environment and write the rounds,
+    the candidates with their exact propensities, and the true P(open) (an answer key)."""
+    from pushgen.ope.folder import write_log
+    from pushgen.ope.log import log_policy
+    from pushgen.ope.policies import MIN_TEMPERATURE
+    from pushgen.publishing.access import resolve_split
+
+    if temperature is not None and policy != "softmax":
+        raise click.UsageError("--temperature goes with --policy softmax")
+    if temperature is not None and temperature < MIN_TEMPERATURE:
+        raise click.BadParameter(f"{temperature:g} is below {MIN_TEMPERATURE:g}, the lowest temperature "
+                                 "(lower ones make propensities too small for importance weighting)",
+                                 param_hint="'--temperature'")
+    if users is not None and user_ids:
+        raise click.UsageError("give --users or --user, not both")
+    if out is None:
+        out = Path(f"log-{Path(split).name}-{policy}-seed{seed}")
+    with user_errors():
+        folder = resolve_split(split)
+        check_output(out, force, keep=(folder,))
+        log = log_policy(split, policy, temperature, list(user_ids) or users, k, candidate_seed, seed,
+                         stationary)
+        described = write_log(log, out, force)
+    click.echo(f"Wrote {out}: {described['rounds']:,} rounds of {len(log.recipe['users'])} users "
+               f"({described['held']:,} held, {described['opened']:,} opened); propensities sum to 1 per "
+               "round; the p_open columns are the simulator's ground truth (an answer key)")
