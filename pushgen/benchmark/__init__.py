@@ -4,20 +4,12 @@
 ``write_results`` writes the leaderboard folder; ``run_policy`` runs any ``Policy``.
 """
 
+from pushgen.benchmark.policy_runs import make_setting, run_baseline, run_policy
 from pushgen.benchmark.report import write_results
-from pushgen.benchmark.run import (
-    BenchmarkError,
-    Results,
-    TaskData,
-    make_setting,
-    run_baseline,
-    run_benchmark,
-    run_policy,
-    select_baselines,
-    task_data,
-)
+from pushgen.benchmark.run import Results, run_benchmark, select_baselines
 from pushgen.benchmark.runner import Episodes, PolicyError, Run, play
 from pushgen.benchmark.summary import leaderboard
+from pushgen.benchmark.task_inputs import BenchmarkError, TaskData, task_data
 
 __all__ = [
     "BenchmarkError",

@@ -1,39 +1,31 @@
-"""Run policies on every test user of a split's tasks and collect their per-user metrics."""
+"""Run the baselines on every test user of a split's tasks and collect their per-user metrics."""
 
 from __future__ import annotations
 
-import contextlib
-import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import perf_counter
-from typing import Any, SupportsInt, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from pushgen import schemas
-from pushgen.baselines import BASELINES, Baseline, Factory, Setting, Truth
-from pushgen.baselines.candidates import public_pool
-from pushgen.benchmark.runner import CHUNK, Episodes, Run, bound_runs, play, users_of
+from pushgen.baselines import BASELINES, Baseline
+from pushgen.benchmark.policy_runs import make_setting, run_baseline, run_policy
+from pushgen.benchmark.runner import Run
 from pushgen.benchmark.selection import SelectionResults, by_name, ranking_html, ranking_line, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
-from pushgen.data.dataset import DatasetError
+from pushgen.benchmark.task_inputs import BenchmarkError, TaskData, task_data
 from pushgen.data.folder_lock import session
-from pushgen.envs.spaces import CONTEXT_FEATURES
-from pushgen.model.engagement import RowTerms
 from pushgen.publishing.access import load_split
-from pushgen.replay.parts import ReplayPart, load_part
-from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.splits import TASKS
 from pushgen.text_tables import counted
 
-
-class BenchmarkError(DatasetError):
-    """A benchmark that cannot run as asked (the message says why)."""
+__all__ = ["BenchmarkError", "Results", "TaskData", "make_setting", "run_baseline", "run_benchmark",
+           "run_policy", "select_baselines", "task_data"]
 
 
 @dataclass(repr=False)
@@ -122,312 +114,6 @@ def select_baselines(names: Iterable[str] | None) -> list[Baseline]:
     ['random', 'oracle']
     """
     return by_name(names, BASELINES, "baseline", BenchmarkError)
-
-
-def seed_for(seed: int, name: str, task: int, user: int) -> np.random.SeedSequence:
-    """The seed of one policy for one user: independent of the other users and policies."""
-    return np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()), task, user))
-
-
-@contextlib.contextmanager
-def single_threaded_blas() -> Iterator[None]:
-    """One BLAS thread: the models' many small matrix operations run faster without threads."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        yield
-        return
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
-
-
-@dataclass
-class TaskData:
-    """What the runs of one task read: the test part (the scorer's side), the contexts the
-    policies are shown (from the model-facing test part), histories and the public rows.
-
-    Attributes
-    ----------
-    part : ReplayPart
-        The test part, the scorer's side.
-    contexts : dict of str to numpy.ndarray
-        Each context feature's codes per row of the part, from the contexts-only test part.
-    public : pandas.DataFrame
-        The task 1 training rows of every task 1 user.
-    pool : numpy.ndarray
-        ``(n, 7)`` plausible notifications from the public rows.
-    histories : dict of int to pandas.DataFrame
-        Task 1: each user's train and validation rows.
-    reference : dict of str to numpy.ndarray, optional
-        Task 2: the reference without feedback's notifications, per row of the part.
-
-    Examples
-    --------
-    >>> from pushgen.benchmark import task_data
-    >>> data = task_data("pushgen-mini-v3", 2)
-    >>> data.users, data.histories
-    ([3], {})
-    """
-
-    part: ReplayPart
-    contexts: dict[str, np.ndarray]  # per part row, from the contexts-only test part
-    public: pd.DataFrame  # task 1 training rows of every task 1 user
-    pool: np.ndarray
-    histories: dict[int, pd.DataFrame]
-    reference: dict[str, np.ndarray] | None  # task 2: the reference without feedback, per part row
-    _truths: dict[int, Truth] = field(default_factory=dict, repr=False)
-
-    @property
-    def users(self) -> list[int]:
-        return [int(u) for u in self.part.users]
-
-    def history(self, user: int) -> pd.DataFrame:
-        return self.histories.get(user, self.public.iloc[0:0])
-
-    def episodes(self, users: Iterable[int] | None = None) -> Episodes:
-        return Episodes(self.part, users_of(self.part, None if users is None else list(users)),
-                        self.contexts, self.reference)
-
-    def truth(self, user: int) -> Truth:
-        """The simulated user behind ``user``'s episode (for the baselines that read it)."""
-        if user not in self._truths:
-            part = self.part
-            rows = part.rows_of(user)
-            index = part.user_index(user)
-            self._truths[user] = Truth(
-                parameters=part.test_parameters,
-                parameter_row=int(part.test_parameters.rows(np.array([user]))[0]),
-                row_terms=RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows]),
-                seconds=part.seconds[rows],
-                initial={key: value[index] for key, value in part.test_truth.initial.items()},
-            )
-        return self._truths[user]
-
-
-def task_data(split: str | Path, task: int) -> TaskData:
-    """What the runs of task ``task`` read: the test part, the contexts shown, the histories.
-
-    Parameters
-    ----------
-    split : str or pathlib.Path
-        A standard split's name or a split folder.
-    task : int
-        1 or 2.
-
-    Returns
-    -------
-    TaskData
-        ``contexts`` (feature -> codes of every test context), ``histories`` (task 1: user ->
-        the user's train and validation rows), ``public`` and ``pool`` (the public history and
-        its notifications).
-
-    Raises
-    ------
-    BenchmarkError
-        When ``task`` is not 1 or 2.
-
-    Examples
-    --------
-    >>> from pushgen.benchmark import task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
-    >>> sorted(data.histories), len(data.contexts["place"]) > 0
-    ([0, 1, 2], True)
-    """
-    if task not in TASKS:
-        raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
-    offline = load_split(split, 1)
-    histories: dict[int, pd.DataFrame] = {}
-    if task == 1:
-        rows = pd.concat([offline.train, offline.validation], ignore_index=True)
-        rows = rows.sort_values(["user_id", "posted_at", "notification_id"], kind="stable")
-        histories = {int(cast(SupportsInt, u)): g.reset_index(drop=True)  # a group key is Hashable to pandas
-                     for u, g in rows.groupby("user_id", sort=True, observed=True)}
-    part = load_part(split, task, "test")
-    test = offline.test if task == 1 else load_split(split, 2).test
-    contexts = public_contexts(test, part)
-    reference = None
-    if task == 2:
-        reference = apps_aware_reference(part.folder, part.test_parameters.has_app[part.parameter_rows])
-    return TaskData(part=part, contexts=contexts, public=offline.train, pool=public_pool(offline.train),
-                    histories=histories, reference=reference)
-
-
-def public_contexts(test: pd.DataFrame, part: ReplayPart) -> dict[str, np.ndarray]:
-    """The context codes of the model-facing test part, in the order of the part's rows."""
-    position = pd.Index(test["context_id"].to_numpy()).get_indexer(part.context_ids)
-    if (position < 0).any():
-        raise DatasetError(f"{part.label}: context {part.context_ids[position < 0][0]} is missing "
-                           "from the contexts-only test part")
-    codes = schemas.frame_codes(test, CONTEXT_FEATURES)
-    contexts = {f: codes[f][position] for f in CONTEXT_FEATURES}
-    if any(not np.array_equal(contexts[f], part.codes[f]) for f in CONTEXT_FEATURES):
-        raise DatasetError(f"{part.label}: the contexts-only test part disagrees with the scorer's")
-    return contexts
-
-
-def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
-                 shared: dict | None = None, reads_truth: bool = False) -> Setting:
-    """What the policy ``name`` is told about ``user``'s episode of task ``task``; the simulated
-    user only with ``reads_truth``.
-
-    Parameters
-    ----------
-    data : TaskData
-        The task's data (``task_data``).
-    task : int
-        1 or 2.
-    name : str
-        The policy's name; it seeds the policy's random numbers.
-    user : int
-        A test user of the task.
-    seed : int, default 0
-        The run's seed.
-    shared : dict, optional
-        The run's scratch space, shared by its users.
-    reads_truth : bool, default False
-        Tell the policy the simulated user (a yardstick, not a model).
-
-    Returns
-    -------
-    Setting
-        What the policy is made from.
-
-    Examples
-    --------
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), task=1, name="mine", user=0)
-    >>> setting.user_id, setting.pool.shape[1], setting.truth is None
-    (0, 7, True)
-    """
-    return Setting(task=task, user_id=user, seed=seed_for(seed, name, task, user), pool=data.pool,
-                   public=data.public, truth=data.truth(user) if reads_truth else None,
-                   shared={} if shared is None else shared)
-
-
-def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory,
-               mode: str = DEFAULT_MODE, seed: int = 0, users: Iterable[int] | None = None,
-               on_user: Callable[[], None] | None = None, shared: dict | None = None,
-               chunk: int = CHUNK, reads_truth: bool = False) -> list[Run]:
-    """Run the policy ``make(setting)`` makes, one per user, on each test user of task ``task``.
-
-    How to benchmark a model of your own: ``make`` builds a ``pushgen.baselines.Policy`` (``fit``,
-    ``act``, ``update``) from what the policy is told about the user's episode.
-
-    ``name`` seeds the policy's random numbers; ``on_user`` is called after each user;
-    ``shared`` is the settings' scratch space (default: a new one); in task 2 the policy hears
-    the responses after every ``chunk`` contexts (1: after each, as in the environment);
-    ``reads_truth`` tells the policy the simulated user (for yardsticks, not models).
-
-    Parameters
-    ----------
-    split : str, pathlib.Path or TaskData
-        A standard split's name, a split folder, or a task's data already read.
-    task : int
-        1 or 2.
-    name : str
-        The policy's name; it seeds the policy's random numbers.
-    make : Factory
-        ``make(setting)`` gives the user's policy.
-    mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
-    seed : int, default 0
-        The seed of the policies' random numbers.
-    users : iterable of int, optional
-        Some of the task's test users; by default all.
-    on_user : callable, optional
-        Called after each user.
-    shared : dict, optional
-        The settings' scratch space.
-    chunk : int, default 50
-        Task 2: contexts between feedbacks.
-    reads_truth : bool, default False
-        Tell the policy the simulated user.
-
-    Returns
-    -------
-    list of Run
-        One per user: the generated notifications, the rewards and the timings, in time order.
-
-    Raises
-    ------
-    PolicyError
-        When the policy answers with something that is not a batch of valid notification codes.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from pushgen.benchmark import run_policy
-    >>> from pushgen.envs.spaces import NOTIFICATION_FEATURES
-    >>> class FirstOfThePool:  # always the first notification of the public history's pool
-    ...     def __init__(self, setting):
-    ...         self.notification = setting.pool[0]
-    ...     def fit(self, history):
-    ...         pass
-    ...     def act(self, contexts):
-    ...         n = len(next(iter(contexts.values())))
-    ...         return {f: np.full(n, code) for f, code in zip(NOTIFICATION_FEATURES, self.notification)}
-    ...     def update(self, contexts, notifications, opened):
-    ...         pass
-    >>> runs = run_policy("pushgen-mini-v3", task=2, name="first", make=FirstOfThePool)
-    >>> [run.user_id for run in runs], len(runs[0].reward) > 0
-    ([3], True)
-    """
-    check_mode(mode)
-    data = split if isinstance(split, TaskData) else task_data(split, task)
-    shared = {} if shared is None else shared
-    episodes = data.episodes(users)
-    with single_threaded_blas():
-        policies = {user: make(make_setting(data, task, name, user, seed, shared, reads_truth))
-                    for user in episodes.users}
-        return play(policies, episodes, data.history, task, mode, chunk, on_user)
-
-
-def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFAULT_MODE, seed: int = 0,
-                 users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
-                 shared: dict | None = None) -> list[Run]:
-    """One leaderboard row's runs: a policy played through the episodes, or a bound.
-
-    Parameters
-    ----------
-    data : TaskData
-        The task's data (``task_data``).
-    task : int
-        1 or 2.
-    baseline : Baseline
-        The leaderboard row (``pushgen.baselines.BASELINES``).
-    mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
-    seed : int, default 0
-        The run's seed.
-    users : iterable of int, optional
-        Some of the task's test users; by default all.
-    on_user : callable, optional
-        Called after each user.
-    shared : dict, optional
-        The settings' scratch space.
-
-    Returns
-    -------
-    list of Run
-        One per user.
-
-    Examples
-    --------
-    >>> from pushgen.baselines import BASELINES
-    >>> from pushgen.benchmark import run_baseline, task_data
-    >>> runs = run_baseline(task_data("pushgen-mini-v3", 1), 1, BASELINES["upper-bound"])
-    >>> [run.user_id for run in runs]
-    [0, 1, 2]
-    """
-    if baseline.make is not None:
-        return run_policy(data, task, baseline.name, baseline.make, mode, seed, users, on_user, shared,
-                          reads_truth=baseline.reads_truth)
-    assert baseline.bound is not None, "a baseline has a make or a bound"
-    runs = bound_runs(baseline.bound, data.episodes(users), data.truth, mode)
-    if on_user is not None:
-        for _ in runs:
-            on_user()
-    return runs
 
 
 @session()
