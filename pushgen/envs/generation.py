@@ -1,42 +1,11 @@
 """``pushgen/NotificationGeneration-v0``: answer each context with a generated notification.
 
-An episode is one user's test period in time order: a cold-start user's (task 2) by default;
-for a task 1 user (``user=`` one of them, or ``task=1``) that user's test part. Each step:
-
-- observation: the context, ``Dict`` of ``Discrete`` over the 11 context features;
-- action: a notification, ``Dict`` of ``Discrete`` over the 7 notification features
-  (code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``; see
-  ``pushgen.envs.spaces.encode``/``decode``); with ``flat_actions=True`` one
-  ``MultiDiscrete`` vector of the 7 codes in ``NOTIFICATION_FEATURES`` order (postingApp,
-  category, numberOfUpdates, subject, priority, ongoing, visibility), which RL libraries such
-  as stable-baselines3 take as it is;
-- reward: the challenge's table, comparing the simulated user's response to the generated
-  notification with the logged action in that context (``mode`` as in ``pushgen.replay.rewards``).
-  The simulated user is the generator's engagement model; its fatigue and habituation follow
-  the notifications this episode sends (``pushgen.replay.scoring``), from the state the user's
-  logged history left at the start of the test months; an impossible notification
-  (``pushgen.model.feasibility``) is never opened and does not reach the user;
-- info: ``context_id`` of the answered context, ``opened`` (the simulated response: the
-  row's own draw < P(open)), ``logged_opened``, ``p_open`` (of the generated notification),
-  ``history`` (a ``pushgen.envs.history.History``, filled in place, the same object for the
-  whole episode) and ``metrics`` (running ``steps``, ``total_reward``, ``mean_reward``,
-  ``generated_open_rate`` and ``logged_open_rate``; in ``expected`` mode the generated open
-  rate is the mean P(open)).
-
-A step costs a dictionary look-up and a few float operations: when a user's episode is chosen,
-the logits before exposure of every possible notification of the user at every context are
-computed with the judge's own functions (``pushgen.envs.online.static_table``; memory: contexts
-x possible notifications x 8 bytes, e.g. 30 MB for 3,000 contexts and 1,230 notifications),
-and only fatigue and habituation are followed per step (the public ``simulated_user``, a
-``pushgen.model.simulated_user.SimulatedUser``: ``snapshot()`` and ``restore()`` for planners);
-the native vector environment and the evaluator use the batched judge, with the same results.
-
-There is no validation part to play: the simulated user of a test part is the scorer's. To develop
-a policy, play a development split (``pushgen.development_split``: a standard split's recipe from
-another seed), as often as needed, and score it with ``pushgen evaluate``.
-
-With ``gym.make_vec(..., vectorization_mode="async")`` pass ``history_in_info=False``: the
-history would otherwise be pickled to the main process at every step.
+The spaces, rewards, info and options are documented on ``NotificationGenerationEnv``
+(Gymnasium's sections). A step costs a dictionary look-up and a few float operations: when a
+user's episode is chosen, the logits before exposure of every possible notification at every
+context are computed with the judge's own functions (``pushgen.envs.online.static_table``;
+memory: contexts x possible notifications x 8 bytes, e.g. 30 MB for 3,000 contexts and 1,230
+notifications), and only fatigue and habituation are followed per step.
 """
 
 from __future__ import annotations

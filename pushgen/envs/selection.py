@@ -1,49 +1,12 @@
 """``pushgen/NotificationSelection-v0``: at each context choose one of K eligible notifications, or hold.
 
-An episode is one user's test period in time order (a cold-start user's, task 2, by default;
-``user=`` a task 1 user, or ``task=1``, plays that user's test part). At each context the
-candidate generator (``pushgen.envs.candidates``) offers ``k`` notifications (default 8) that
-the user's apps could post then, each possible by construction; the agent sends one or holds.
-
-- observation (a flat ``Dict`` that stable-baselines3's ``MultiInputPolicy`` takes as it is):
-  the 11 context features (``Discrete`` each, code ``i`` = ``pushgen.schemas.values(f)[i]``),
-  ``candidates`` (``MultiDiscrete``: ``k`` x 7 notification codes, slot by slot, features in
-  ``NOTIFICATION_FEATURES`` order; empty slots all 0), ``candidate_mask`` (``MultiBinary(k)``:
-  1 where a slot holds a candidate) and ``hours_since_last`` (``Box``: hours since this
-  episode's last sent notification, or since the start of the test months before the first,
-  capped at ``HOURS_CAP``);
-- action: ``Discrete(k + 1)``: slot ``j < k`` sends candidate ``j``, ``k`` holds (sends
-  nothing). ``action_masks()`` (sb3-contrib's ``MaskablePPO``) marks the filled slots and hold;
-  an empty slot is an error;
-- reward: whether the user opens the notification sent, minus ``cost`` per send (0 for a hold).
-  ``mode="sampled"`` (the default, the learner-facing mode): 1 if opened - cost, drawn after
-  the action from the outcome generator (``pushgen.envs.outcomes``), seeded by entropy drawn
-  afresh at each ``reset(seed=...)``, never by the public seed; the entropy is
-  ``outcome_entropy``, recorded for the scorer, who may give it back
-  (``reset(options={"outcome_entropy": E})``) to replay the draws. ``mode="expected"``, the
-  evaluation mode: P(open) - cost, ``p_open`` in the info; it hands a learner the true model,
-  so no learner is scored in it. One draw every step. A policy that reads the private state
-  (the outcome generator, the simulated user, ``last_p_open``) reads the answer key;
-- the simulated user (``simulated_user``, a ``pushgen.model.simulated_user.SimulatedUser``) is
-  the generator's engagement model with the split's ground truth; its fatigue and habituation
-  follow what this episode sends, from the state the user's logged history left at the start
-  of the test months (``stationary=True``: no fatigue and no habituation at all, the state
-  frozen at the fresh state; for off-policy work);
-- info: ``context_id``, ``sent`` (bool), ``slot`` (the candidate sent, -1 for hold),
-  ``opened``, ``p_open`` (expected mode only: of what was sent, 0 for hold) and ``metrics``
-  (running ``steps``, ``total_reward``, ``sends``, ``opens`` = opened ones in sampled mode,
-  the sum of P(open) in expected mode). With ``candidate_p_in_info=True`` (the oracle's
-  privilege; off by default), ``reset`` and ``step`` also return
-  ``candidate_p``: P(open) of each candidate of the next context at the current state.
-
-Each step follows only the exposure (``pushgen.envs.online``). Planners ask "what if" with
+Documented on ``NotificationSelectionEnv`` (Gymnasium's sections); planners look ahead with
 ``simulated_user.snapshot()``, ``send_to_simulated_user(i, slot)``, ``candidate_probabilities(i)``
-and ``simulated_user.restore(saved)``; ``pushgen.envs.selection_vector`` is the vector version.
+and ``simulated_user.restore(saved)``. ``pushgen.envs.selection_vector`` is the vector version.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -52,81 +15,18 @@ from gymnasium import spaces
 
 from pushgen.envs import SELECTION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
-from pushgen.envs.candidates import MAX_K, CandidateGenerator
-from pushgen.envs.online import apps_of, interruptions, simulated_user, static_logits
+from pushgen.envs.online import simulated_user
 from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
-from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
+from pushgen.envs.slates import (
+    HOURS_CAP,
+    EpisodeSlates,
+    check_options,
+    check_slot,
+    selection_facts,
+    selection_space,
+)
+from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.replay.rewards import check_mode
-
-HOURS_CAP = 168.0
-
-
-def selection_space(k: int) -> spaces.Dict:
-    """The selection environment's observation space for ``k`` candidates.
-
-    Parameters
-    ----------
-    k : int
-        Candidates per context.
-
-    Returns
-    -------
-    gymnasium.spaces.Dict
-        The 11 context features, ``candidates``, ``candidate_mask`` and ``hours_since_last``.
-
-    Examples
-    --------
-    >>> from pushgen.envs.selection import selection_space
-    >>> space = selection_space(4)
-    >>> space["candidates"].shape, space["candidate_mask"].n
-    ((28,), 4)
-    """
-    return spaces.Dict({
-        **context_space().spaces,
-        "candidates": spaces.MultiDiscrete(np.tile(np.array(NOTIFICATION_SIZES, dtype=np.int64), k)),
-        "candidate_mask": spaces.MultiBinary(k),
-        "hours_since_last": spaces.Box(0.0, HOURS_CAP, shape=(1,), dtype=np.float32),
-    })
-
-
-def check_options(k: Any, candidate_seed: Any, cost: Any, stationary: Any,
-                  **flags: Any) -> tuple[int, int, float]:
-    """The selection options checked: one-line errors naming the parameter."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
-        raise ValueError(f"k (candidates per context) must be a whole number from 1 to {MAX_K}; got {k!r}")
-    if (isinstance(candidate_seed, bool) or not isinstance(candidate_seed, (int, np.integer))
-            or candidate_seed < 0):
-        raise ValueError(f"candidate_seed must be a whole number >= 0; got {candidate_seed!r}")
-    if (isinstance(cost, bool) or not isinstance(cost, (int, float, np.integer, np.floating))
-            or not math.isfinite(cost) or cost < 0):
-        raise ValueError(f"cost (per notification sent) must be a finite number >= 0; got {cost!r}")
-    for name, value in {"stationary": stationary, **flags}.items():
-        if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"{name} must be True or False; got {value!r}")
-    return int(k), int(candidate_seed), float(cost)
-
-
-def selection_facts(env: Any) -> list[tuple[str, str]]:
-    """The selection options of ``env`` (single or vector) as its notebook facts."""
-    return [("candidates per context", str(env.k)), ("candidate seed", str(env.candidate_seed)),
-            ("cost", f"{env.cost:g}"), ("stationary", "yes" if env.stationary else "no")]
-
-
-class EpisodeSlates:
-    """One user's episode as the selection task sees it: candidates, their static logits, keys."""
-
-    def __init__(self, part: Any, user: int, k: int, candidate_seed: int) -> None:
-        episode = part.episode(user)
-        n = len(episode)
-        codes, self.mask = CandidateGenerator(apps_of(part, user), user, k, candidate_seed).slates(n)
-        self.codes = codes  # (n, k, 7)
-        by_feature = {f: codes[:, :, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
-        rows = np.arange(episode.rows.start, episode.rows.stop)
-        self.static, self.channel = static_logits(part, rows, by_feature)
-        self.static = np.where(self.mask, self.static, -np.inf)
-        self.interrupts = interruptions(by_feature)
-        self.seconds = part.seconds[rows]
-        self.rows = rows
 
 
 class NotificationSelectionEnv(ReplayEnv):
@@ -338,7 +238,7 @@ class NotificationSelectionEnv(ReplayEnv):
 
     def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
         i = self._check_running()
-        slot = self._slot(action, i)
+        slot = check_slot(action, self.k, self._filled[i])
         draw = self._outcomes.random()
         if slot == self.hold:
             p, opened, reward = 0.0, False, 0.0
@@ -368,24 +268,6 @@ class NotificationSelectionEnv(ReplayEnv):
         """P(open) of the last step's send (0 for a hold or before the first step): the scorer's,
         like ``candidate_probabilities``; a policy under evaluation must not read it."""
         return 0.0 if self._last is None else self._last[1]
-
-    def _slot(self, action: Any, i: int) -> int:
-        kind = type(action)
-        if kind is int or kind is np.int64:
-            slot = int(action)
-        elif isinstance(action, (np.integer, np.ndarray)) and np.size(action) == 1 and \
-                np.asarray(action).dtype.kind in "iu":
-            slot = int(np.asarray(action).reshape(()))
-        else:
-            raise ValueError(f"an action is a whole number: a candidate slot 0..{self.k - 1} or "
-                             f"{self.hold} (hold); got {action!r}")
-        if not 0 <= slot <= self.hold:
-            raise ValueError(f"action {slot} is outside 0..{self.hold} (slots 0..{self.k - 1}, "
-                             f"{self.hold} = hold)")
-        if slot < self.hold and slot >= self._filled[i]:
-            raise ValueError(f"action {slot} is an empty candidate slot: this context has "
-                             f"{self._filled[i]} candidates (see action_masks())")
-        return slot
 
     def _metrics(self) -> dict[str, float]:
         k = self._row

@@ -31,7 +31,7 @@ from gymnasium.vector.utils import batch_space
 
 from pushgen.envs.base import Shown
 from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
-from pushgen.envs.selection import HOURS_CAP, EpisodeSlates, check_options, selection_facts, selection_space
+from pushgen.envs.slates import HOURS_CAP, EpisodeSlates, check_options, selection_facts, selection_space
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.envs.vector import context_columns, context_matrix, episode_users, vector_facts
 from pushgen.model import simulated_user
