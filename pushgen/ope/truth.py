@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pushgen.ope.estimators import LEVEL, plain_floats
+from pushgen.ope.estimators import LEVEL
+from pushgen.ope.feedback import plain_floats
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
 from pushgen.ope.policies import SlatePolicy

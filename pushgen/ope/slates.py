@@ -1,0 +1,97 @@
+"""Rounds of the selection task as a policy sees them (``Slates``), the protocol of a policy that
+gives probabilities over their actions (``SlatePolicy``), and sampling from those probabilities.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from pushgen.baselines.base import NoHistory, Policy
+
+
+@dataclass(frozen=True)
+class Slates:
+    """Rounds as a policy sees them: contexts (feature -> codes (n,)), candidates ``(n, k, 7)``,
+    their ``mask`` ``(n, k)`` and, for the policies that read the state, the candidates' true
+    P(open) ``(n, k)``.
+
+    Attributes
+    ----------
+    contexts : dict of str to numpy.ndarray
+        Each context feature's codes, one per round.
+    candidates : numpy.ndarray
+        ``(n, k, 7)`` the candidates' notification codes.
+    mask : numpy.ndarray
+        ``(n, k)`` the filled slots.
+    p_open : numpy.ndarray, optional
+        ``(n, k)`` the candidates' true P(open) at the state, for the policies that read it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import Slates
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> len(slates), len(slates.take(np.array([0, 0])))
+    (1, 2)
+    """
+
+    contexts: dict[str, np.ndarray]
+    candidates: np.ndarray
+    mask: np.ndarray
+    p_open: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.mask)
+
+    def take(self, index: slice | np.ndarray) -> Slates:
+        return Slates({f: c[index] for f, c in self.contexts.items()}, self.candidates[index],
+                      self.mask[index], None if self.p_open is None else self.p_open[index])
+
+
+class SlatePolicy(Policy[Slates, np.ndarray], Protocol):
+    """A ``pushgen.baselines.base.Policy`` over rounds whose decision is known as probabilities:
+    ``act(slates)`` is ``probabilities(slates)``, sampled by the caller (the propensities)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reads_state(self) -> bool: ...
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        """(rounds, k + 1): the probability of each slot and of hold (last)."""
+
+
+class Probabilities(NoHistory):
+    """What every policy here shares: its decision is its ``probabilities``; nothing to learn."""
+
+    def probabilities(self, slates: Slates) -> np.ndarray:
+        raise NotImplementedError
+
+    def act(self, observation: Slates) -> np.ndarray:
+        return self.probabilities(observation)
+
+    def update(self, observation: Slates, action: np.ndarray, opened: Any) -> None:
+        return None
+
+
+Scorer = Callable[[Slates], np.ndarray]  # slates -> (n, k) scores of the candidates
+
+
+def allowed(slates: Slates) -> np.ndarray:
+    """(n, k + 1) booleans: the filled slots and hold."""
+    return np.column_stack([slates.mask, np.ones(len(slates), dtype=bool)])
+
+
+def sample(probabilities: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Per row, the action whose cumulative probability interval holds ``uniform`` (inverse CDF)."""
+    cumulative = np.cumsum(probabilities, axis=1)
+    action = (cumulative <= (uniform * cumulative[:, -1])[:, None]).sum(axis=1)
+    # never an action of probability 0 (a float sum at the edge)
+    last = probabilities.shape[1] - 1 - np.argmax(probabilities[:, ::-1] > 0, axis=1)
+    return np.minimum(action, last)
