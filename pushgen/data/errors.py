@@ -1,0 +1,34 @@
+"""The errors of dataset folders and output paths, and one-line messages for operating system errors."""
+
+from __future__ import annotations
+
+import errno
+from pathlib import Path
+
+FULL_DISK = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))
+
+
+class DatasetError(ValueError):
+    """A dataset folder or output path that cannot be used (message says why)."""
+
+
+class OutputBusy(DatasetError):
+    """Another run is writing the same output path."""
+
+
+def os_error_message(error: OSError) -> str:
+    """One line for an operating system error: what happened, to which file."""
+    where = f" ({error.filename})" if error.filename else ""
+    if error.errno in FULL_DISK or "No space left on device" in str(error):
+        return f"no space left on the device{where}; nothing was written"
+    reason = error.strerror or " ".join(str(error).split()) or type(error).__name__
+    return f"{reason}{where}"
+
+
+def write_error_message(error: OSError, out: Path) -> str:
+    """One line for an operating system error met while writing ``out``."""
+    where = f" ({error.filename})" if error.filename else ""
+    if error.errno in FULL_DISK or "No space left on device" in str(error):
+        return f"no space left on the device while writing {out}{where}; nothing was written"
+    reason = error.strerror or " ".join(str(error).split()) or type(error).__name__
+    return f"cannot write {out}: {reason}{where}; nothing was written"
