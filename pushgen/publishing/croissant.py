@@ -25,7 +25,7 @@ from pushgen.data.dataset import CARD, MANIFEST, read_manifest
 from pushgen.data.outputs import sha256_file
 from pushgen.publishing.cards import Json
 from pushgen.publishing.cards.tables import DATASET_TABLES, split_table_description, tables
-from pushgen.publishing.croissant_terms import CONTEXT, CREATOR, KEYWORDS, RAI
+from pushgen.publishing.croissant_terms import COLUMNS, CONTEXT, CREATOR, KEYWORDS, RAI
 from pushgen.publishing.split_card import CARD_FILE, LICENSE_URL, split_label
 from pushgen.splits import SPLIT_FILE
 
@@ -36,35 +36,8 @@ SCHEMA_TYPES = {"string": "sc:Text", "boolean": "sc:Boolean", "integer": "sc:Int
 ENCODINGS = {".parquet": "application/x-parquet", ".csv": "text/csv", ".json": "application/json",
              ".md": "text/markdown", ".html": "text/html"}
 VALUES = "values"
-COLUMNS = {
-    "user_id": "Pseudonymous user number.",
-    "notification_id": "Notification number, unique in the dataset (user_id * 10^7 + the user's row).",
-    "context_id": "Key of a split's row and of a submission's: a keyed hash of user_id and notification_id.",
-    "posted_at": "When the notification was posted (local time of the simulated user).",
-    "name": "Invented pseudonym of the simulated user.",
-    "hour": "Hour of the day at posting, with its fraction.",
-    "days": "Days since the start of the simulation at posting.",
-    "asleep": "Whether the user was asleep when the notification arrived.",
-    "fatigue": "The user's notification fatigue at posting (decaying count of recent arrivals).",
-    "mood": "The user's hidden availability that day and in that stretch of the routine (log-odds).",
-    "routine_state": "The user's routine state at posting.",
-    "draw": "The uniform random draw that decided the action: opened if draw < p_open.",
-    "p_open": "The engagement model's probability that the user opens the notification.",
-    "feature": "Feature whose value the weight belongs to.",
-    "code": "Position of the value in the feature's published value list.",
-    "value": "The feature's value.",
-    "weight": "Log-odds contribution of the value to opening.",
-    "key": "The exposure: fatigue, or habituation to an app, subject or channel.",
-    "index": "The app, subject or channel code of the exposure (0 for fatigue).",
-    "round_id": "Number of the logged round (user, then time order).",
-    "candidates": "How many candidate notifications the round offered (besides hold).",
-    "slot": "The action: a candidate slot 0..k-1, or k for hold (send nothing).",
-    "held": "Whether the logging policy held (sent nothing).",
-    "hold": "Whether the row is the hold action (its notification features are empty).",
-    "propensity": "The logging policy's true probability of the action in that round.",
-    "chosen": "Whether the logging policy chose this action.",
-    "reward": "The sampled reward of the chosen action: 1 if the notification was opened.",
-}
+
+
 @dataclass(frozen=True)
 class Table:
     """A table to describe: its record set's name, what it holds, where it is, its columns."""

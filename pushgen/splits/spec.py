@@ -1,0 +1,96 @@
+"""A split's layout (its parts and tasks) and its parameters (``SplitSpec``): how many months of
+training and test, weeks of validation and cold-start users, and the dates they fall on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import numpy as np
+
+from pushgen.data.outputs import DatasetError
+from pushgen.model.timegrid import add_months
+from pushgen.splits.scorer import SCORER
+
+SPLIT_FILE = "split.json"
+TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")
+MODEL_PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
+SCORER_PARTS = (f"{SCORER}/task1/test", f"{SCORER}/task2/test")
+PARTS = MODEL_PARTS + SCORER_PARTS
+TEST_PARTS = {1: "task1/test", 2: "task2/test"}
+TASKS = (1, 2)
+
+
+@dataclass(frozen=True)
+class SplitSpec:
+    train_months: int = 3
+    test_months: int = 3
+    validation_weeks: int = 2
+    cold_start_users: int = 0
+
+    def __post_init__(self) -> None:
+        for name, low in (("train_months", 1), ("test_months", 1), ("validation_weeks", 0),
+                          ("cold_start_users", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                option = "--" + name.replace("_", "-")
+                raise DatasetError(f"{option} must be a whole number of at least {low}; got {value!r}")
+
+    def to_dict(self) -> dict:
+        return {
+            "train_months": self.train_months,
+            "test_months": self.test_months,
+            "validation_weeks": self.validation_weeks,
+            "cold_start_users": self.cold_start_users,
+        }
+
+
+def whole_months(recipe: dict) -> int:
+    """How many calendar months from the recipe's start its days cover in full."""
+    start = dt.date.fromisoformat(recipe["start"])
+    months = 0
+    while (add_months(start, months + 1) - start).days <= recipe["days"]:
+        months += 1
+    return months
+
+
+def fill_months(recipe: dict, train_months: int | None, test_months: int | None) -> tuple[int, int]:
+    """The split's training and test months, the whole dataset by default: half of its months
+    (at least one) for training, and the rest for testing."""
+    if train_months is not None and test_months is not None:
+        return train_months, test_months  # make_split says if they do not fit
+    months = whole_months(recipe)
+    if months < 2:
+        raise DatasetError(f"the dataset covers {recipe['days']} days, less than the 2 calendar months "
+                           "a split needs (one of training, one of test)")
+    train = months // 2 if train_months is None else train_months
+    if test_months is not None:
+        return train, test_months
+    if train >= months:
+        raise DatasetError(f"the dataset covers {months} months; --train-months {train} leaves none "
+                           f"for testing (at most {months - 1})")
+    return train, months - train
+
+
+def left_out(recipe: dict, spec: SplitSpec) -> str | None:
+    """A line naming the dataset's months (or days) that no part of ``spec`` holds, if any."""
+    months, used = whole_months(recipe), spec.train_months + spec.test_months
+    start = dt.date.fromisoformat(recipe["start"])
+    spare_days = recipe["days"] - (add_months(start, months) - start).days
+    if used < months:
+        dropped = f"month {months}" if used + 1 == months else f"months {used + 1}-{months}"
+        tail = f" and the last {spare_days} days" if spare_days else ""
+        return (f"{dropped}{tail} of the dataset's {months} are in no part "
+                f"(--train-months {spec.train_months} + --test-months {spec.test_months})")
+    if used == months and spare_days:
+        return f"the last {spare_days} days of the dataset, after its {months} whole months, are in no part"
+    return None
+
+
+def boundaries(start: dt.date, spec: SplitSpec) -> tuple[np.datetime64, np.datetime64, np.datetime64]:
+    train_end = add_months(start, spec.train_months)
+    validation_start = train_end - dt.timedelta(weeks=spec.validation_weeks)
+    test_end = add_months(train_end, spec.test_months)
+    return (np.datetime64(validation_start, "ms"), np.datetime64(train_end, "ms"),
+            np.datetime64(test_end, "ms"))
