@@ -61,10 +61,12 @@ class NotificationSelectionEnv(ReplayEnv):
 
     Rewards
     -------
-    Whether the user opens what is sent, less ``cost`` per send: P(open) - cost in
-    ``mode="expected"`` (the default), 1 if opened - cost in ``mode="sampled"``, the response
-    drawn after the action from the environment's own outcome generator (seeded by
-    ``reset(seed=...)``). Holding earns 0.
+    Whether the user opens what is sent, less ``cost`` per send: 1 if opened - cost in
+    ``mode="sampled"`` (the default, the mode learners play and are scored in), the response
+    drawn after the action from entropy drawn afresh at each reset (``env.outcome_entropy``,
+    ``pushgen.envs.outcomes``), so that no public seed predicts it; P(open) - cost in
+    ``mode="expected"``, the evaluation mode, which alone puts ``p_open`` in ``info``. Holding
+    earns 0.
 
     Starting State
     --------------
@@ -96,8 +98,8 @@ class NotificationSelectionEnv(ReplayEnv):
         Candidates per context, 1 to 64.
     candidate_seed : int, default 0
         The seed of the candidates, >= 0.
-    mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
+    mode : str, default "sampled"
+        ``"sampled"`` (learners) or ``"expected"`` (evaluation) rewards.
     cost : float, default 0.0
         Subtracted from the reward of every send, >= 0.
     stationary : bool, default False

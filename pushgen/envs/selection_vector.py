@@ -85,8 +85,8 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
         Candidates per context, 1 to 64.
     candidate_seed : int, default 0
         The seed of the candidates, >= 0.
-    mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
+    mode : str, default "sampled"
+        ``"sampled"`` (learners) or ``"expected"`` (evaluation) rewards.
     cost : float, default 0.0
         Subtracted from the reward of every send, >= 0.
     stationary : bool, default False
