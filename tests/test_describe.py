@@ -336,7 +336,8 @@ def test_the_report_marks_each_miss_and_counts_them(generated: pushgen.Dataset) 
                          f"{unmeasured} of {len(FIGURES)} not measurable here.")
 
 
-def test_a_key_figure_gets_the_verdict_the_calibration_table_gives_its_statistic(generated: pushgen.Dataset) -> None:
+def test_a_key_figure_gets_the_verdict_the_calibration_table_gives_its_statistic(
+        generated: pushgen.Dataset) -> None:
     from pushgen.report.html import table_html
 
     stats = describe(generated.notifications, generated.users)

@@ -80,7 +80,8 @@ def test_the_adapter_resets_in_the_step_that_ends_an_episode():
     assert np.array_equal(observation["candidates"], first["candidates"])
     envs.step_async(np.full(2, first_slot))
     _, reward, _, infos = envs.step_wait()
-    assert set(reward.tolist()) <= {0.0, 1.0} and all(info["sent"] for info in infos)  # sampled: opened or not
+    # sampled: the reward is the response, opened or not
+    assert set(reward.tolist()) <= {0.0, 1.0} and all(info["sent"] for info in infos)
     assert [float(r) for r in reward] == [float(info["opened"]) for info in infos]
     envs.close()
 
