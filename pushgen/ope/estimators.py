@@ -147,7 +147,7 @@ def dm(feedback: Feedback) -> Estimate:
     >>> round(dm(feedback).value, 3)  # the model's 0.8, not the true 1.0
     0.8
     """
-    baseline = (feedback.target * feedback._need_model()).sum(axis=1)
+    baseline = (feedback.target * feedback.required_model).sum(axis=1)
     return _estimate("DM", baseline, feedback.weights)
 
 
@@ -180,7 +180,7 @@ def dr(feedback: Feedback) -> Estimate:
     1.0
     """
     w = feedback.weights
-    baseline = (feedback.target * feedback._need_model()).sum(axis=1)
+    baseline = (feedback.target * feedback.required_model).sum(axis=1)
     return _estimate("DR", baseline + w * (feedback.reward - feedback.logged_model), w)
 
 

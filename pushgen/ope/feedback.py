@@ -121,9 +121,11 @@ class Feedback:
 
     @property
     def logged_model(self) -> np.ndarray:
-        return self._need_model()[np.arange(len(self.action)), self.action]
+        return self.required_model[np.arange(len(self.action)), self.action]
 
-    def _need_model(self) -> np.ndarray:
+    @property
+    def required_model(self) -> np.ndarray:
+        """The reward model's estimate per round and action (DM and DR need one)."""
         if self.model is None:
             raise ValueError("DM and DR need a reward model (model=)")
         return self.model
