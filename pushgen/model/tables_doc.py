@@ -87,9 +87,12 @@ def prior_meanings() -> dict[str, str]:
     from pushgen.model.priors import Priors
 
     text = (Priors.__doc__ or "").split("Attributes\n    ----------\n", 1)[1]
+    lines = text.splitlines()
     meanings: dict[str, str] = {}
     names: list[str] = []
-    for line in text.splitlines():
+    for line, underline in zip(lines, [*lines[1:], ""], strict=True):
+        if underline.strip() and set(underline.strip()) == {"-"}:
+            break  # the next numpydoc section (Raises, Examples): the attributes end here
         if line.startswith("    ") and not line.startswith("        ") and " : " in line:
             names = [n.strip() for n in line.split(" : ")[0].split(",")]
             meanings.update(dict.fromkeys(names, ""))
