@@ -44,6 +44,17 @@ def versions(tmp_path_factory):
     return found
 
 
+def wait_for_waiting_note(capsys, folder: Path, limit_seconds: float = 600.0) -> str:
+    """Stderr up to the note of a replacement waiting for the readers of ``folder`` (the event that
+    it reached the lock), polled with a long safety limit only."""
+    seen, deadline = "", time.monotonic() + limit_seconds
+    while f"waiting for the runs that read {folder} to finish" not in seen:
+        assert time.monotonic() < deadline, "the replacement never waited for the reader"
+        seen += capsys.readouterr().err
+        time.sleep(0.05)  # ok-timing: a polling interval, it decides nothing
+    return seen
+
+
 class Replacer(threading.Thread):
     """Replaces ``out`` with a copy of one of ``sources`` after another, as ``--force`` does."""
 
@@ -134,16 +145,15 @@ def test_a_reader_keeps_its_version_until_it_is_done(versions, tmp_path, capsys)
     with folder_lock.session():
         assert read_dataset(dataset).recipe.seed == 10
         replacer.start()
-        time.sleep(0.5)
-        assert replacer.replaced == 0  # waiting for this reader, and saying so
-        assert f"waiting for the runs that read {dataset} to finish" in capsys.readouterr().err
+        wait_for_waiting_note(capsys, dataset)  # waiting for this reader, and saying so
+        assert replacer.replaced == 0
         assert read_dataset(dataset).recipe.seed == 10
         replacer.done.set()
     replacer.join()
     assert replacer.replaced == 1 and read_dataset(dataset).recipe.seed == 11
 
 
-def test_an_environment_reads_one_version_of_its_split(versions, tmp_path, monkeypatch):
+def test_an_environment_reads_one_version_of_its_split(versions, tmp_path, monkeypatch, capsys):
     """The constructor reads the split's parts (to choose the task) and the part it plays under one
     hold of the lock: a replacement that starts between the two waits for it."""
     from pushgen.envs import base
@@ -158,7 +168,7 @@ def test_an_environment_reads_one_version_of_its_split(versions, tmp_path, monke
     def then_replace(*args):
         task = task_of_user(*args)
         replacer.start()
-        time.sleep(0.5)  # the replacement is ready to rename by now
+        wait_for_waiting_note(capsys, split)  # the replacement is ready to rename by now
         return task
 
     monkeypatch.setattr(base, "task_of_user", then_replace)
