@@ -5,7 +5,7 @@
   every user.
 - ``AppsAwareReferencePolicy``: the best of them that one of the user's apps can post (it is
   told which apps the user has, nothing of its tastes): task 2's reference without feedback,
-  whose learning metric is 0 by construction.
+  whose reward over the reference is 0 by construction.
 - ``BestFixedFromHistoryPolicy``: the user's own most opened notification in its history, by
   open rate shrunk towards the user's overall open rate (``SMOOTHING`` pseudo-rows), so a
   notification seen once does not win by luck. Without history, the overall one.
@@ -111,7 +111,7 @@ class BestFixedFromHistoryPolicy(FixedPolicy):
 class AppsAwareReferencePolicy(FixedPolicy):
     """The best public notification that one of the user's apps can post (reads which apps).
 
-    Task 2's reference without feedback: the learning metric measures a policy against it.
+    Task 2's reference without feedback: the "vs no-feedback ref." column measures a policy against it.
 
     Parameters
     ----------

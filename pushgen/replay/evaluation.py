@@ -12,7 +12,7 @@ the split's own draws, in both modes, and counts only possible notifications
 (``pushgen.model.feasibility``); ``impossible_share`` is the share of submitted notifications
 that no app of the user could post (never opened). The simulated user's fatigue and habituation
 follow the submitted notifications in time order (``pushgen.replay.scoring``). Task 2's
-learning metric is measured against the split's reference without feedback on the same
+reward over the reference is measured against the split's reference without feedback on the same
 contexts (``pushgen.replay.reference``).
 """
 
