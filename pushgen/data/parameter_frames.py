@@ -15,6 +15,7 @@ import pyarrow as pa
 from pushgen import schemas
 from pushgen.data.arrow_numpy import array, dictionary, lists, strings
 from pushgen.model.engagement import FEATURES, SCALARS, EngagementParameters
+from pushgen.model.long_term import LongTermConstants
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,4 +78,5 @@ def from_frames(users: pd.DataFrame, weights: pd.DataFrame,
         has_app=has_app,
         fatigue_tau_seconds=float(constants["fatigue_tau_seconds"]),
         novelty_days=float(constants["novelty_days"]),
+        long_term=LongTermConstants(**constants["long_term"]),
     )

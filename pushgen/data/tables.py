@@ -11,11 +11,13 @@ from pushgen import schemas
 from pushgen.data.arrow_numpy import NUMPY_DTYPES, array, dictionary, strings
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.exposure import EXPOSURE_FIELDS
+from pushgen.model.long_term import EVENTS
 from pushgen.model.routine import State
 from pushgen.model.user import UserData
 
 ID_STRIDE = 10_000_000  # notification_id = user_id * ID_STRIDE + the user's row number
 ROUTINE_STATES = tuple(s.name.lower() for s in State)
+TURNED_OFF = ("none", *EVENTS)  # what a notification's arrival led to
 
 
 def feature_column(name: str, codes: np.ndarray) -> pa.Array:
@@ -88,6 +90,8 @@ def truth_rows_table(users: list[UserData]) -> pa.Table:
                                     value_strings(ROUTINE_STATES)),
         "draw": array(np.concatenate([u.draw for u in users], dtype=np.float32)),
         "p_open": array(np.concatenate([u.p_open for u in users])),
+        "annoyance": array(np.concatenate([u.annoyance for u in users], dtype=np.float32)),
+        "turned_off": dictionary(np.concatenate([u.turned_off for u in users]), value_strings(TURNED_OFF)),
     })
 
 

@@ -1,4 +1,4 @@
-"""The engagement model: P(open | user, notification, context, state). Model version 3.
+"""The engagement model: P(open | user, notification, context, state). Model version 4.
 
 This is the one scorer: it decides opens in the generator and judges generated
 notifications in the environments, the evaluator and the oracle. For user u, a notification
@@ -15,6 +15,10 @@ n with channel c (``pushgen.model.feasibility``) in a row with context x:
           - fatigue_weight[u] * fatigue
           - sum over keys in (app, subject, channel) of habituation[u, key] * sqrt(exposure_key)
     P(open) = 1 / (1 + exp(-logit)) if n is possible for u, else 0
+
+and a notification reaches the user only from an app (and channel) the user has not turned off
+or abandoned (model 4: ``pushgen.model.long_term``, whose ``tolerance[u]`` is one of the
+scalars; the hazards follow the annoyance that unwanted notifications leave).
 
 ``hour`` is the clock hour of posting, ``days`` the days since the dataset's start,
 ``asleep`` whether the user was asleep, ``mood`` the user's hidden availability that day
@@ -34,7 +38,7 @@ logistic; nothing else does.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
@@ -48,6 +52,7 @@ from pushgen.model.exposure import (
     INTERRUPTION_BY_PRIORITY,
 )
 from pushgen.model.feasibility import channel_of, check_positions, same_integer_arrays
+from pushgen.model.long_term import LongTermConstants, default_constants
 from pushgen.model.renamed import moved
 from pushgen.model.situations import (
     SITUATIONS,
@@ -61,8 +66,8 @@ NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
 CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
 HABITUATION_SCALARS = tuple(f"habituation_{key}" for key in HABITUATION_KEYS)
 SCALARS = ("intercept", "attention_amplitude", "attention_peak", "asleep_penalty", "fatigue_weight",
-           "novelty", *HABITUATION_SCALARS)
-MODEL_VERSION = 3
+           "novelty", *HABITUATION_SCALARS, "tolerance")
+MODEL_VERSION = 4
 
 
 @dataclass
@@ -76,6 +81,7 @@ class EngagementParameters:
     has_app: np.ndarray  # (users, apps) bool: the apps each user has
     fatigue_tau_seconds: float
     novelty_days: float
+    long_term: LongTermConstants = field(default_factory=default_constants)
     _by_id: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def rows(self, user_ids: np.ndarray) -> np.ndarray:
@@ -102,6 +108,7 @@ class EngagementParameters:
             has_app=np.concatenate([p.has_app for p in parts]),
             fatigue_tau_seconds=first.fatigue_tau_seconds,
             novelty_days=first.novelty_days,
+            long_term=first.long_term,
         )
 
     def constants(self) -> dict:
@@ -111,6 +118,7 @@ class EngagementParameters:
             "novelty_days": self.novelty_days,
             "habituation_tau_days": HABITUATION_TAU_DAYS,
             "interruption_by_priority": INTERRUPTION_BY_PRIORITY,
+            "long_term": asdict(self.long_term),
             "features": list(FEATURES),
             "scalars": list(SCALARS),
             "groups": list(GROUPS),

@@ -33,6 +33,8 @@ USERS = (
     Column("novelty", "extra log-odds at the start, fading over novelty_days", "log-odds"),
     *(Column(f"habituation_{key}", f"multiplies sqrt(`exposure_{key}`): habituation to the {key}",
              "log-odds per unit") for key in HABITUATION_KEYS),
+    Column("tolerance", "unwanted notifications a week from one app the user puts up with",
+           "per week"),
     Column("apps", "the names of the apps the user has (`postingApp` values)"),
     Column("interactions", "content group x situation effects, row-major in the orders of "
                            "`engagement_model.json`", "log-odds"),
@@ -59,6 +61,12 @@ ROWS = (
     Column("routine_state", "what the user was doing"),
     Column("draw", "the uniform draw: opened exactly when it is below `p_open`"),
     Column("p_open", "P(open) of the notification in its context and state", "probability"),
+    Column("annoyance", "the annoyance with the notification's app just after it arrived: the sum over "
+                        "the app's notifications so far of how unwanted each was times "
+                        "exp(-(t - t_j) / annoyance_tau)", "unwanted notifications"),
+    Column("turned_off", "what its arrival led to: none, app_off (the user turned the app's notifications "
+                         "off), channel_off (its channel only) or abandoned (the user left the app); "
+                         "nothing of it arrives afterwards"),
 )
 TABLES = {"engagement_users": USERS, "engagement_weights": WEIGHTS, "engagement_rows": ROWS}
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model import engagement, exposure, feasibility, routine, simulated_user, timings
+from pushgen.model import engagement, feasibility, long_term, routine, simulated_user, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, Audio, Battery
 from pushgen.model.engagement_kernel import row_states
 from pushgen.model.features_kernel import CONTEXT_ROWS, context_codes
 from pushgen.model.nodes_kernel import trigger_lasts
+from pushgen.model.portfolio import Portfolio
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
@@ -91,25 +92,30 @@ def channel(codes: dict[str, np.ndarray]) -> np.ndarray:
     return feasibility.channel_of(codes)
 
 
-def exposure_before(posts: Arrivals, codes: dict[str, np.ndarray], channel: np.ndarray,
-                    params: engagement.EngagementParameters) -> exposure.Exposure:
-    """Deterministic: fatigue and habituation the user's earlier notifications leave at each post.
+def unwanted(codes: dict[str, np.ndarray], row_state: engagement.RowState, folio: Portfolio,
+             params: engagement.EngagementParameters, catalog: AppCatalog) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic: how unwanted each post would be, and its context's multiplier
+    (``long_term.unwanted_weights``; the main app: the portfolio's highest daily rate)."""
+    main_app = int(folio.apps[np.argmax(folio.daily_rate)])
+    return long_term.unwanted_weights(codes, row_state.asleep, params.long_term.app_weight(catalog), main_app)
+
+
+def lived(posts: Arrivals, codes: dict[str, np.ndarray], channel: np.ndarray, row_state: engagement.RowState,
+          params: engagement.EngagementParameters, unwanted: tuple[np.ndarray, np.ndarray],
+          rng: np.random.Generator) -> simulated_user.Lived:
+    """Three U(0, 1) per post (turn off, abandon, channel only), then the simulated user lives through
+    the posts (``simulated_user.lived``): which reach it (not from an app or channel it turned off
+    or abandoned), with the fatigue and habituation the delivered ones before leave, their P(open)
+    (the engagement model), the annoyance they leave and the events it leads to.
 
     The user had a phone before the dataset's first day: the week before it is taken to have
     brought the first week's notifications, a week earlier, so the first days start from a
-    lived-in state rather than from none (habituation fades within days, so nothing of it is
-    left by the test months)."""
-    keys = {"app": codes["postingApp"], "subject": codes["subject"], "channel": channel}
+    lived-in state rather than from none (habituation fades within days; annoyance within weeks,
+    and nothing is turned off in that week)."""
+    draws = rng.random((3, len(posts.seconds)))
     first_week = int(np.searchsorted(posts.seconds, WEEK_BEFORE_SECONDS))  # seconds are sorted
-    return simulated_user.logged_exposure(posts.seconds, keys, codes["priority"], codes["numberOfUpdates"],
-                                    params.fatigue_tau_seconds, lead=first_week,
-                                    shift_seconds=WEEK_BEFORE_SECONDS)
-
-
-def p_open(params: engagement.EngagementParameters, codes: dict[str, np.ndarray], channel: np.ndarray,
-           row_state: engagement.RowState, exposure: exposure.Exposure) -> np.ndarray:
-    """Deterministic: P(open), the engagement model (``simulated_user.logged_p_open``)."""
-    return simulated_user.logged_p_open(params, codes, channel, row_state, exposure)
+    return simulated_user.lived(params, codes, channel, row_state, posts.seconds, unwanted, draws,
+                                lead=first_week, shift_seconds=WEEK_BEFORE_SECONDS)
 
 
 def uniform_draw(posts: Arrivals, rng: np.random.Generator) -> np.ndarray:

@@ -37,7 +37,7 @@ def portfolio(
 
     has(app) ~ Bernoulli(adoption) for apps of no vendor or of the user's vendor, plus exactly
     one clock, SMS and dialer app; rate = app rate x volume x LogNormal(0, app_rate_sd), with
-    volume ~ LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
+    volume ~ volume_median x LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
     rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
     vendor_ok = (catalog.vendor_of_app == device.vendor) | (
@@ -52,7 +52,7 @@ def portfolio(
         generic = members[catalog.vendor_of_app[members] == vendor_free]
         has[own[0] if len(own) else rng.choice(generic)] = True
     apps = np.flatnonzero(has)
-    volume = rng.lognormal(0.0, priors.volume_sd)
+    volume = priors.volume_median * rng.lognormal(0.0, priors.volume_sd)
     spread = rng.lognormal(0.0, priors.app_rate_sd, len(apps))
     chattiness = float(rng.gamma(3.0, priors.chattiness_mean / 3.0))
     messaging = catalog.kind_of_app[apps] == KIND_NAMES.index("messaging")

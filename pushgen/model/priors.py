@@ -16,7 +16,8 @@ class PriorsError(ValueError):
     """A prior outside its range (the message names the field and the range)."""
 
 
-SHARES = {"occupation_shares": 5, "commute_shares": 4, "ringer_shares": 3, "dominant_kind_shares": 4}
+SHARES = {"occupation_shares": 5, "commute_shares": 4, "ringer_shares": 3, "dominant_kind_shares": 4,
+          "tolerance_band_shares": 4}
 BOUNDS: dict[str, tuple[float, float]] = {
     "wake_hour_mean": (4.0, 11.0), "wake_hour_sd": (0.0, 3.0),
     "late_sleeper_share": (0.0, 1.0), "late_wake_hour_mean": (6.0, 13.0),
@@ -28,7 +29,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "exercise_per_week": (0.0, 14.0), "vacation_weeks_per_year": (0.0, 26.0),
     "phone_off_days_per_year": (0.0, 120.0), "do_not_disturb_days_per_year": (0.0, 120.0),
     "night_charge_share": (0.0, 1.0), "drain_percent_per_hour": (0.1, 50.0), "headphone_share": (0.0, 1.0),
-    "ringer_concentration": (0.01, 1000.0), "volume_sd": (0.0, 3.0), "app_rate_sd": (0.0, 3.0),
+    "ringer_concentration": (0.01, 1000.0), "volume_median": (0.05, 20.0), "volume_sd": (0.0, 3.0), "app_rate_sd": (0.0, 3.0),
     "chattiness_mean": (0.0, 20.0), "interest_sd": (0.0, 5.0), "open_intercept_mean": (-10.0, 10.0),
     "open_intercept_sd": (0.0, 5.0), "app_affinity_sd": (0.0, 5.0), "category_affinity_sd": (0.0, 5.0),
     "interest_effect": (-5.0, 5.0), "context_sensitivity_sd": (0.0, 5.0), "interaction_sd": (0.0, 5.0),
@@ -36,7 +37,9 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "habituation_channel_mean": (0.0, 5.0), "fatigue_weight_mean": (0.0, 5.0),
     "fatigue_tau_minutes": (0.1, 1440.0), "novelty_mean": (0.0, 5.0), "novelty_days": (0.1, 3650.0),
     "mood_day_sd": (0.0, 5.0), "mood_segment_sd": (0.0, 5.0), "asleep_penalty_mean": (-10.0, 10.0),
-    "seen_seconds_median": (0.1, 86400.0),
+    "seen_seconds_median": (0.1, 86400.0), "unwanted_scale": (0.0, 10.0), "goodwill_per_open": (0.0, 10.0),
+    "annoyance_tau_days": (0.5, 60.0), "disable_rate": (0.0, 10.0), "abandon_rate": (0.0, 10.0),
+    "abandon_tolerance_ratio": (1.0, 20.0), "channel_disable_share": (0.0, 1.0),
 }
 BETA_MEANS = {"night_charge_share", "headphone_share", "night_quiet_share"}  # ends excluded: a Beta's mean
 
@@ -103,8 +106,9 @@ class Priors:
         Dirichlet concentration of users' ringer habits around ``ringer_shares``.
     night_quiet_share : float
         Mean P(the ringer is put on silent or vibrate for the night), Beta across users.
-    volume_sd : float
-        Sd of a user's log volume multiplier (median 1) of every app's rate.
+    volume_median, volume_sd : float
+        Median and sd of the log of a user's volume multiplier of every app's rate (apps post more
+        than users receive: users turn the worst off).
     app_rate_sd : float
         Sd of a user's log rate of one app around the app's rate.
     chattiness_mean : float
@@ -146,6 +150,21 @@ class Priors:
     delayed_open_share, delayed_open_minutes : float
         Mean share of a user's opens decided long after the notification was seen (Beta across
         users), and the median delay of those (minutes).
+    tolerance_band_shares : tuple of float
+        Shares of users whose tolerance (unwanted notifications a week from one app) lies at 1,
+        2-5, 6-10 and more a week (Localytics 2017); log-uniform within each band.
+    unwanted_scale, goodwill_per_open : float
+        Scale of every notification's unwanted weight, and the annoyance an open takes away per
+        unit of that weight.
+    annoyance_tau_days : float
+        Time constant of annoyance's decay (days).
+    disable_rate, abandon_rate : float
+        Hazard per delivered notification per unit of annoyance over tolerance of turning the
+        app's notifications off, and of abandoning the app.
+    abandon_tolerance_ratio : float
+        Abandoning starts at this multiple of the tolerance.
+    channel_disable_share : float
+        Share of turn-offs that turn off only the notification's channel (Android 8 and later).
 
     Raises
     ------
@@ -195,7 +214,8 @@ class Priors:
     ringer_concentration: float = 3.0  # Dirichlet concentration of users around the shares
     night_quiet_share: float = 0.7  # mean P(silent or vibrate for the night)
     # app portfolio and volume: a user's daily volume multiplies every app's rate
-    volume_sd: float = 0.4  # sd of the log volume multiplier (median 1)
+    volume_median: float = 1.3  # median volume multiplier: what apps post, before users turn any off
+    volume_sd: float = 0.4  # sd of the log volume multiplier
     app_rate_sd: float = 0.5  # sd of a user's log rate for one app around the app's rate
     chattiness_mean: float = 1.6  # mean follow-up messages per messaging conversation
     dominant_app_share: float = 0.4  # mean share of the routine rate taken by the main app
@@ -224,6 +244,15 @@ class Priors:
     seen_seconds_median: float = 90.0  # seconds until seen, before ringer/routine/priority factors
     delayed_open_share: float = 0.25  # mean share of opens decided long after being seen ...
     delayed_open_minutes: float = 35.0  # ... with this median delay
+    # long-term value (pushgen.model.long_term): tolerance, annoyance and its hazards
+    tolerance_band_shares: tuple[float, ...] = (0.10, 0.37, 0.33, 0.20)  # 1, 2-5, 6-10, more a week
+    unwanted_scale: float = 1.0
+    goodwill_per_open: float = 1.0
+    annoyance_tau_days: float = 7.0
+    disable_rate: float = 0.05
+    abandon_rate: float = 0.01
+    abandon_tolerance_ratio: float = 2.0
+    channel_disable_share: float = 0.3
 
     def __post_init__(self) -> None:
         for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):

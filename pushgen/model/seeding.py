@@ -39,6 +39,7 @@ class NodeFamily(IntEnum):
     LIFESTYLE = 17
     MOOD = 18
     REGIME = 19
+    LONG_TERM = 20
 
 
 def stream(seed: int, user: int, family: NodeFamily) -> np.random.Generator:

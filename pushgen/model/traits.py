@@ -16,6 +16,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.engagement import FEATURES, EngagementParameters
+from pushgen.model.long_term import LongTermConstants
 from pushgen.model.priors import Priors
 from pushgen.model.situations import population_interactions
 
@@ -72,9 +73,10 @@ def engagement_traits(
     catalog: AppCatalog,
     log_interest: np.ndarray,
     apps: np.ndarray,
+    tolerance: float,
     rng: np.random.Generator,
 ) -> EngagementParameters:
-    """Parents: subject interests, the apps the user has (portfolio).
+    """Parents: subject interests, the apps the user has (portfolio), the tolerance (long term).
 
     Weights: population effect (x context sensitivity ~ LogNormal(0, sd) for context
     features) + N(0, personal sd). Interactions: population x sensitivity + N(0,
@@ -109,6 +111,7 @@ def engagement_traits(
         **{f"habituation_{key}": rng.gamma(4.0, mean / 4.0) for key, mean in (
             ("app", priors.habituation_app_mean), ("subject", priors.habituation_subject_mean),
             ("channel", priors.habituation_channel_mean))},
+        "tolerance": tolerance,
     }
     population = population_interactions()
     interactions = sensitivity * population + rng.normal(0.0, priors.interaction_sd, population.shape)
@@ -122,4 +125,5 @@ def engagement_traits(
         has_app=has_app[None],
         fatigue_tau_seconds=priors.fatigue_tau_minutes * 60.0,
         novelty_days=priors.novelty_days,
+        long_term=LongTermConstants.from_priors(priors),
     )

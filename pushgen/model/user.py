@@ -30,6 +30,8 @@ class UserData:
     routine_state: np.ndarray
     parameters: engagement.EngagementParameters
     summary: dict
+    annoyance: np.ndarray  # the annoyance with the notification's app just after it arrived
+    turned_off: np.ndarray  # 0, or what its arrival led to: 1 + its index in long_term.EVENTS
 
 
 def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> UserData:
@@ -37,7 +39,8 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     inputs = {"user_id": user_id, "seed": seed, "grid": grid, "priors": priors, "catalog": app_catalog()}
     v = {node.name: value for node, value in graph.run(inputs)}
     chrono, sched, dev, folio = v["chrono"], v["sched"], v["dev"], v["folio"]
-    posts = v["posts"]
+    posts, lived = v["posts"], v["lived"]
+    kept = lived.delivered
     summary = {
         "occupation": sched.occupation.name.lower().replace("_", " "),
         "wake_time": _clock(chrono.wake_hour),
@@ -47,15 +50,19 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
         "commute_minutes": round(sched.commute_hours * 60),
         "phone_vendor": VENDORS[dev.vendor],
         "apps": len(folio.apps),
-        "notifications_per_day": len(posts.seconds) / grid.days,
+        "notifications_per_day": int(kept.sum()) / grid.days,
         "chattiness": folio.chattiness,
         "night_charging": dev.night_charge,
         "usual_ringer": schemas.values("ringerMode")[int(np.argmax(dev.ringer))],
     }
+    times = v["times"]
     return UserData(
-        user_id=user_id, seconds=posts.seconds, codes=v["codes"], opened=v["opened"], timings=v["times"],
-        state=v["row_state"], exposure=v["exposure"], draw=v["draw"], p_open=v["p_open"],
-        routine_state=v["state"][nodes.post_slots(posts)], parameters=v["params"], summary=summary,
+        user_id=user_id, seconds=posts.seconds[kept], codes={k: c[kept] for k, c in v["codes"].items()},
+        opened=v["opened"][kept], timings=timings.Timings(seen=times.seen[kept], decision=times.decision[kept]),
+        state=v["row_state"].take(kept), exposure=lived.exposure.take(kept), draw=v["draw"][kept],
+        p_open=lived.p_open[kept], routine_state=v["state"][nodes.post_slots(posts)][kept],
+        parameters=v["params"], summary=summary, annoyance=lived.annoyance[kept],
+        turned_off=lived.fate[kept],
     )
 
 

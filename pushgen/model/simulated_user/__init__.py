@@ -1,4 +1,5 @@
-"""The simulated user: the one place where fatigue and habituation are stepped and P(open) is
+"""The simulated user: the one place where fatigue, habituation and the long-term state (annoyance,
+apps and channels turned off, apps abandoned: ``long_term``) are stepped and P(open) is
 asked of the engagement model (``engagement``: the formula; ``exposure``: what a notification
 adds and how it decays). It answers three questions, for one user or a batch:
 
@@ -36,10 +37,22 @@ from pushgen.model.simulated_user.formula import (
     penalty_weights,
     sigmoid,
 )
+from pushgen.model.simulated_user.lived import Lived, lived
+from pushgen.model.simulated_user.long_term import (
+    ABANDONED,
+    APP_OFF,
+    CHANNEL_OFF,
+    DELIVERED,
+    NOT_DELIVERED,
+    LongTermUser,
+    hazard,
+    unwanted_amount,
+)
 from pushgen.model.simulated_user.planned import PlannedUser, Prices, row_blocks
 from pushgen.model.simulated_user.scalar import HABITUATION_TAUS, SimulatedUser, static_logit
 
-__all__ = ["HABITUATION_TAUS", "PlannedUser", "Prices", "SimulatedUser", "SimulatedUsers", "combine",
+__all__ = ["ABANDONED", "APP_OFF", "CHANNEL_OFF", "DELIVERED", "HABITUATION_TAUS", "NOT_DELIVERED",
+           "Lived", "LongTermUser", "hazard", "lived", "unwanted_amount", "PlannedUser", "Prices", "SimulatedUser", "SimulatedUsers", "combine",
            "exposure_penalty", "interruption", "logged_exposure", "logged_p_open", "open_logit",
            "open_probability", "p_open", "penalty_weights", "received_exposure", "row_blocks",
            "sequence_p_open", "sigmoid", "static_logit"]
