@@ -108,6 +108,7 @@ STANDARD = (
         users=60, months=6, seed=2026,
         spec=SplitSpec(train_months=3, test_months=3, validation_weeks=2, cold_start_users=10),
         supersedes="pushgen-v2",
+        engagement_model=3,
     ),
     Standard(
         name="pushgen-mini", version="v3",
@@ -117,6 +118,29 @@ STANDARD = (
         users=4, months=2, seed=2027,
         spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
         supersedes="pushgen-mini-v2",
+        engagement_model=3,
+    ),
+    # v4: thirty held-out users, enough for a paired interval to separate online learners
+    Standard(
+        name="pushgen", version="v4",
+        title="The pushgen benchmark split, engagement model 4",
+        description="As in the EvalUMAP 2019 challenge: 3 months of history and 3 test months for "
+                    "50 users (task 1), and 30 more users held out for the cold-start and "
+                    "long-horizon tasks. Engagement model 4: users turn apps and channels off, "
+                    "or abandon them, when unwanted notifications annoy them past their "
+                    "tolerance; online tasks are scored on sampled outcomes.",
+        users=80, months=6, seed=2028,
+        spec=SplitSpec(train_months=3, test_months=3, validation_weeks=2, cold_start_users=30),
+        supersedes="pushgen-v3",
+    ),
+    Standard(
+        name="pushgen-mini", version="v4",
+        title="The pushgen quick-start split, engagement model 4",
+        description="A few users and weeks for quick starts, examples and tests; shipped inside "
+                    "the pushgen package, so it needs no network. Engagement model 4.",
+        users=4, months=2, seed=2029,
+        spec=SplitSpec(train_months=1, test_months=1, validation_weeks=1, cold_start_users=1),
+        supersedes="pushgen-mini-v3",
     ),
 )
 
