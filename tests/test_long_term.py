@@ -139,3 +139,33 @@ def test_the_hazard_is_zero_below_the_threshold_and_grows_above(annoyance, thres
         assert h == 0.0
     else:
         assert h <= hazard(annoyance + 1.0, threshold, rate) + 1e-15
+
+
+def test_what_was_turned_off_before_the_test_months_is_impossible_in_them():
+    from pushgen import schemas
+    from pushgen.data.dataset import read_parameters
+    from pushgen.model.engagement import notification_terms
+    from pushgen.replay.parts import load_part
+    from pushgen.splits import read_part
+    from pushgen.splits.scorer import SCORER
+
+    part = load_part("pushgen-v4", 1, "test")
+    now, before = part.test_parameters, read_parameters(part.folder / SCORER)
+    gone = np.argwhere(before.has_app & ~now.has_app)
+    assert len(gone) and now.channel_on is not None and not now.channel_on.all()
+    history = read_part(part.folder, "task1/train")
+    features = list(schemas.NOTIFICATION_FEATURES)
+    checked = 0
+    for row, app in gone[:20]:
+        user = int(now.user_ids[row])
+        mine = history[(history["user_id"] == user)
+                       & (history["postingApp"].astype(str) == schemas.values("postingApp")[app])]
+        if not len(mine):
+            continue
+        codes = schemas.frame_codes(mine.iloc[-1:], features)
+        assert notification_terms(before, np.array([row]), codes).possible[0]
+        assert not notification_terms(now, np.array([row]), codes).possible[0]
+        checked += 1
+    assert checked > 0
+    # no logged test notification comes from an app or channel turned off before the test months
+    assert notification_terms(now, part.parameter_rows, part.codes).possible.all()

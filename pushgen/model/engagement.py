@@ -82,6 +82,7 @@ class EngagementParameters:
     fatigue_tau_seconds: float
     novelty_days: float
     long_term: LongTermConstants = field(default_factory=default_constants)
+    channel_on: np.ndarray | None = None  # (users, channels) bool; None: every channel on
     _by_id: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def rows(self, user_ids: np.ndarray) -> np.ndarray:
@@ -109,6 +110,9 @@ class EngagementParameters:
             fatigue_tau_seconds=first.fatigue_tau_seconds,
             novelty_days=first.novelty_days,
             long_term=first.long_term,
+            channel_on=None if all(p.channel_on is None for p in parts) else np.concatenate(
+                [p.channel_on if p.channel_on is not None else np.ones((len(p.user_ids), len(
+                    app_catalog().channels.group)), dtype=bool) for p in parts]),
         )
 
     def constants(self) -> dict:
@@ -245,6 +249,8 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
     per_situation = (params.interactions[rows, group] + priority_effects()[feature["priority"]]
                      + updates_effects()[feature["numberOfUpdates"]])
     possible = (channel >= 0) & params.has_app[rows, feature["postingApp"]]
+    if params.channel_on is not None:
+        possible &= params.channel_on[rows, np.maximum(channel, 0)]
     per_situation = per_situation.reshape(*shape, len(SITUATIONS))
     return NotificationTerms(base=base.reshape(shape), per_situation=per_situation,
                              channel=channel.reshape(shape), possible=possible.reshape(shape))

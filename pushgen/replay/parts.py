@@ -37,7 +37,7 @@ from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.publishing.access import resolve_split
 from pushgen.publishing.registry import other_model_advice
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
-from pushgen.splits.scorer import SCORER, SCORER_TRUTH
+from pushgen.splits.scorer import OFF_KEYS, SCORER, SCORER_TRUTH
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
 LISTED_USERS = 30
@@ -266,6 +266,22 @@ def _test_start_ms(description: dict[str, Any]) -> int:
     return int(test_start.astype("datetime64[ms]").astype(np.int64))
 
 
+def turn_off(parameters: EngagementParameters, rows: pd.DataFrame) -> None:
+    """What each user turned off before the scored period (``OFF_KEYS`` rows of ``initial_state``)
+    delivers nothing in it: such apps are no longer the user's, such channels are off."""
+    known = np.isin(rows["user_id"].to_numpy(), parameters.user_ids)
+    rows = rows[known]
+    user_rows = parameters.rows(rows["user_id"].to_numpy())
+    index = rows["index"].to_numpy()
+    apps = (rows["key"] == "app_off").to_numpy()
+    parameters.has_app[user_rows[apps], index[apps]] = False
+    if (~apps).any():
+        channel_on = parameters.channel_on if parameters.channel_on is not None else np.ones(
+            (len(parameters.user_ids), len(app_catalog().channels.group)), dtype=bool)
+        channel_on[user_rows[~apps], index[~apps]] = False
+        parameters.channel_on = channel_on
+
+
 def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
            parameters: EngagementParameters) -> Truth:
     rows = pq.read_table(folder / SCORER_TRUTH / "engagement_rows.parquet",
@@ -280,7 +296,9 @@ def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
     sizes = {"fatigue": 1, **key_sizes(len(app_catalog().channels.names))}
     initial = {key: np.zeros((len(users), sizes[key])) for key in EXPOSURE_FIELDS}
     position = pd.Series(np.arange(len(users)), index=users)
-    for key, group in initial_rows.groupby("key"):
+    off = initial_rows["key"].isin(OFF_KEYS)
+    turn_off(parameters, initial_rows[off])
+    for key, group in initial_rows[~off].groupby("key"):
         known = group["user_id"].isin(users).to_numpy()
         group = group[known]
         initial[str(key)][position[group["user_id"].to_numpy()].to_numpy(),

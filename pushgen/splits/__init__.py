@@ -227,8 +227,8 @@ def scorer_truth(dataset: Path, notifications: pa.Table, parts: dict[str, pa.Tab
     """The ground-truth tables the scorer needs: parameters, test rows' state, initial state."""
     test_ids = pa.concat_arrays([parts[f"{SCORER}/{p}"].column("notification_id").combine_chunks()
                                  for p in TEST_PARTS.values()])
-    rows = pq.read_table(truth_path(dataset, "engagement_rows"))
-    rows = rows.filter(pc.is_in(rows.column("notification_id"), value_set=test_ids))
+    all_rows = pq.read_table(truth_path(dataset, "engagement_rows"))
+    rows = all_rows.filter(pc.is_in(all_rows.column("notification_id"), value_set=test_ids))
     test_users = np.unique(np.concatenate([np.asarray(parts[f"{SCORER}/{p}"].column("user_id"))
                                            for p in TEST_PARTS.values()]))
     constants = read_json_object(dataset / MODEL_FILE)
@@ -238,7 +238,7 @@ def scorer_truth(dataset: Path, notifications: pa.Table, parts: dict[str, pa.Tab
         "engagement_weights": pq.read_table(truth_path(dataset, "engagement_weights")),
         "engagement_rows": rows,
         "initial_state": initial_state(notifications, test_users, test_start,
-                                       float(constants["fatigue_tau_seconds"]), np.datetime64(start)),
+                                       float(constants["fatigue_tau_seconds"]), np.datetime64(start), all_rows),
     }
 
 

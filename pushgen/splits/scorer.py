@@ -29,6 +29,35 @@ ANSWER_COLUMNS = ("context_id", "notification_id", "user_id", "posted_at", *sche
 MODEL_USER_COLUMNS = ("user_id", "name")
 
 
+OFF_KEYS = ("app_off", "channel_off")  # initial_state keys: an app (or abandoned app), a channel, off
+
+
+def turned_off_before(notifications: pa.Table, rows: pa.Table | None, users: np.ndarray,
+                      at: np.datetime64) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per key of ``OFF_KEYS``: (user, app or channel code) of what each user of ``users`` turned off
+    (or abandoned: the app) before ``at``, read from the ground truth's ``turned_off`` column."""
+    found = {key: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for key in OFF_KEYS}
+    if rows is None or "turned_off" not in rows.column_names:
+        return found
+    decoded = rows.column("turned_off").cast(pa.string())
+    events = rows.filter(pc.not_equal(decoded, "none"))
+    ids = events.column("notification_id")
+    posted = notifications.filter(pc.and_(pc.is_in(notifications.column("notification_id"), value_set=ids),
+                                          pc.less(notifications.column("posted_at"),
+                                                  pa.scalar(at, pa.timestamp("ms")))))
+    posted = posted.filter(pc.is_in(posted.column("user_id"), value_set=pa.array(users, pa.int32())))
+    if not len(posted):
+        return found
+    kind = dict(zip(np.asarray(events.column("notification_id")).tolist(),
+                    events.column("turned_off").cast(pa.string()).to_pylist(), strict=True))
+    features = list(schemas.NOTIFICATION_FEATURES)
+    codes = schemas.frame_codes(schemas.apply_dtypes(posted.select(features).to_pandas()), features)
+    channel_only = np.array([kind[i] == "channel_off" for i in np.asarray(posted.column("notification_id"))])
+    user = np.asarray(posted.column("user_id")).astype(np.int64)
+    return {"app_off": (user[~channel_only], codes["postingApp"][~channel_only].astype(np.int64)),
+            "channel_off": (user[channel_only], channel_of(codes)[channel_only].astype(np.int64))}
+
+
 def contexts_only(part: pa.Table) -> pa.Table:
     return part.select(list(CONTEXT_COLUMNS))
 
@@ -38,13 +67,16 @@ def answer_key(part: pa.Table) -> pa.Table:
 
 
 def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
-                  fatigue_tau_seconds: float, dataset_start: np.datetime64 | None = None) -> pa.Table:
+                  fatigue_tau_seconds: float, dataset_start: np.datetime64 | None = None,
+                  rows: pa.Table | None = None) -> pa.Table:
     """Per user of ``users`` and key: the exposure the notifications before ``at`` leave at ``at``,
     with, given the dataset's first midnight, the week before it as the generator lives it
-    (``pushgen.model.nodes.exposure_before``: the first week's notifications, a week earlier).
+    (``pushgen.model.nodes.lived``: the first week's notifications, a week earlier); and, given the
+    ground truth's ``rows``, what the user turned off before ``at`` (``turned_off_before``).
 
-    Rows (user_id, key, index, value) with ``key`` one of fatigue, app, subject, channel and
-    ``index`` the app, subject or channel code (0 for fatigue); zero exposures are left out.
+    Rows (user_id, key, index, value) with ``key`` one of fatigue, app, subject, channel (``index``
+    the app, subject or channel code, 0 for fatigue; zero exposures are left out), or
+    ``OFF_KEYS`` (value 1).
     """
     before = notifications.filter(pc.and_(
         pc.is_in(notifications.column("user_id"), value_set=pa.array(users, pa.int32())),
@@ -70,6 +102,11 @@ def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
         columns["key"].append(np.full(kept.sum(), key))
         columns["index"].append(pairs[kept, 1])
         columns["value"].append(value[kept])
+    for key, (event_user, index) in turned_off_before(notifications, rows, users, at).items():
+        columns["user_id"].append(event_user)
+        columns["key"].append(np.full(len(index), key))
+        columns["index"].append(index)
+        columns["value"].append(np.ones(len(index)))
     return pa.table({
         "user_id": pa.array(np.concatenate(columns["user_id"]).astype(np.int32)),
         "key": pa.array(np.concatenate(columns["key"]).astype(str)),
