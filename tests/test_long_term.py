@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pushgen.model import graph
 from pushgen.model.catalog import app_catalog
-from pushgen.model.exposure import interruption
+from pushgen.model.exposure import Exposure, interruption
 from pushgen.model.long_term import TOLERANCE_BAND_EDGES, abandonable, app_kinds, tolerance, tolerance_band
 from pushgen.model.nodes import WEEK_BEFORE_SECONDS
 from pushgen.model.priors import Priors
@@ -27,7 +27,6 @@ from pushgen.model.simulated_user import (
     hazard,
 )
 from pushgen.model.simulated_user.formula import open_logit
-from pushgen.model.exposure import Exposure
 from pushgen.model.timegrid import TimeGrid
 
 GRID = TimeGrid(dt.date(2026, 1, 5), 120)
@@ -53,8 +52,9 @@ def test_the_compiled_pass_and_the_user_in_floats_agree(users):
         zero = np.zeros(n)
         static = open_logit(params, np.zeros(n, dtype=np.int64), codes, v["row_state"],
                             Exposure(zero, zero, zero, zero), v["channel"])
-        start = {k: [0.0] * size for k, size in (("fatigue", 1), ("app", len(app_catalog().apps)),
-                                                 ("subject", 300), ("channel", len(app_catalog().channels.group)))}
+        sizes = (("fatigue", 1), ("app", len(app_catalog().apps)), ("subject", 300),
+                 ("channel", len(app_catalog().channels.group)))
+        start = {k: [0.0] * size for k, size in sizes}
         one = SimulatedUser(params, int(params.user_ids[0]), start)
         long_term = LongTermUser(float(params.scalars["tolerance"][0]), params.long_term,
                                  abandonable(app_catalog()))
@@ -67,14 +67,15 @@ def test_the_compiled_pass_and_the_user_in_floats_agree(users):
             i = step if step < lead else step - lead
             history = step < lead
             t = posts.seconds[i] + (0.0 if history else WEEK_BEFORE_SECONDS)
-            app, subject, channel = int(codes["postingApp"][i]), int(codes["subject"][i]), int(v["channel"][i])
+            app, subject = int(codes["postingApp"][i]), int(codes["subject"][i])
+            channel = int(v["channel"][i])
             if not history and not long_term.reachable(app, channel):
                 fates.append(NOT_DELIVERED), ps.append(0.0), annoyances.append(0.0)
                 continue
             subject_exposure = one.exposure(t, (app, subject, channel))[2]
             p = one.send(float(static[i]), t, (app, subject, channel), float(interrupts[i]))
-            fate = long_term.deliver(app, channel, t, p, float(weight[i]), float(context[i]), subject_exposure,
-                                     (2.0, 2.0, 2.0) if history else tuple(rng_draws[:, i]))
+            fate = long_term.deliver(app, channel, t, p, float(weight[i]), float(context[i]),
+                                     subject_exposure, (2.0, 2.0, 2.0) if history else tuple(rng_draws[:, i]))
             if not history:
                 fates.append(fate), ps.append(p), annoyances.append(long_term.annoyance(app, t))
         np.testing.assert_array_equal(np.array(fates), lived.fate)

@@ -9,7 +9,8 @@ wrong time (Localytics 2017; O'Brien et al. 2022). Two nodes carry it:
   ``priors.tolerance_band_shares`` of users; within a band the tolerance is log-uniform.
 - ``unwanted_weights`` (per notification, deterministic): how much a dismissal of it counts,
   ``unwanted_scale * KIND_WEIGHT[app's kind] * CATEGORY_WEIGHT[category]`` (an ongoing
-  notification: ``ONGOING_WEIGHT``; the user's main app: times ``MAIN_APP_WEIGHT``), and how much its context makes it worse:
+  notification: ``ONGOING_WEIGHT``; the user's main app: times ``MAIN_APP_WEIGHT``), and how much
+  its context makes it worse:
   ``1 + CONTEXT_WEIGHT["asleep"] * asleep + ... ["silent"] * silent ringer + ... ["busy"] *
   (vehicle, running or cycling)``.
 
@@ -139,8 +140,8 @@ def unwanted_weights(codes: dict[str, np.ndarray], asleep: np.ndarray, app_weigh
     """
     ongoing = np.asarray(codes["ongoing"]) == _ONGOING
     app = np.asarray(codes["postingApp"])
-    weight = app_weight[app] * np.where(app == main_app, MAIN_APP_WEIGHT, 1.0) * np.where(ongoing, ONGOING_WEIGHT,
-                                                               _CATEGORY[codes["category"]])
+    kind = app_weight[app] * np.where(app == main_app, MAIN_APP_WEIGHT, 1.0)
+    weight = kind * np.where(ongoing, ONGOING_WEIGHT, _CATEGORY[codes["category"]])
     context = (1.0 + CONTEXT_WEIGHT["asleep"] * np.asarray(asleep, dtype=np.float64)
                + CONTEXT_WEIGHT["silent"] * (np.asarray(codes["ringerMode"]) == _SILENT)
                + CONTEXT_WEIGHT["busy"] * _BUSY[codes["activity"]])

@@ -58,7 +58,8 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     times = v["times"]
     return UserData(
         user_id=user_id, seconds=posts.seconds[kept], codes={k: c[kept] for k, c in v["codes"].items()},
-        opened=v["opened"][kept], timings=timings.Timings(seen=times.seen[kept], decision=times.decision[kept]),
+        opened=v["opened"][kept],
+        timings=timings.Timings(seen=times.seen[kept], decision=times.decision[kept]),
         state=v["row_state"].take(kept), exposure=lived.exposure.take(kept), draw=v["draw"][kept],
         p_open=lived.p_open[kept], routine_state=v["state"][nodes.post_slots(posts)][kept],
         parameters=v["params"], summary=summary, annoyance=lived.annoyance[kept],

@@ -39,6 +39,9 @@ _LAZY = {
     "HoldHeavyPolicy": "pushgen.ope.policies",
     "HoldPolicy": "pushgen.ope.policies",
     "MIN_TEMPERATURE": "pushgen.ope.policies",
+    "Trajectories": "pushgen.ope.trajectories",
+    "estimate_trajectories": "pushgen.ope.trajectories",
+    "TRAJECTORY_ESTIMATORS": "pushgen.ope.trajectories",
 }
 __all__ = sorted(_LAZY)
 

@@ -238,7 +238,8 @@ def scorer_truth(dataset: Path, notifications: pa.Table, parts: dict[str, pa.Tab
         "engagement_weights": pq.read_table(truth_path(dataset, "engagement_weights")),
         "engagement_rows": rows,
         "initial_state": initial_state(notifications, test_users, test_start,
-                                       float(constants["fatigue_tau_seconds"]), np.datetime64(start), all_rows),
+                                       float(constants["fatigue_tau_seconds"]), np.datetime64(start),
+                                       all_rows),
     }
 
 
