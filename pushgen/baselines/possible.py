@@ -36,11 +36,15 @@ def catalog_notifications() -> tuple[np.ndarray, np.ndarray]:
     return matrix, channel_of
 
 
-def possible_notifications(apps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The possible notifications of the apps ``apps`` (a boolean mask over app codes, or codes),
-    and their channels."""
+def possible_notifications(apps: np.ndarray, channels_on: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """The possible notifications of the apps ``apps`` (a boolean mask over app codes, or codes)
+    on the channels still on (``channels_on``, a mask over channel codes; None: all), and their
+    channels."""
     matrix, channel = catalog_notifications()
     apps = np.asarray(apps)
     owned = apps if apps.dtype == bool else np.isin(np.arange(len(app_catalog().apps)), apps)
     keep = owned[matrix[:, NOTIFICATION_FEATURES.index("postingApp")]]
+    if channels_on is not None:
+        keep &= np.asarray(channels_on, dtype=bool)[channel]
     return matrix[keep], channel[keep]

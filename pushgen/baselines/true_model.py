@@ -44,7 +44,7 @@ class TrueCandidates:
 
 
 def true_candidates(truth: Truth) -> TrueCandidates:
-    matrix, channel = possible_notifications(truth.has_app)
+    matrix, channel = possible_notifications(truth.has_app, truth.parameters.channels_on(truth.parameter_row))
     rows = np.full(len(matrix), truth.parameter_row)
     terms = notification_terms(truth.parameters, rows, as_codes(matrix))
     if not terms.possible.all() or not np.array_equal(terms.channel, channel):

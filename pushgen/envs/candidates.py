@@ -54,11 +54,12 @@ def candidate_weights(matrix: np.ndarray, channel: np.ndarray) -> np.ndarray:
 class CandidateGenerator:
     """The candidates of one user's contexts: ``slates(n)`` -> codes ``(n, k, 7)`` and mask ``(n, k)``."""
 
-    def __init__(self, has_app: np.ndarray, user: int, k: int, seed: int) -> None:
+    def __init__(self, has_app: np.ndarray, user: int, k: int, seed: int,
+                 channels_on: np.ndarray | None = None) -> None:
         self.user = int(user)
         self.k = int(k)
         self.seed = int(seed)
-        self.matrix, self.channel = possible_notifications(np.asarray(has_app, dtype=bool))
+        self.matrix, self.channel = possible_notifications(np.asarray(has_app, dtype=bool), channels_on)
         self.log_weight = np.log(candidate_weights(self.matrix, self.channel)) if len(self.matrix) else \
             np.zeros(0)
 

@@ -21,7 +21,7 @@ from pushgen import schemas
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv, task_of_user  # noqa: F401 (its public home before)
 from pushgen.envs.history import History
-from pushgen.envs.online import PossibleNotifications, apps_of, simulated_user, static_table
+from pushgen.envs.online import PossibleNotifications, apps_of, channels_of, simulated_user, static_table
 from pushgen.envs.outcomes import fresh_entropy
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
@@ -175,7 +175,8 @@ class NotificationGenerationEnv(ReplayEnv):
         if self.user not in self._possible:
             # (contexts x the user's possible notifications) logits: kept for one user at a time
             self._possible.clear()
-            possible = PossibleNotifications(apps_of(self.replay, self.user))
+            possible = PossibleNotifications(apps_of(self.replay, self.user),
+                                             channels_of(self.replay, self.user))
             rows = np.arange(self.episode.rows.start, self.episode.rows.stop)
             static, _ = static_table(self.replay, rows, self.user, possible.codes())
             self._possible[self.user] = (possible, static)

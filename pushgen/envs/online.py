@@ -51,11 +51,16 @@ def apps_of(part: ReplayPart, user: int) -> np.ndarray:
     return part.test_parameters.has_app[part.test_parameters.rows(np.array([user]))[0]]
 
 
+def channels_of(part: ReplayPart, user: int) -> np.ndarray | None:
+    """The channels still on for ``user`` at the start of the test months (None: all)."""
+    return part.test_parameters.channels_on(int(part.test_parameters.rows(np.array([user]))[0]))
+
+
 class PossibleNotifications:
     """One user's possible notifications (``pushgen.baselines.possible``), looked up by their codes."""
 
-    def __init__(self, has_app: np.ndarray) -> None:
-        self.matrix, self.channel = possible_notifications(np.asarray(has_app, dtype=bool))
+    def __init__(self, has_app: np.ndarray, channels_on: np.ndarray | None = None) -> None:
+        self.matrix, self.channel = possible_notifications(np.asarray(has_app, dtype=bool), channels_on)
         self.index = {tuple(row): j for j, row in enumerate(self.matrix.tolist())}
         by_feature = self.codes()
         self.app = by_feature["postingApp"].tolist()

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
-from pushgen.envs.online import apps_of, interruptions, static_logits
+from pushgen.envs.online import apps_of, channels_of, interruptions, static_logits
 from pushgen.envs.spaces import NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
 
 HOURS_CAP = 168.0
@@ -97,7 +97,8 @@ class EpisodeSlates:
     def __init__(self, part: Any, user: int, k: int, candidate_seed: int) -> None:
         episode = part.episode(user)
         n = len(episode)
-        codes, self.mask = CandidateGenerator(apps_of(part, user), user, k, candidate_seed).slates(n)
+        codes, self.mask = CandidateGenerator(apps_of(part, user), user, k, candidate_seed,
+                                                channels_of(part, user)).slates(n)
         self.codes = codes  # (n, k, 7)
         by_feature = {f: codes[:, :, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
         rows = np.arange(episode.rows.start, episode.rows.stop)

@@ -85,6 +85,10 @@ class EngagementParameters:
     channel_on: np.ndarray | None = None  # (users, channels) bool; None: every channel on
     _by_id: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
+    def channels_on(self, row: int) -> np.ndarray | None:
+        """The channels still on for the user at ``row`` (a mask over channel codes; None: all)."""
+        return None if self.channel_on is None else self.channel_on[row]
+
     def rows(self, user_ids: np.ndarray) -> np.ndarray:
         """Row index of each user id (KeyError naming an id that has none)."""
         if self._by_id is None:

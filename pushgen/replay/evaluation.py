@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.data.folder_lock import session
-from pushgen.model.feasibility import is_possible
+from pushgen.model.feasibility import channel_of, is_possible
 from pushgen.progress import bar
 from pushgen.replay import metrics
 from pushgen.replay.evaluation_result import Evaluation as Evaluation
@@ -53,8 +53,11 @@ def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None
 
 def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
     """Whether each submitted notification is possible for the user of its row."""
-    has_app = part.test_parameters.has_app[part.parameter_rows[rows]]
-    return is_possible(codes, has_app)
+    parameters, user_rows = part.test_parameters, part.parameter_rows[rows]
+    possible = is_possible(codes, parameters.has_app[user_rows])
+    if parameters.channel_on is not None:  # channels the user turned off before the test months
+        possible &= parameters.channel_on[user_rows, np.maximum(channel_of(codes), 0)]
+    return possible
 
 
 @session()
