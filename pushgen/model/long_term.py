@@ -39,7 +39,7 @@ from pushgen.model.priors import Priors
 TOLERANCE_BAND_EDGES = (0.5, 1.5, 5.5, 10.5, 40.0)  # a week: one, 2-5, 6-10, more (up to 40)
 KIND_WEIGHT = {  # how much an unwanted notification of an app of each kind counts: people's
     # messages (messaging, calls, email) least, promotions most
-    "messaging": 0.05, "calls": 0.05, "email": 0.1, "calendar": 0.2, "clock": 0.1, "system": 0.2,
+    "messaging": 0.03, "calls": 0.05, "email": 0.1, "calendar": 0.2, "clock": 0.1, "system": 0.2,
     "productivity": 0.4, "finance": 0.4, "health": 0.6, "travel": 0.6, "audio": 0.5, "video": 1.0,
     "social": 0.7, "news": 1.2, "dating": 1.0, "games": 1.5, "shopping_food": 1.5,
 }

@@ -225,8 +225,8 @@ class Priors:
     # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0
     # engagement traits
-    open_intercept_mean: float = -0.6
-    open_intercept_sd: float = 2.8
+    open_intercept_mean: float = -0.9
+    open_intercept_sd: float = 3.0
     app_affinity_sd: float = 0.45
     category_affinity_sd: float = 0.3
     interest_effect: float = 0.35  # open log-odds per unit of log-interest
@@ -237,7 +237,7 @@ class Priors:
     habituation_channel_mean: float = 0.1  # ... to the channel
     fatigue_weight_mean: float = 0.35  # open log-odds lost per unit of fatigue
     fatigue_tau_minutes: float = 30.0  # fatigue decays with this time constant
-    novelty_mean: float = 0.0  # early-weeks boost of the open log-odds ...
+    novelty_mean: float = 0.35  # early-weeks boost of the open log-odds ...
     novelty_days: float = 30.0  # ... which decays with this time constant
     mood_day_sd: float = 0.9  # mean sd of a user's day-to-day availability (log-odds)
     mood_segment_sd: float = 0.85  # sd of the shift per stretch of the routine
@@ -250,7 +250,7 @@ class Priors:
     unwanted_scale: float = 1.0
     goodwill_per_open: float = 1.0
     annoyance_tau_days: float = 7.0
-    disable_rate: float = 0.05
+    disable_rate: float = 0.03
     abandon_rate: float = 0.01
     abandon_tolerance_ratio: float = 2.0
     channel_disable_share: float = 0.3
