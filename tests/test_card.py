@@ -21,6 +21,7 @@ from pushgen.data.build import building
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import read_dataset, read_manifest
 from pushgen.data.describe import describe
+from pushgen.data.describe_long_term import dataset_long_term
 from pushgen.data.describe_report import pct
 from pushgen.data.generator import Dataset, make_recipe, simulate
 from pushgen.data.writer import write_dataset
@@ -124,6 +125,7 @@ def test_cli_describe(folder: Path, dataset: pushgen.Dataset, tmp_path: Path) ->
     assert "engagement" in printed  # a dataset folder adds its simulated user's effects
     del printed["engagement"]
     stats = describe(dataset.notifications, dataset.users)
+    stats["long_term"] = dataset_long_term(dataset)  # ... and its long-term state
     verdicts = calibration_summary(stats, dataset.notifications, dataset.users)
     assert printed.pop("calibration") == json.loads(json.dumps(verdicts))
     assert printed == json.loads(json.dumps(stats))

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
-from pushgen.data.calibration import FIGURES, calibration_summary
+from pushgen.data.calibration import FIGURES, LONG_TERM_FIGURES, calibration_summary
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path
+from pushgen.data.describe_long_term import dataset_long_term
 from pushgen.data.describe_report import format_description, sections
 from pushgen.data.describe_time import recent_load
 from pushgen.data.writer import write_dataset
@@ -288,8 +289,10 @@ def test_describe_path_reads_folders_and_files(generated: pushgen.Dataset, tmp_p
     expected = describe(generated.notifications, generated.users)
     from_folder = describe_path(folder)
     engagement = from_folder.pop("engagement")  # the folder's ground truth adds the simulated user's effects
+    long_term = from_folder.pop("long_term")  # ... and its long-term state
     calibration = from_folder.pop("calibration")
     assert from_folder == expected
+    assert long_term == dataset_long_term(generated)
     assert len(calibration["figures"]) == len(FIGURES)
     assert {"habituation"} <= set(engagement)
     assert describe_path(folder / "notifications.csv")["rows"] == expected["rows"]
@@ -369,6 +372,10 @@ def test_describe_json_carries_the_verdicts(generated: pushgen.Dataset, tmp_path
     done = CliRunner().invoke(cli, ["describe", str(folder), "--json"])
     assert done.exit_code == 0, done.output
     calibration = json.loads(done.output)["calibration"]
-    assert calibration == json.loads(json.dumps(calibration_summary(
-        describe(generated.notifications, generated.users), generated.notifications, generated.users)))
-    assert calibration["measured"] == len(FIGURES) - 1  # all but the timing AUC (auc=True)
+    stats = {**describe(generated.notifications, generated.users), "long_term": dataset_long_term(generated)}
+    assert calibration == json.loads(json.dumps(calibration_summary(stats, generated.notifications,
+                                                                    generated.users)))
+    unmeasured = {f["figure"] for f in calibration["figures"] if f["value"] is None}
+    # all but the timing AUC (auc=True) and the long-term figures 21 days cannot show
+    assert unmeasured - {f.name for f in LONG_TERM_FIGURES} == {"AUC of the action from the three timings"}
+    assert "apps turned off or abandoned, 6 months" in unmeasured

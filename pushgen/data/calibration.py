@@ -1,19 +1,24 @@
 """The calibration figures with their target ranges: one definition for the scripts and reports.
 
 Each figure reads one number from the statistics of ``pushgen.data.describe`` (with the day-level
-and structure figures of ``pushgen.data.realism`` under ``"realism"``); it holds when the number
+and structure figures of ``pushgen.data.realism`` under ``"realism"``, and those of a ground truth's
+long-term state under ``"long_term"``: ``pushgen.data.describe_long_term``); it holds when the number
 is inside ``[low, high]``. ``target`` says in words what the published figure is
 (``docs/calibration.md`` gives the sources).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pushgen.data.describe_long_term import BAND_NAMES
 from pushgen.data.realism import realism_figures
+
+TOLERANCE_SURVEY = (0.10, 0.37, 0.33, 0.20)  # Localytics 2017: would disable at 1, 2-5, 6-10, more a week
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,11 +68,18 @@ def at(*keys: str) -> Callable[[dict[str, Any]], float]:
     return value
 
 
+def survey_range(share: float, users: int = 50, spread: float = 2.6) -> tuple[float, float]:
+    """A survey's share of users widened by ``spread`` binomial sds of a sample of ``users`` (2.6: 99%
+    of 50-user datasets land inside when the model draws the survey's shares)."""
+    sd = spread * math.sqrt(share * (1.0 - share) / users)
+    return max(0.0, share - sd), min(1.0, share + sd)
+
+
 def hourly_share(stats: dict, hours: range) -> float:
     return float(sum(stats["hourly"]["share"][h] or 0.0 for h in hours))
 
 
-FIGURES = (
+TABLE_FIGURES = (  # measured on the notifications (and users) tables
     Figure("notifications/user/day, mean", at("per_user_day", "mean"), 50, 80, "63.5 (60-80)"),
     Figure("notifications/user/day, median", at("per_user_day", "median"), 40, 70, "56"),
     Figure("notifications/user/day, p10", at("per_user_day", "p10"), 8, 35, "light users near 15"),
@@ -125,6 +137,27 @@ FIGURES = (
     Figure("first week - later open rate, median user", at("realism", "first_week_open_lift"), -0.03, 0.03,
            "no falling overall rate", True),
 )
+# model 4, from the ground truth (``pushgen.data.describe_long_term``): model targets anchored on the
+# Localytics 2017 survey (stated thresholds, not observed rates) and O'Brien et al. 2022; not
+# measurable without a ground truth
+LONG_TERM_FIGURES = (
+    Figure("apps turned off or abandoned, 3 months", at("long_term", "apps_off_3_months"), 0.05, 0.30,
+           "model target (Localytics 2017)", True),
+    Figure("apps turned off or abandoned, 6 months", at("long_term", "apps_off_6_months"), 0.10, 0.30,
+           "about 10-30%, model target (Localytics 2017)", True),
+    Figure("messaging apps turned off", at("long_term", "by_kind", "messaging", "turned_off"), 0.0, 0.10,
+           "rarely (< 10%)", True),
+    Figure("promotional apps turned off", at("long_term", "by_kind", "promotional", "turned_off"), 0.30, 1.0,
+           "often (> 30%)", True),
+    Figure("turned off, > 5 minus <= 5 a week", at("long_term", "volume_contrast"), 0.0, 1.0,
+           "more volume, more turned off", True),
+    Figure("turned off, open rate < 30% minus >= 30%", at("long_term", "open_rate_contrast"), 0.0, 1.0,
+           "higher open rate, fewer turned off", True),
+    *(Figure(f"users who tolerate {band}", lambda s, b=b: s["long_term"]["tolerance_bands"][b],
+             *survey_range(share), f"{share:.0%} (Localytics 2017)", True)
+      for b, (band, share) in enumerate(zip(BAND_NAMES, TOLERANCE_SURVEY, strict=True))),
+)
+FIGURES = (*TABLE_FIGURES, *LONG_TERM_FIGURES)
 
 
 @dataclass(frozen=True)

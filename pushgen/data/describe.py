@@ -24,11 +24,13 @@ from pushgen import schemas
 from pushgen.data.calibration import calibration_summary
 from pushgen.data.dataset import MANIFEST, DatasetError, first_line, read_table, table_path
 from pushgen.data.describe_engagement import engagement_stats, has_ground_truth
+from pushgen.data.describe_long_term import long_term_truth
 from pushgen.data.describe_report import TOP_APPS
 from pushgen.data.describe_time import (
     MS_PER_DAY,
     Rows,
     fatigue_stats,
+    kind_of_app,
     num_or_none,
     period_stats,
     rate,
@@ -68,7 +70,7 @@ def describe(notifications: pd.DataFrame | pa.Table, users: pd.DataFrame | pa.Ta
     first_day = int(rows.ms.min() // MS_PER_DAY)
     days = int(rows.day.max()) + 1
     apps = tally(frame["postingApp"], rows.opened)
-    by_kind = apps.groupby([_kind_of_app().get(app) for app in apps.index]).sum().reindex(
+    by_kind = apps.groupby([kind_of_app().get(app) for app in apps.index]).sum().reindex(
         app_catalog().kinds, fill_value=0)
     return {
         "rows": len(frame),
@@ -150,6 +152,7 @@ def describe_tables(path: Path, calibration: bool = False) -> Described:
         if truth:
             begin("engagement (ground truth)")
             stats["engagement"] = engagement_stats(path, frame)
+            stats |= long_term_truth(path, frame)
         if calibration:
             begin("calibration figures")
             stats["calibration"] = calibration_summary(stats, frame, user_table)
@@ -207,11 +210,6 @@ def _weekday(rows: Rows, n_users: int, calendar_weekdays: np.ndarray) -> dict:
     }
 
 
-def _kind_of_app() -> dict[str, str]:
-    catalog = app_catalog()
-    return dict(zip(catalog.apps, (catalog.kinds[k] for k in catalog.kind_of_app), strict=True))
-
-
 def _seen_groups(frame: pd.DataFrame, name: str, rows: Rows) -> dict[str, dict]:
     """``_groups`` of column ``name`` with each value's median seenTime."""
     medians = pd.Series(rows.seen).groupby(frame[name], observed=False).median()
@@ -232,7 +230,7 @@ def _groups(counts: pd.DataFrame, rows: int, medians: pd.Series | None = None) -
 
 def _top_apps(apps: pd.DataFrame, rows: int) -> list[dict]:
     ranked = sorted(_groups(apps, rows).items(), key=lambda item: (-item[1]["n"], item[0]))[:TOP_APPS]
-    return [{"app": app, "kind": _kind_of_app().get(app), **values} for app, values in ranked]
+    return [{"app": app, "kind": kind_of_app().get(app), **values} for app, values in ranked]
 
 
 def _open_rates(frame: pd.DataFrame, rows: Rows, per_user: np.ndarray, by_kind: pd.DataFrame) -> dict:

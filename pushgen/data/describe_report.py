@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.data.calibration import FIGURES, VERDICTS, Figure, verdict, verdict_line
+from pushgen.data.calibration import FIGURES, TOLERANCE_SURVEY, VERDICTS, Figure, verdict, verdict_line
+from pushgen.data.describe_long_term import BAND_NAMES
 from pushgen.data.describe_time import PERIOD_DAYS
 from pushgen.text_tables import aligned_table
 
@@ -50,6 +51,7 @@ def _pair(*texts: str) -> str:
 def sections(stats: dict) -> list[Section]:
     """The report's tables, in order, with the published figure beside each calibrated one."""
     engagement = _engagement_sections(stats["engagement"]) if "engagement" in stats else []
+    engagement += [_long_term_section(stats["long_term"])] if "long_term" in stats else []
     calibration = [_calibration_section(stats["calibration"])] if "calibration" in stats else []
     return [_overview(stats), _key_figures(stats), *calibration, _hour_section(stats),
             _weekday_section(stats), *_group_sections(stats), _fatigue_section(stats),
@@ -85,6 +87,27 @@ def _engagement_sections(stats: dict) -> list[Section]:
         "published: the effect of a prompt shrinks with repetition, +66% at first, +14% averaged over "
         "weeks (Klasnja 2019)")
     return [context, habituation]
+
+
+def _long_term_section(stats: dict) -> Section:
+    kinds = {kind: stats["by_kind"][kind] for kind in ("messaging", "promotional")}
+    rows = [("apps turned off, 3 / 6 months", "each user's apps",
+             _pair(pct(stats["apps_off_3_months"]), pct(stats["apps_off_6_months"])), "10-30% at 6 months"),
+            *((f"turned off, {kind} apps", f"{g['pairs']:,} pairs", pct(g["turned_off"]), published)
+              for (kind, g), published in zip(kinds.items(), ("rarely", "often"), strict=True)),
+            *((f"turned off, {b['band']}", f"{b['pairs']:,} pairs", pct(b["turned_off"]), "more volume, more")
+              for b in stats["by_volume"]),
+            *((f"turned off, open rate {b['band']}", f"{b['pairs']:,} pairs", pct(b["turned_off"]),
+               "higher open rate, fewer") for b in stats["by_open_rate"]),
+            *((f"tolerance {band}", "users", pct(share), f"{survey:.0%} (Localytics 2017)")
+              for band, share, survey in zip(BAND_NAMES, stats["tolerance_bands"], TOLERANCE_SURVEY,
+                                             strict=True))]
+    return Section("Long term: apps turned off or abandoned (ground truth)",
+                   ("figure", "of", "this dataset", "published"), tuple(rows),
+                   "a user's app counts once its notifications, or one of its channels, are turned off or "
+                   "the user abandons it; pairs: a user and an app; volume: the pair's notifications a week "
+                   "until then. Published: Localytics 2017 survey (stated thresholds; the 3- and 6-month "
+                   "shares are model targets anchored on it, not measurements); O'Brien et al. 2022")
 
 
 def _overview(stats: dict) -> Section:

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pushgen.model.catalog import app_catalog
+
 if TYPE_CHECKING:
     import pandas as pd
     from numpy.typing import ArrayLike
@@ -47,6 +49,12 @@ def table_rows(frame: pd.DataFrame) -> Rows:
         response=frame["responseTime"].to_numpy(dtype=np.float64),
         seen=frame["seenTime"].to_numpy(dtype=np.float64),
     )
+
+
+def kind_of_app() -> dict[str, str]:
+    """The kind of each app of the catalog, by app name."""
+    catalog = app_catalog()
+    return dict(zip(catalog.apps, (catalog.kinds[k] for k in catalog.kind_of_app), strict=True))
 
 
 def num_or_none(value) -> float | None:

@@ -78,6 +78,13 @@ CATALOG = (
           "the same content elsewhere, with the population's mean interaction weight; and the open "
           "rate by the ground truth's exposure to the notification's channel.",
           ("dataset",), lambda s, v: engagement.context_effects_figure(v)),
+    Entry("long_term", "Apps turned off or abandoned in the ground truth",
+          "The share of user-app pairs whose notifications (or one of their channels) the user turned "
+          "off, or whose app the user abandoned, by kind of app, by the pair's notifications a week until "
+          "then and by its open rate; and the share of users whose tolerance (unwanted notifications a "
+          "week from one app) lies in each band of the Localytics 2017 survey (diamonds: the survey's "
+          "shares).",
+          ("dataset",), lambda s, v: engagement.long_term_figure(v)),
     Entry("leaderboard", "Leaderboard",
           "Mean reward per context, each user's mean averaged over the users, with the 95% t-interval "
           "across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the "

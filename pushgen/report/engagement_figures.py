@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from pushgen.data.calibration import TOLERANCE_SURVEY
+from pushgen.data.describe_long_term import BAND_NAMES
 from pushgen.data.describe_time import recent_load
 from pushgen.report.data_figures import MIN_CELL_ROWS, View, as_categories, legend_below_axis
 from pushgen.report.style import (
@@ -179,4 +181,35 @@ def context_effects_figure(view: View):
                       " pts",
                       transform=exposure.transAxes, fontsize=7, va="top",
                       color=DISMISSED if within < 0 else INK)
+    return figure
+
+
+@styled
+def long_term_figure(view: View):
+    """With the ground truth of model 4: the share of user-app pairs turned off or abandoned by kind,
+    weekly volume and open rate, and the users' tolerance against the survey's bands."""
+    stats = view.stats.get("long_term")
+    if not stats:
+        return None
+    figure = new_figure(11, 3.2)
+    kinds, volume, opened, tolerance = figure.subplots(1, 4, width_ratios=[0.8, 1.2, 1.2, 1.2])
+    groups = {"messaging": stats["by_kind"]["messaging"], "promotional": stats["by_kind"]["promotional"]}
+    for ax, title, bands in ((kinds, "By kind of app", [{"band": k, **g} for k, g in groups.items()]),
+                             (volume, "By notifications a week", stats["by_volume"]),
+                             (opened, "By open rate", stats["by_open_rate"])):
+        _rate_bars(ax, [b["band"].replace(" a week", "").replace("more than ", ">") for b in bands],
+                   [b["pairs"] for b in bands],
+                   [np.nan if b["turned_off"] is None else b["turned_off"] for b in bands], DISMISSED)
+        ax.set_title(title)
+        ax.tick_params(axis="x", labelsize=7)
+    kinds.set_ylabel("user-app pairs turned off")
+    x = np.arange(len(BAND_NAMES))
+    shares = [np.nan if s is None else s for s in stats["tolerance_bands"]]
+    tolerance.bar(x, shares, color=OPENED, alpha=0.85, label="users here")
+    tolerance.scatter(x, TOLERANCE_SURVEY, color=INK, marker="D", s=18, zorder=3, label="survey")
+    tolerance.set_xticks(x, ["1", "2-5", "6-10", ">10"])
+    tolerance.set_title("Tolerance a week")
+    percent_axis(tolerance.yaxis)
+    tolerance.grid(axis="y", **GRID)
+    legend_below_axis(figure, tolerance)
     return figure

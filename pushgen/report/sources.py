@@ -20,6 +20,7 @@ from pushgen import schemas
 from pushgen.data.calibration import with_realism
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_tables
+from pushgen.data.describe_long_term import dataset_long_term
 from pushgen.data.generator import Dataset
 from pushgen.data.verify import verify_split
 from pushgen.publishing.access import resolve_split
@@ -73,7 +74,8 @@ def load_source(source: str | Path | Dataset, title: str | None = None) -> Sourc
 
 def _load(source: str | Path | Dataset) -> Source:
     if isinstance(source, Dataset):
-        return _dataset_source("generated dataset", source.notifications, source.users, None)
+        stats = {**describe(source.notifications, source.users), "long_term": dataset_long_term(source)}
+        return _dataset_source("generated dataset", source.notifications, source.users, stats)
     if not isinstance(source, (str, Path)) or not str(source):
         raise DatasetError(f"a report is of a dataset, split or benchmark folder; got {source!r}")
     path = Path(source)
