@@ -130,9 +130,9 @@ class NotificationGenerationEnv(ReplayEnv):
     Version History
     ---------------
     - v0: pushgen 0.1.0. Native vector version and ``flat_actions`` from pushgen 0.2.0; test
-      contexts carry ``posted_at`` from the v3 standard splits (pushgen 0.3.0); sampled mode,
-      from per-reset entropy, is the default (pushgen 0.4.0; before, expected mode, and sampled
-      mode reused the split's own draws).
+      contexts carry ``posted_at`` from the v3 standard splits (pushgen 0.3.0); after 0.3.0,
+      sampled mode, from per-reset entropy, is the default (before, expected mode was, and
+      sampled mode reused the split's own draws).
 
     Examples
     --------
