@@ -31,7 +31,8 @@ class BaselinesOption(click.Option):
 @click.option("--submission", type=click.Path(path_type=Path), required=True,
               help="Parquet or CSV: context_id and the 7 notification features per row.")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
-              show_default=True, help="Expected reward, or the split's own draws.")
+              show_default=True, help="Expected reward, or the responses drawn (task 1: the split's own "
+                                      "draws; task 2: the run's own, re-derived from its recorded entropy).")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @click.option("--user", "users", type=WholeNumber(), multiple=True,
               help="Score only this user (repeat for several) [default: every test user].")

@@ -5,7 +5,10 @@
     python scripts/train_selection.py --split pushgen-mini-v3 --steps 25600 --baselines random,greedy
 
 Training: ``pushgen/NotificationSelection-v0`` episodes of task 1's test users (four environments
-per user, stepped together; reward P(open) of what is sent), never the users it is scored on.
+per user, stepped together), never the users it is scored on, in the environment's ``sampled``
+mode, the mode learners play: the reward is whether what is sent is opened, drawn from fresh
+outcome entropy, never its P(open). Only the frozen policy's score on the held-out users is
+read in the ``expected`` evaluation mode (the mean true P(open) of what it sends).
 MaskablePPO (sb3-contrib) when installed, else PPO, with ``MultiInputPolicy`` and the shared
 slot scorer of ``pushgen.baselines.slot_scorer``. Every ``--eval-every`` steps the policy
 (deterministic) plays the whole episodes of task 2's cold-start users, which it never trained
@@ -60,8 +63,9 @@ def held_out_score(model, split: str, users: list[int], k: int, candidate_seed: 
 
 
 def training_envs(split: str, users: list[int], k: int, candidate_seed: int, copies: int, vector: bool):
-    """``copies`` environments per training user: single environments in a ``DummyVecEnv``, or
-    (``vector``) the native vector environment through ``SB3VecEnv``."""
+    """``copies`` environments per training user in sampled mode (reward: the response drawn, never
+    P(open)): single environments in a ``DummyVecEnv``, or (``vector``) the native vector
+    environment through ``SB3VecEnv``."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     if vector:
@@ -69,9 +73,9 @@ def training_envs(split: str, users: list[int], k: int, candidate_seed: int, cop
 
         return SB3VecEnv(gym.make_vec(SELECTION_ID, num_envs=len(users) * copies, users=users, task=1,
                                       vectorization_mode="vector_entry_point", split=split, k=k,
-                                      candidate_seed=candidate_seed))
+                                      candidate_seed=candidate_seed, mode="sampled"))
     return DummyVecEnv([lambda u=u: gym.make(SELECTION_ID, split=split, user=u, task=1, k=k,
-                                             candidate_seed=candidate_seed)
+                                             candidate_seed=candidate_seed, mode="sampled")
                         for u in users for _ in range(copies)])
 
 

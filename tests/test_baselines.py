@@ -151,14 +151,16 @@ def test_batch_runner_equals_stepping_the_environment(name):
     user = prepared.users[0]
     make = BASELINES[name].make
     (batch,) = run_policy(prepared, 2, name, make, users=[user], chunk=1)
-    env = gym.make(GENERATION_ID, split=SPLIT, task=2, user=user, history_in_info=False)
+    env = gym.make(GENERATION_ID, split=SPLIT, task=2, user=user, history_in_info=False, mode="expected")
     agent = PolicyAgent(make(make_setting(prepared, 2, name, user)))
     observation, info = env.reset(seed=0)
+    draws = iter(env.unwrapped.episode.draw.tolist())  # the runner's responses: the split's own draws
     rewards, generated, done = [], [], False
     while not done:
         action = agent(observation, info)
         generated.append([action[f] for f in NOTIFICATION_FEATURES])
         observation, reward, terminated, truncated, info = env.step(action)
+        info = {**info, "opened": next(draws) < info["p_open"]}
         rewards.append(reward)
         done = terminated or truncated
     env.close()

@@ -16,6 +16,7 @@ from pushgen.data.dataset import DatasetError
 from pushgen.envs import ENTRY_POINTS, GENERATION_ID, INBOX_ID, SELECTION_ID, decode, encode
 from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
 from pushgen.publishing.access import load_split
+from pushgen.replay.outcomes import outcome_generator
 from pushgen.replay.scoring import sequence_probabilities
 
 gym.register_envs(pushgen)
@@ -151,19 +152,28 @@ def stored_p_open(episode) -> np.ndarray:
 
 
 @pytest.mark.parametrize("task", [1, 2])
-def test_logged_notifications_reproduce_the_logged_outcome_in_sampled_mode(split, task):
-    env = gym.make(GENERATION_ID, split=split, task=task, mode="sampled")
+def test_logged_notifications_get_the_logged_p_open_and_responses_from_the_outcome_entropy(split, task):
+    """Expected mode gives the stored P(open) of the logged notifications and their exact
+    expected reward; sampled mode, with the same notifications, draws each response from the
+    episode's outcome entropy (one draw a step), not from the split's own draws."""
+    env = gym.make(GENERATION_ID, split=split, task=task, mode="expected")
     episode = env.unwrapped.episode
     trajectory = run(env, logged_actions(env))
     rewards_ = np.array([r for _, r, _, _ in trajectory[1:]])
     assert len(rewards_) == len(episode) and trajectory[-1][2] is True
-    np.testing.assert_array_equal(rewards_, np.where(episode.logged_opened, 1.0, 0.0))
-    history = env.unwrapped.history
-    np.testing.assert_array_equal(history.opened, episode.logged_opened)
-    np.testing.assert_allclose(history.p_open, stored_p_open(episode), atol=2e-6)
-    metrics = trajectory[-1][3]
-    assert metrics["total_reward"] == episode.logged_opened.sum()
-    assert metrics["generated_open_rate"] == metrics["logged_open_rate"] == episode.logged_opened.mean()
+    p = env.unwrapped.history.p_open.copy()
+    np.testing.assert_allclose(p, stored_p_open(episode), atol=2e-6)
+    np.testing.assert_allclose(rewards_, np.where(episode.logged_opened, 2 * p - 1, 2 * p), atol=1e-12)
+    sampled = gym.make(GENERATION_ID, split=split, task=task).unwrapped
+    sampled.reset(options={"outcome_entropy": 11})
+    for action in logged_actions(env):
+        sampled.step(action)
+    history = sampled.history
+    opened = outcome_generator(11).random(len(episode)) < p
+    np.testing.assert_array_equal(history.opened, opened)
+    np.testing.assert_array_equal(history.reward, np.where(episode.logged_opened, np.where(opened, 1, -1),
+                                                           np.where(opened, 2, 0)))
+    assert np.isnan(history.p_open).all() and not np.array_equal(opened, episode.logged_opened)
 
 
 def shuffled_generation(episode, seed: int) -> dict[str, np.ndarray]:
@@ -177,7 +187,8 @@ def shuffled_generation(episode, seed: int) -> dict[str, np.ndarray]:
 
 
 def test_expected_mode_rewards_are_the_exact_expectation(split):
-    env = gym.make(GENERATION_ID, split=split, task=1)
+    assert gym.make(GENERATION_ID, split=split, task=1).unwrapped.mode == "sampled"  # the default
+    env = gym.make(GENERATION_ID, split=split, task=1, mode="expected")
     assert env.unwrapped.mode == "expected"
     episode = env.unwrapped.episode
     generated = shuffled_generation(episode, 1)
@@ -193,7 +204,7 @@ def test_expected_mode_rewards_are_the_exact_expectation(split):
 
 def test_the_user_state_follows_the_agents_own_notifications(split):
     """Sending one notification again and again makes it less likely opened than varying them."""
-    env = gym.make(GENERATION_ID, split=split, task=1)
+    env = gym.make(GENERATION_ID, split=split, task=1, mode="expected")
     episode = env.unwrapped.episode
     start = episode.rows.start
     # of the first 50 logged notifications, the one the user is likeliest to open first
@@ -300,14 +311,13 @@ def test_vector_environments(split, mode):
         envs.close()
 
 
-def test_standard_split_by_name_reproduces_its_logged_actions():
-    env = gym.make(GENERATION_ID, split="pushgen-mini-v3", mode="sampled")
+def test_standard_split_by_name_gives_its_logged_notifications_stored_p_open():
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v3", mode="expected")
     replay = env.unwrapped.replay
     assert replay.name == "pushgen-mini-v3" and env.unwrapped.user == replay.users[0]
     episode = env.unwrapped.episode
-    trajectory = run(env, logged_actions(env)[:500])
-    got = np.array([r for _, r, _, _ in trajectory[1:]])
-    np.testing.assert_array_equal(got, np.where(episode.logged_opened[:500], 1.0, 0.0))
+    run(env, logged_actions(env)[:500])
+    np.testing.assert_allclose(env.unwrapped.history.p_open, stored_p_open(episode)[:500], atol=2e-6)
 
 
 def test_a_split_without_cold_start_users_replays_task_1(tmp_path):

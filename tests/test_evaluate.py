@@ -107,14 +107,19 @@ def test_cli_table_json_and_user_subset(split, test_part, logged, tmp_path, caps
 
 
 def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
-    frames = []
+    frames, p_open = [], []
     for user in (3, 4):
-        env = gym.make(GENERATION_ID, split=split, user=user, mode="sampled")
+        env = gym.make(GENERATION_ID, split=split, user=user)
         env.action_space.seed(user)
-        history = record_run(env, lambda observation, info, env=env: env.action_space.sample(),
+        actions: list[dict] = []
+        history = record_run(env, lambda observation, info, env=env, actions=actions:
+                             actions.append(env.action_space.sample()) or actions[-1],
                              tmp_path / f"run{user}.parquet", seed=0)
         frames.append(pd.read_parquet(tmp_path / f"run{user}.parquet"))
-        assert len(history) == len(env.unwrapped.episode)
+        assert len(history) == len(env.unwrapped.episode) and frames[-1]["p_open"].isna().all()
+        evaluation = gym.make(GENERATION_ID, split=split, user=user, mode="expected")  # P(open), the scorer's
+        evaluation.reset(seed=0)
+        p_open += [evaluation.step(action)[4]["p_open"] for action in actions]
     run = pd.concat(frames, ignore_index=True)
     run.to_parquet(tmp_path / "run.parquet")
     result = pushgen.evaluate(split, task=2, submission=tmp_path / "run.parquet", mode="sampled")
@@ -130,7 +135,7 @@ def test_recorded_task2_run_scores_like_the_environment(split, tmp_path):
     expected = pushgen.evaluate(split, task=2, submission=run.drop(columns="reward"))
     actions = read_part(split, "scorer/task2/test").set_index("context_id").loc[run["context_id"], "action"]
     logged_opened = (actions == "opened").to_numpy()
-    p = run["p_open"].to_numpy()
+    p = np.array(p_open)
     want = np.where(logged_opened, 2 * p - 1, 2 * p).sum()
     assert expected.overall["total_reward"] == pytest.approx(want, rel=1e-12)
 
@@ -181,6 +186,29 @@ def test_a_recorded_run_is_verified_and_an_edited_or_hand_made_one_is_not(split,
     assert made.verified == () and "UNVERIFIED run: users [3, 4]" in made.headline()
     assert made.score == result.score  # reported as unverified, scored the same
     assert pushgen.evaluate(split, task=1, submission=test_part).verified is None
+
+
+def test_a_run_whose_responses_rewards_or_entropy_were_edited_is_unverified(split, tmp_path):
+    """The scorer re-derives every response and sampled reward from the recorded outcome entropy
+    and the notifications: a table claiming other responses or rewards is not the run played."""
+    env = gym.make(GENERATION_ID, split=split, user=3)
+    env.action_space.seed(3)
+    record_run(env, lambda observation, info: env.action_space.sample(), tmp_path / "run.parquet", seed=0)
+    run = pd.read_parquet(tmp_path / "run.parquet")
+    result = pushgen.evaluate(split, task=2, submission=run, mode="sampled", users=3)
+    assert result.verified == (3,) and result.overall["total_reward"] == run["reward"].sum()
+    dismissed = int(np.flatnonzero(run["action"] == "dismissed")[0])
+    edits = {"response": ("action", dismissed, "opened"),
+             "reward": ("reward", dismissed, run.loc[dismissed, "reward"] + 1.0),
+             "entropy": ("run_entropy", slice(None), str(int(run.loc[0, "run_entropy"]) + 1))}
+    for name, (column, at, value) in edits.items():
+        edited = run.copy()
+        edited.loc[at, column] = value
+        verdict = pushgen.evaluate(split, task=2, submission=edited, users=3)
+        assert verdict.verified == () and "UNVERIFIED run: users [3]" in verdict.headline(), name
+    with pytest.raises(ValueError, match="record_run records a run played in sampled mode"):
+        record_run(gym.make(GENERATION_ID, split=split, user=3, mode="expected"),
+                   lambda observation, info: env.action_space.sample(), tmp_path / "expected.parquet")
 
 
 def mutate(frame: pd.DataFrame, how: str) -> pd.DataFrame:

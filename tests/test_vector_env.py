@@ -13,15 +13,20 @@ from pushgen.envs.spaces import NOTIFICATION_FEATURES
 SPLIT = "pushgen-mini-v3"
 
 
-def test_rewards_equal_single_environments_step_by_step_across_autoreset():
+@pytest.mark.parametrize("mode", ["expected", "sampled"])
+def test_rewards_equal_single_environments_step_by_step_across_autoreset(mode):
+    """Given outcome entropy E, environment i steps as a single environment given E + i (its
+    stream goes on across the autoreset); P(open) is shown in the expected mode only."""
     vector = gym.make_vec(GENERATION_ID, num_envs=4, vectorization_mode="vector_entry_point",
-                          split=SPLIT, task=1)
+                          split=SPLIT, task=1, mode=mode)
     users = list(vector.unwrapped.users)
     assert users == [0, 1, 2, 0]  # round-robin over the task's test users
-    singles = [gym.make(GENERATION_ID, split=SPLIT, task=1, user=int(u), history_in_info=False).unwrapped
-               for u in users]
-    observation, _ = vector.reset(seed=0)
-    single_observations = [env.reset(seed=0)[0] for env in singles]
+    singles = [gym.make(GENERATION_ID, split=SPLIT, task=1, user=int(u), history_in_info=False,
+                        mode=mode).unwrapped for u in users]
+    observation, _ = vector.reset(seed=0, options={"outcome_entropy": 20})
+    single_observations = [env.reset(seed=0, options={"outcome_entropy": 20 + i})[0]
+                           for i, env in enumerate(singles)]
+    streams = [env._outcomes for env in singles]  # the vector env's stream goes on after autoreset
     lengths = vector.unwrapped._length
     rng = np.random.default_rng(0)
     catalog = [env.episode for env in singles]
@@ -39,14 +44,19 @@ def test_rewards_equal_single_environments_step_by_step_across_autoreset():
         observation, reward, terminated, truncated, infos = vector.step(action)
         for i, env in enumerate(singles):
             if done[i]:  # next-step autoreset: the vector env resets, the action is ignored
-                assert reward[i] == 0.0 and not terminated[i] and not infos["_p_open"][i]
+                assert reward[i] == 0.0 and not terminated[i] and not infos["_opened"][i]
                 single_observations[i] = env.reset(seed=0)[0]
+                env._outcomes = streams[i]
                 done[i] = False
                 resets += 1
                 continue
             single_observations[i], r, t, _, info = env.step({f: action[f][i] for f in action})
             assert reward[i] == pytest.approx(r, abs=1e-12) and bool(terminated[i]) == t
-            assert infos["p_open"][i] == pytest.approx(info["p_open"], abs=1e-12)
+            assert infos["opened"][i] == info["opened"]
+            if mode == "expected":
+                assert infos["p_open"][i] == pytest.approx(info["p_open"], abs=1e-12)
+            else:
+                assert "p_open" not in infos and "p_open" not in info
             done[i] = t
         assert not truncated.any()
     assert resets >= 1
@@ -59,8 +69,8 @@ def test_flat_actions_are_multidiscrete_in_schema_order():
                                   [len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
     assert list(single.action_space.nvec[[0, 4]]) == [len(schemas.values("postingApp")), 6]
     dict_env = gym.make(GENERATION_ID, split=SPLIT, task=1, user=0)
-    single.reset(seed=0)
-    dict_env.reset(seed=0)
+    single.reset(seed=0, options={"outcome_entropy": 3})
+    dict_env.reset(seed=0, options={"outcome_entropy": 3})
     episode = dict_env.unwrapped.episode
     for k in range(20):
         codes = [int(episode.codes[f][k]) for f in NOTIFICATION_FEATURES]
@@ -103,14 +113,18 @@ def test_bad_vector_actions_are_named():
 
 def test_single_fast_path_equals_the_batched_judge_over_a_whole_sampled_episode():
     """The single environment follows the user in Python floats, the vector one with ``Judge``:
-    P(open) within 1e-12 and the same sampled rewards over a whole episode."""
+    P(open) within 1e-12 (expected mode) and, from the same outcome entropy, the same sampled
+    responses and rewards over a whole episode."""
     from pushgen.envs.online import PossibleNotifications, apps_of
 
-    single = gym.make(GENERATION_ID, split=SPLIT, user=3, mode="sampled", history_in_info=False).unwrapped
+    single = gym.make(GENERATION_ID, split=SPLIT, user=3, history_in_info=False).unwrapped
     vector = gym.make_vec(GENERATION_ID, num_envs=1, vectorization_mode="vector_entry_point",
-                          split=SPLIT, users=[3], mode="sampled")
-    single.reset(seed=0)
-    vector.reset(seed=0)
+                          split=SPLIT, users=[3])
+    evaluation = gym.make_vec(GENERATION_ID, num_envs=1, vectorization_mode="vector_entry_point",
+                              split=SPLIT, users=[3], mode="expected")
+    single.reset(seed=0, options={"outcome_entropy": 8})
+    vector.reset(seed=0, options={"outcome_entropy": 8})
+    evaluation.reset(seed=0)
     possible = PossibleNotifications(apps_of(single.replay, 3)).matrix
     rng = np.random.default_rng(4)
     for step in range(single._n):
@@ -119,6 +133,7 @@ def test_single_fast_path_equals_the_batched_judge_over_a_whole_sampled_episode(
                   else {f: int(v[0]) for f, v in codes.items()})
         _, r, terminated, _, info = single.step(action)
         _, rv, tv, _, infos = vector.step({f: np.array([c]) for f, c in action.items()})
-        assert info["p_open"] == pytest.approx(infos["p_open"][0], abs=1e-12, rel=0)
-        assert r == rv[0] and terminated == tv[0]
+        p = evaluation.step({f: np.array([c]) for f, c in action.items()})[4]["p_open"][0]
+        assert single._last[2] == pytest.approx(p, abs=1e-12, rel=0)
+        assert r == rv[0] and info["opened"] == infos["opened"][0] and terminated == tv[0]
     assert terminated

@@ -6,7 +6,8 @@ test part. Task 1 (offline): ``fit`` on the user's history, then one ``act`` wit
 context. Task 2 (online): ``act`` on the user's next ``CHUNK`` contexts, the judge
 (``pushgen.replay.scoring.Judge``, every user stepping together, its fatigue and habituation
 following what was sent) gives each notification's P(open), ``update`` hears the responses
-(the row's own draw < P(open), as ``info["opened"]`` of ``NotificationGeneration-v0``), and
+(the row's own draw < P(open): the split's draw, where ``NotificationGeneration-v0`` draws from
+per-reset outcome entropy; pushgen's own policies read nothing else of it), and
 so on. The rewards of each whole episode are then computed at once with
 ``sequence_probabilities``, exactly as ``pushgen.evaluate`` computes them.
 """

@@ -22,7 +22,7 @@ from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv, task_of_user  # noqa: F401 (its public home before)
 from pushgen.envs.history import History
 from pushgen.envs.online import PossibleNotifications, apps_of, channels_of, simulated_user, static_table
-from pushgen.envs.outcomes import fresh_entropy
+from pushgen.envs.outcomes import outcome_entropy_of, outcome_generator
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
@@ -32,7 +32,7 @@ from pushgen.envs.spaces import (
     notification_space,
     whole_code,
 )
-from pushgen.replay.rewards import DEFAULT_MODE, REWARDS, check_mode
+from pushgen.replay.rewards import REWARDS, check_mode
 from pushgen.replay.run_digest import split_fingerprint
 
 
@@ -69,18 +69,23 @@ class NotificationGenerationEnv(ReplayEnv):
     The challenge's table, comparing the simulated user's response to the generated
     notification with the logged action in that context: logged opened and generated opened +1,
     both dismissed 0, logged dismissed and generated opened +2, logged opened and generated
-    dismissed -1. ``mode="expected"`` (the default) gives the exact expected reward, and
-    ``mode="sampled"`` reuses the generator's own random draw of the row (submitting the logged
-    notification reproduces the logged action exactly).
+    dismissed -1. In ``mode="sampled"`` (the default, the mode learners play and recorded runs
+    are scored in) the simulated user's response is drawn after the action, one draw a step,
+    from entropy drawn afresh at each reset (``env.outcome_entropy``, ``pushgen.envs.outcomes``):
+    neither a public seed nor the split's own draws predict it. ``mode="expected"``, the
+    evaluation mode of a fixed policy, gives the exact expected reward (``2p - 1`` after a
+    logged open, ``2p`` after a logged dismissal) and alone shows ``p_open``.
 
     Starting State
     --------------
     The first context of the user's test months, with the fatigue and habituation the user's
-    logged history left. ``reset(options={"user": id})`` switches to another user of the part.
-    ``info`` holds ``context_id``, ``opened`` (the simulated response), ``logged_opened``,
-    ``p_open`` (of the generated notification), ``history`` (a ``pushgen.envs.History``, the
-    same object for the whole episode) and ``metrics`` (running ``steps``, ``total_reward``,
-    ``mean_reward``, ``generated_open_rate`` and ``logged_open_rate``).
+    logged history left. ``reset(options={"user": id})`` switches to another user of the part;
+    ``reset(options={"outcome_entropy": E})`` (the scorer's) replays the responses of a run whose
+    outcome entropy was ``E``. ``info`` holds ``context_id``, ``opened`` (the simulated
+    response), ``logged_opened``, ``history`` (a ``pushgen.envs.History``, the same object for
+    the whole episode) and ``metrics`` (running ``steps``, ``total_reward``, ``mean_reward``,
+    ``generated_open_rate`` and ``logged_open_rate``); in ``mode="expected"`` only, ``p_open``
+    (of the generated notification, also in the history's ``p_open``, NaN in sampled mode).
 
     Episode End
     -----------
@@ -107,8 +112,8 @@ class NotificationGenerationEnv(ReplayEnv):
     part : str, default "test"
         Only ``"test"``: the simulated user is the scorer's. To develop a policy, play a
         development split (``pushgen.development_split``).
-    mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
+    mode : str, default "sampled"
+        ``"sampled"`` (learners, recorded runs) or ``"expected"`` (evaluation) rewards.
     render_mode : str, optional
         ``"ansi"`` or None.
     history_in_info : bool, default True
@@ -125,7 +130,9 @@ class NotificationGenerationEnv(ReplayEnv):
     Version History
     ---------------
     - v0: pushgen 0.1.0. Native vector version and ``flat_actions`` from pushgen 0.2.0; test
-      contexts carry ``posted_at`` from the v3 standard splits (pushgen 0.3.0).
+      contexts carry ``posted_at`` from the v3 standard splits (pushgen 0.3.0); after 0.3.0,
+      sampled mode, from per-reset entropy, is the default (before, expected mode was, and
+      sampled mode reused the split's own draws).
 
     Examples
     --------
@@ -145,7 +152,7 @@ class NotificationGenerationEnv(ReplayEnv):
     env_id = ENV_ID
 
     def __init__(self, split: str | Path, user: int | None = None, task: int | None = None,
-                 part: str = "test", mode: str = DEFAULT_MODE, render_mode: str | None = None,
+                 part: str = "test", mode: str = "sampled", render_mode: str | None = None,
                  history_in_info: bool = True, flat_actions: bool = False) -> None:
         if part != "test":
             raise ValueError(f"the generation environment plays a test part (the simulated user is the "
@@ -162,7 +169,7 @@ class NotificationGenerationEnv(ReplayEnv):
         self._possible: dict[int, tuple[PossibleNotifications, np.ndarray]] = {}
         super().__init__(split, user, task, part, render_mode)
         self._fingerprint = split_fingerprint(self.replay.folder)
-        self._start_episode()
+        self._start_episode(outcome_entropy_of(None))
         self._ready = perf_counter()
 
     def _facts(self) -> list[tuple[str, str]]:
@@ -170,7 +177,6 @@ class NotificationGenerationEnv(ReplayEnv):
 
     def _use_user(self, user: int | None) -> None:
         super()._use_user(user)
-        self._draw = self.episode.draw.tolist()
         self._contexts = self.episode.rows_in_order(self._keys)
         if self.user not in self._possible:
             # (contexts x the user's possible notifications) logits: kept for one user at a time
@@ -184,12 +190,13 @@ class NotificationGenerationEnv(ReplayEnv):
         self._seconds = self.replay.seconds[self.episode.rows].tolist()
         self.simulated_user = simulated_user(self.replay, self.user, stationary=False)
 
-    def _start_episode(self) -> None:
+    def _start_episode(self, entropy: int) -> None:
         self.simulated_user.reset()
-        self.run_entropy = fresh_entropy()  # seeds the run's digest; recorded with it
+        self.outcome_entropy = entropy  # the responses' and the run digest's; recorded with the run
+        self._outcomes = outcome_generator(entropy)
         self.history = History(self.user, self.episode.context_ids,
                                {f: self.episode.codes[f] for f in CONTEXT_FEATURES},
-                               self._fingerprint, self.run_entropy)
+                               self._fingerprint, entropy)
         self._total = 0.0
         self._generated = 0.0
         self._logged_opens = 0
@@ -198,7 +205,7 @@ class NotificationGenerationEnv(ReplayEnv):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, int], dict[str, Any]]:
         self._begin(seed, options)
-        self._start_episode()
+        self._start_episode(outcome_entropy_of(options))
         info = {"user_id": self.user, "context_id": self._context_ids[0], **self._shared_info()}
         self._ready = perf_counter()
         return dict(zip(self._keys, self._contexts[0], strict=True)), info
@@ -208,9 +215,10 @@ class NotificationGenerationEnv(ReplayEnv):
         i = self._check_running()
         codes = self._codes(action)
         p = self._respond(i, codes)
-        opened = self._draw[i] < p
+        opened = self._outcomes.random() < p
         logged = self._logged[i]
-        if self.mode == "expected":
+        expected = self.mode == "expected"
+        if expected:
             reward = 2.0 * p - 1.0 if logged else 2.0 * p
             self._generated += p
         else:
@@ -218,12 +226,12 @@ class NotificationGenerationEnv(ReplayEnv):
             self._generated += opened
         self._total += reward
         self._logged_opens += logged
-        self.history.append(codes, opened, reward, p, started - self._ready)
+        self.history.append(codes, opened, reward, p if expected else float("nan"), started - self._ready)
         self._last = (codes, opened, p, reward)
         self._row = i + 1
         terminated = self._row >= self._n
         info = {"context_id": self._context_ids[i], "opened": opened, "logged_opened": logged,
-                "p_open": p, **self._shared_info()}
+                **({"p_open": p} if expected else {}), **self._shared_info()}
         observation = dict(zip(self._keys, self._contexts[min(i + 1, self._n - 1)], strict=True))
         self._ready = perf_counter()
         return observation, reward, terminated, False, info
@@ -275,7 +283,8 @@ class NotificationGenerationEnv(ReplayEnv):
             codes, opened, p, reward = self._last
             logged = "opened" if self._logged[self._row - 1] else "dismissed"
             lines.append("generated " + self._describe(NOTIFICATION_FEATURES, codes))
-            lines.append(f"response  {'opened' if opened else 'dismissed'} (P(open) {p:.3f}); "
+            shown = f" (P(open) {p:.3f})" if self.mode == "expected" else ""
+            lines.append(f"response  {'opened' if opened else 'dismissed'}{shown}; "
                          f"logged {logged}; reward {reward:+.3f}")
         k = self._row
         if k:

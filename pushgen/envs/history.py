@@ -7,9 +7,9 @@ with one entry per step taken so far:
     context_ids          context_id of the step's context
     context_codes        feature -> codes of the context
     notification_codes   feature -> codes of the generated notification
-    opened               the simulated user's response to it (the row's own draw < P(open))
+    opened               the simulated user's response to it (drawn from the episode's outcome entropy)
     reward               the step's reward (per the environment's mode)
-    p_open               P(open) of the generated notification
+    p_open               P(open) of the generated notification (NaN in sampled mode: not shown)
     decision_seconds     time the model took between receiving the context and answering
 
 ``frame()`` decodes it into a pandas frame (the union of context and notification features
@@ -153,7 +153,7 @@ class History:
         k = self.size
         return (self.user_id == other.user_id and k == other.size
                 and np.array_equal(self.context_ids, other.context_ids)
-                and all(np.array_equal(getattr(self, name)[:k], getattr(other, name)[:k])
+                and all(np.array_equal(getattr(self, name)[:k], getattr(other, name)[:k], equal_nan=True)
                         for name in COMPARED))
 
     __hash__ = None  # type: ignore[assignment]

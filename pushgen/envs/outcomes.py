@@ -1,60 +1,62 @@
-"""Where the sampled responses of the online environments come from: entropy no public value predicts.
+"""The online environments' sampled responses: one draw a step from entropy no public value predicts.
 
-Each episode's responses are drawn from a generator of its own, seeded by 128 bits of fresh
-entropy from the operating system (``fresh_entropy``) unless the scorer gives the entropy
-(``reset(options={"outcome_entropy": E})``) to replay a run's draws. Neither the public reset
-seed nor gymnasium's ``np_random`` enters it, so a policy that knows every public seed
-predicts no outcome better than chance. The entropy used is the environment's
-``outcome_entropy``: recorded for the scorer, never shown to the policy.
+The entropy and its generator are ``pushgen.replay.outcomes`` (the scorer re-derives a recorded
+run's responses from them); this module adds the vector environments' per-environment draws.
 """
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 import numpy as np
 
-OUTCOME_STREAM = 0x6F7574636F6D65  # the outcome generator's stream, apart from np_random's
+from pushgen.replay.outcomes import OUTCOME_STREAM, fresh_entropy, outcome_entropy_of, outcome_generator
 
 
-def fresh_entropy() -> int:
-    """128 bits from the operating system: an outcome stream that no public value predicts."""
-    return secrets.randbits(128)
-
-
-def outcome_generator(entropy: int) -> np.random.Generator:
-    """The generator of the sampled responses of an episode whose outcome entropy is ``entropy``.
+class OutcomeDraws:
+    """Each environment's uniform draws from its own outcome generator, drawn ahead in blocks: the
+    same numbers in the same order as one ``random()`` per step.
 
     Parameters
     ----------
-    entropy : int
-        The episode's outcome entropy (``env.outcome_entropy``: drawn afresh at each reset, or
-        given back in ``reset(options={"outcome_entropy": ...})`` to replay a run).
-
-    Returns
-    -------
-    numpy.random.Generator
-        A stream of its own (apart from gymnasium's ``np_random``): the same draws for the same
-        entropy.
+    generators : list of numpy.random.Generator
+        One outcome generator per environment.
 
     Examples
     --------
-    >>> from pushgen.envs.outcomes import outcome_generator
-    >>> float(outcome_generator(7).random()) == float(outcome_generator(7).random())
+    >>> import numpy as np
+    >>> from pushgen.envs.outcomes import OutcomeDraws, outcome_generator
+    >>> draws = OutcomeDraws([outcome_generator(1), outcome_generator(2)])
+    >>> float(draws.next(np.array([True, False]))[0]) == float(outcome_generator(1).random())
     True
     """
-    return np.random.default_rng([entropy, OUTCOME_STREAM])
+
+    BLOCK = 64
+
+    def __init__(self, generators: list[np.random.Generator]) -> None:
+        self.generators = generators
+        self.ahead = np.stack([g.random(self.BLOCK) for g in generators])
+        self.used = np.zeros(len(generators), dtype=np.int64)
+
+    @classmethod
+    def at_reset(cls, num_envs: int, options: dict[str, Any] | None) -> OutcomeDraws:
+        """Environment ``i``'s draws after a reset: from ``E + i`` when the scorer gives
+        ``options={"outcome_entropy": E}``, else from fresh entropy each."""
+        if (options or {}).get("outcome_entropy") is None:
+            return cls([outcome_generator(fresh_entropy()) for _ in range(num_envs)])
+        entropy = outcome_entropy_of(options)
+        return cls([outcome_generator(entropy + i) for i in range(num_envs)])
+
+    def next(self, stepping: np.ndarray) -> np.ndarray:
+        """The next draw of each environment that steps (0 for the others)."""
+        draws = np.zeros(len(self.generators))
+        envs = np.flatnonzero(stepping)
+        for i in envs[self.used[envs] == self.BLOCK]:
+            self.ahead[i] = self.generators[i].random(self.BLOCK)
+            self.used[i] = 0
+        draws[envs] = self.ahead[envs, self.used[envs]]
+        self.used[envs] += 1
+        return draws
 
 
-def outcome_entropy_of(options: dict[str, Any] | None) -> int:
-    """The outcome entropy a scorer gives in ``reset``'s options, else fresh entropy."""
-    entropy = (options or {}).get("outcome_entropy")
-    if entropy is None:
-        return fresh_entropy()
-    if isinstance(entropy, bool) or not isinstance(entropy, (int, np.integer)) or entropy < 0:
-        raise ValueError(f"outcome_entropy must be a whole number >= 0; got {entropy!r}")
-    return int(entropy)
-
-
-__all__ = ["OUTCOME_STREAM", "fresh_entropy", "outcome_entropy_of", "outcome_generator"]
+__all__ = ["OUTCOME_STREAM", "OutcomeDraws", "fresh_entropy", "outcome_entropy_of", "outcome_generator"]

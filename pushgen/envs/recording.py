@@ -9,9 +9,13 @@ current CPU; a step through the environment and its gymnasium wrappers takes abo
 recording that claims less for any step was not measured by the runner, and the evaluator
 refuses it (``pushgen.replay.evaluation.check_decision_seconds``).
 
-The recording carries the run's digest (``run_entropy``, ``run_digest``: a hash chain over the
-contexts, notifications and responses in the order played, ``pushgen.replay.run_digest``);
-``pushgen evaluate --task 2`` reports a run whose digest does not check out as unverified.
+A run is played in the environment's ``sampled`` mode, the mode learners play: the responses
+are drawn from the episode's outcome entropy, which no public value predicts. The recording
+carries that entropy and the run's digest (``run_entropy``, ``run_digest``: a hash chain over
+the contexts, notifications and responses in the order played, ``pushgen.replay.run_digest``);
+``pushgen evaluate --task 2`` re-derives every response and reward from the entropy and the
+notifications, and reports a run whose digest, responses or rewards do not check out as
+unverified.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     Parameters
     ----------
     env : gymnasium.Env
-        A ``pushgen/NotificationGeneration-v0`` environment.
+        A ``pushgen/NotificationGeneration-v0`` environment in ``mode="sampled"`` (its default).
     policy : Policy
         ``policy(observation, info)`` gives the action of each step.
     path : str or pathlib.Path
@@ -67,6 +71,8 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     ------
     TypeError
         When ``env`` is not a generation environment.
+    ValueError
+        When ``env`` plays the ``expected`` evaluation mode (a run is recorded in sampled mode).
 
     Examples
     --------
@@ -82,6 +88,9 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     if not isinstance(env.unwrapped, NotificationGenerationEnv):
         raise TypeError(f"record_run records a pushgen/NotificationGeneration-v0 run; got "
                         f"{type(env.unwrapped).__name__}, whose runs it cannot score")
+    if env.unwrapped.mode != "sampled":
+        raise ValueError(f"record_run records a run played in sampled mode (the mode learners play); got "
+                         f"mode={env.unwrapped.mode!r}: make the environment with mode='sampled'")
     with file_output(path, force, is_recording, "recording", option="path") as partial:
         observation, info = env.reset(seed=seed, options=options)
         done = False

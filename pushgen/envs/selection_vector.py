@@ -30,36 +30,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from pushgen.envs.base import Shown
-from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
+from pushgen.envs.outcomes import OutcomeDraws
 from pushgen.envs.slates import HOURS_CAP, EpisodeSlates, check_options, selection_facts, selection_space
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.envs.vector import context_columns, context_matrix, episode_users, vector_facts
 from pushgen.model import simulated_user
 from pushgen.replay.rewards import check_mode
 from pushgen.replay.scoring import Judge
-
-
-class OutcomeDraws:
-    """Each environment's uniform draws from its own outcome generator, drawn ahead in blocks: the
-    same numbers in the same order as one ``random()`` per step."""
-
-    BLOCK = 64
-
-    def __init__(self, generators: list[np.random.Generator]) -> None:
-        self.generators = generators
-        self.ahead = np.stack([g.random(self.BLOCK) for g in generators])
-        self.used = np.zeros(len(generators), dtype=np.int64)
-
-    def next(self, stepping: np.ndarray) -> np.ndarray:
-        """The next draw of each environment that steps (0 for the others)."""
-        draws = np.zeros(len(self.generators))
-        envs = np.flatnonzero(stepping)
-        for i in envs[self.used[envs] == self.BLOCK]:
-            self.ahead[i] = self.generators[i].random(self.BLOCK)
-            self.used[i] = 0
-        draws[envs] = self.ahead[envs, self.used[envs]]
-        self.used[envs] += 1
-        return draws
 
 
 class NotificationSelectionVectorEnv(Shown, VectorEnv):
@@ -149,7 +126,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
         self._position = np.zeros(self.num_envs, dtype=np.int64)
         self._last_sent = np.zeros(self.num_envs)
         self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._draws = OutcomeDraws([outcome_generator(fresh_entropy()) for _ in range(self.num_envs)])
+        self._draws = OutcomeDraws.at_reset(self.num_envs, None)
 
     def _facts(self) -> list[tuple[str, str]]:
         return vector_facts(self) + selection_facts(self)
@@ -180,10 +157,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         if seed is not None or (options or {}).get("outcome_entropy") is not None:
-            given = (options or {}).get("outcome_entropy") is not None
-            entropy = outcome_entropy_of(options)
-            self._draws = OutcomeDraws([outcome_generator(entropy + i if given else fresh_entropy())
-                                        for i in range(self.num_envs)])
+            self._draws = OutcomeDraws.at_reset(self.num_envs, options)
         self._needs_reset[:] = False
         self._restart(self._slots)
         return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}

@@ -7,15 +7,19 @@ Environment ``i`` replays the episodes of user ``users[i % len(users)]`` (defaul
 the task's test part, in order), again and again. One ``step`` judges the ``num_envs``
 notifications together with one batched call of the simulated user
 (``pushgen.replay.scoring.Judge``: fatigue and habituation follow each environment's own
-notifications), so the rewards are those of ``num_envs`` single environments stepped with the
-same actions. Observations are the batched ``Dict`` of context codes, actions the batched
-``Dict`` of notification codes (or, with ``flat_actions=True``, an ``(num_envs, 7)`` array in
-``NOTIFICATION_FEATURES`` order).
+notifications), so P(open) is that of ``num_envs`` single environments stepped with the same
+actions. Environment ``i`` draws its responses from its own outcome generator
+(``pushgen.envs.outcomes``), one draw a step, seeded by fresh entropy at each
+``reset(seed=...)``, or by ``E + i`` when the scorer gives ``options={"outcome_entropy": E}``,
+so that it replays exactly a single environment reset with outcome entropy ``E + i`` and the
+same actions. The default mode is ``sampled``, as for the single environment. Observations are
+the batched ``Dict`` of context codes, actions the batched ``Dict`` of notification codes (or,
+with ``flat_actions=True``, an ``(num_envs, 7)`` array in ``NOTIFICATION_FEATURES`` order).
 
 Autoreset follows gymnasium's default (next step): the step after an episode ends resets that
 environment, returning its first context with reward 0 and ``terminated`` false, and ignores
-its action. ``infos`` holds, for the environments that stepped, ``p_open``, ``opened`` and
-``logged_opened``, each with gymnasium's ``_name`` mask.
+its action. ``infos`` holds, for the environments that stepped, ``opened``, ``logged_opened``
+and (in the ``expected`` evaluation mode only) ``p_open``, each with gymnasium's ``_name`` mask.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from gymnasium.vector.utils import batch_space
 
 from pushgen.envs.base import Shown, load_user_part, users_text
 from pushgen.envs.generation import action_form
+from pushgen.envs.outcomes import OutcomeDraws
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
@@ -39,7 +44,7 @@ from pushgen.envs.spaces import (
     notification_space,
 )
 from pushgen.replay.parts import ReplayPart
-from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
+from pushgen.replay.rewards import check_mode, rewards
 from pushgen.replay.scoring import Judge
 
 
@@ -80,9 +85,10 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays.
 
     Environment ``i`` replays the episodes of user ``users[i % len(users)]`` again and again; one
-    ``step`` judges the ``num_envs`` notifications with one batched call of the simulated user,
-    so the rewards are those of ``num_envs`` single environments stepped with the same actions.
-    Autoreset is gymnasium's next-step mode.
+    ``step`` judges the ``num_envs`` notifications with one batched call of the simulated user;
+    given ``options={"outcome_entropy": E}`` at reset, environment ``i`` replays exactly a single
+    environment reset with outcome entropy ``E + i`` and the same actions. Autoreset is
+    gymnasium's next-step mode.
 
     Parameters
     ----------
@@ -96,8 +102,8 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
         The users whose episodes the environments replay; by default every user of the part.
     part : str, default "test"
         The part played.
-    mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
+    mode : str, default "sampled"
+        ``"sampled"`` (learners) or ``"expected"`` (evaluation) rewards.
     flat_actions : bool, default False
         Take the actions as one ``(num_envs, 7)`` array of codes.
     render_mode : None
@@ -126,7 +132,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
 
     def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
-                 users: list[int] | None = None, part: str = "test", mode: str = DEFAULT_MODE,
+                 users: list[int] | None = None, part: str = "test", mode: str = "sampled",
                  flat_actions: bool = False, render_mode: str | None = None) -> None:
         self.replay, self.users = episode_users(split, num_envs, task, users, part, render_mode)
         self.num_envs = int(num_envs)
@@ -140,7 +146,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._contexts = context_matrix(self.replay, np.arange(len(self.replay.seconds)))
-        self._draw = np.asarray(self.replay.test_truth.draw)
+        self._draws = OutcomeDraws.at_reset(self.num_envs, None)
         self._logged = np.asarray(self.replay.logged_opened, dtype=bool)
         self._judge = Judge(self.replay, self.users)
         self._slots = np.arange(self.num_envs)
@@ -157,6 +163,8 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
+        if seed is not None or (options or {}).get("outcome_entropy") is not None:
+            self._draws = OutcomeDraws.at_reset(self.num_envs, options)
         self._position[:] = 0
         self._needs_reset[:] = False
         self._judge.reset(self._slots)
@@ -195,7 +203,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
             slots = self._slots
         rows = self._first[slots] + self._position[slots]
         p = self._judge.step(slots, rows, codes)
-        logged, draw = self._logged[rows], self._draw[rows]
+        logged, draw = self._logged[rows], self._draws.next(stepping)[slots]
         p_open, reward = np.zeros(self.num_envs), np.zeros(self.num_envs)
         opened, logged_opened = np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool)
         p_open[slots], reward[slots] = p, rewards(logged, p, draw, self.mode)
@@ -203,6 +211,8 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
         self._position[slots] += 1
         terminated = stepping & (self._position >= self._length)
         self._needs_reset = terminated.copy()
-        infos = {"p_open": p_open, "_p_open": stepping, "opened": opened, "_opened": stepping,
-                 "logged_opened": logged_opened, "_logged_opened": stepping}
+        infos = {"opened": opened, "_opened": stepping, "logged_opened": logged_opened,
+                 "_logged_opened": stepping}
+        if self.mode == "expected":
+            infos.update(p_open=p_open, _p_open=stepping)
         return self._observe(), reward, terminated, np.zeros(self.num_envs, dtype=bool), infos

@@ -7,13 +7,16 @@ computed per user. The headline score is the leaderboard's: each user's mean rew
 over the users, with its 95% t-interval across users (``Evaluation.score``); the metrics
 averaged over users follow, and the ``pooled over rows`` figures (``Evaluation.overall``:
 performance and response times over every row pooled, diversity and learning averaged over
-users) last. Diversity is measured on the generated notifications the simulated user opens with
-the split's own draws, in both modes, and counts only possible notifications
+users) last. Diversity is measured on the generated notifications the simulated user opens, in
+both modes, and counts only possible notifications
 (``pushgen.model.feasibility``); ``impossible_share`` is the share of submitted notifications
 that no app of the user could post (never opened). The simulated user's fatigue and habituation
 follow the submitted notifications in time order (``pushgen.replay.scoring``). Task 2's
 reward over the reference is measured against the split's reference without feedback on the same
-contexts (``pushgen.replay.reference``).
+contexts (``pushgen.replay.reference``). The responses are drawn by the split's own draws for task 1
+and, for a recorded task 2 run, re-derived from each user's recorded outcome entropy (the draws the
+environment made; the split's own where none is recorded), which also checks the run
+(``pushgen.replay.run_digest``).
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pushgen.replay.evaluation_result import Evaluation as Evaluation
 from pushgen.replay.parts import NOTIFICATION_FEATURES, load_part
 from pushgen.replay.reference import apps_aware_reference
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
-from pushgen.replay.run_digest import split_fingerprint, verified_users
+from pushgen.replay.run_digest import recorded_entropies, run_draws, split_fingerprint, verified_users
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
 
@@ -79,7 +82,9 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     submission : str, pathlib.Path or pandas.DataFrame
         The answers: a Parquet or CSV file, or a frame.
     mode : str, default "expected"
-        ``"expected"`` (the exact expected reward) or ``"sampled"`` (the logged random draws).
+        ``"expected"`` (the exact expected reward: a fixed submission's named evaluation) or
+        ``"sampled"`` (the responses drawn: task 1 by the split's own draws, a recorded task 2
+        run by its own, re-derived from its outcome entropy).
     users : int or iterable of int, optional
         Score only these users.
 
@@ -134,7 +139,8 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         check_decision_seconds(seconds, part.context_ids[rows])
     p_generated = sequence_probabilities(part, rows, codes)
     possible = is_possible_rows(part, rows, codes)
-    draw = part.test_truth.draw[rows]
+    entropies = {} if seconds is None else recorded_entropies(frame, part, selected)
+    draw = run_draws(part, selected, rows, entropies)
     logged = part.logged_opened[rows]
     reward = rewards(logged, p_generated, draw, mode)
     opened = draw < p_generated
@@ -175,6 +181,7 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         overall.update(metrics.response_time(seconds))
         overall["over_reference"] = float(table["over_reference"].mean())
     fingerprint = split_fingerprint(part.folder)
-    verified = None if seconds is None else verified_users(frame, part, selected, rows, codes, opened)
+    verified = None if seconds is None else verified_users(
+        frame, part, selected, rows, codes, opened, rewards(logged, p_generated, draw, "sampled"), entropies)
     return Evaluation(split=part.name, task=task, mode=mode, per_user=table, overall=overall,
                       fingerprint=fingerprint, verified=verified)

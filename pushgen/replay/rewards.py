@@ -12,11 +12,15 @@ opened][generated opened]``):
 
 Two modes:
 
-- ``sampled``: the generated notification is opened iff the row's own random draw (the one
-  that decided the logged action) is below its P(open). Submitting the logged notification
-  therefore reproduces the logged action exactly (+1 per opened row, 0 per dismissed row).
-- ``expected`` (the default): the logged action is what happened, so it is fixed; only the
-  generated response is uncertain, and the reward is its exact expectation:
+- ``sampled``: the generated notification is opened iff a uniform draw is below its P(open):
+  for a task 1 submission the row's own random draw (the one that decided the logged action),
+  so that submitting the logged notification reproduces the logged action exactly (+1 per
+  opened row, 0 per dismissed row); online, in the environments and a recorded task 2 run,
+  a draw from the episode's outcome entropy (``pushgen.replay.outcomes``), which no public
+  value predicts.
+- ``expected`` (the evaluator's default, the environments' evaluation mode): the logged action
+  is what happened, so it is fixed; only the generated response is uncertain, and the reward
+  is its exact expectation:
   ``p*(+1) + (1-p)*(-1) = 2p - 1`` when the logged notification was opened and
   ``p*(+2) + (1-p)*0 = 2p`` when it was dismissed. Deterministic and of the lowest variance,
   which is what a leaderboard needs.

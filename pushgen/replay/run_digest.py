@@ -8,11 +8,15 @@ A run recorded by ``pushgen/NotificationGeneration-v0`` (``pushgen.envs.record_r
     h(i)  = sha256(h(i-1) | context id | the 7 notification codes | opened)
 
 over the episode's contexts in time order, ``opened`` being the simulated user's response the
-environment gave. ``pushgen evaluate --task 2`` replays the split, recomputes each user's chain
-from the submitted notifications and its own responses to them, and reports a run as verified
-only where every row's digest matches: a table edited after the run, reordered, or made by hand
-is unverified. There is no secret key: the chain proves that the table is what an environment
-of this split returned to those notifications in that order, not who computed it.
+environment gave: the run entropy is the episode's outcome entropy (``pushgen.replay.outcomes``),
+so response ``i`` is ``draw_i < P(open)``, ``draw_i`` the ``i``-th number of its outcome
+generator. ``pushgen evaluate --task 2`` replays the split, re-derives each user's responses
+from the recorded entropy and the submitted notifications, recomputes the chain and the
+sampled-mode rewards, and reports a run as verified only where every row's digest, recorded
+response (``action``) and recorded reward match: a table whose notifications, responses or
+rewards were edited after the run, reordered, or made by hand is unverified. There is no
+secret key: the chain proves that the table is what an environment of this split returned to
+those notifications in that order, not who computed it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.replay.outcomes import outcome_generator
 from pushgen.replay.parts import NOTIFICATION_FEATURES, ReplayPart
 
 ENTROPY, DIGEST = "run_entropy", "run_digest"
@@ -50,31 +55,64 @@ def chain(fingerprint: str, user: int, entropy: int, context_ids: np.ndarray, co
     return out
 
 
+def user_spans(part: ReplayPart, users: list[int]) -> list[slice]:
+    """Where each of ``users``' rows lie in the concatenation of their part rows, in that order."""
+    lengths = [part.rows_of(u).stop - part.rows_of(u).start for u in users]
+    ends = np.cumsum(lengths).tolist()
+    return [slice(end - n, end) for n, end in zip(lengths, ends, strict=True)]
+
+
+def recorded_entropies(frame: pd.DataFrame, part: ReplayPart, users: list[int]) -> dict[int, int]:
+    """The outcome entropy of each of ``users`` whose rows of the recorded run ``frame`` all carry
+    the same whole number in ``run_entropy`` (users without one are left out)."""
+    if ENTROPY not in frame.columns:
+        return {}
+    recorded = dict(zip(np.asarray(frame["context_id"], dtype=np.int64).tolist(),
+                        frame[ENTROPY].astype(str), strict=True))
+    out = {}
+    for user in users:
+        found = {recorded.get(c) for c in part.context_ids[part.rows_of(user)].tolist()}
+        entropy = next(iter(found)) if len(found) == 1 else None
+        if entropy is not None and entropy.isdigit():
+            out[int(user)] = int(entropy)
+    return out
+
+
+def run_draws(part: ReplayPart, users: list[int], rows: np.ndarray, entropies: dict[int, int]) -> np.ndarray:
+    """The uniform draw behind the response at each of ``rows`` (``users``' part rows, in order):
+    a recorded run's own, re-derived from the user's outcome entropy (``entropies``), else the
+    split's own draw of the row (opened iff the draw is below P(open))."""
+    draw = np.asarray(part.test_truth.draw[rows], dtype=np.float64)
+    for user, own in zip(users, user_spans(part, users), strict=True):
+        if user in entropies:
+            draw[own] = outcome_generator(entropies[user]).random(own.stop - own.start)
+    return draw
+
+
 def verified_users(frame: pd.DataFrame, part: ReplayPart, users: list[int], rows: np.ndarray,
-                   codes: dict[str, np.ndarray], opened: np.ndarray) -> tuple[int, ...]:
-    """The ``users`` of ``part`` whose rows of the submitted ``frame`` carry the digests their
-    replay gives: ``codes`` (the submitted notifications, feature by feature) and ``opened``
-    (the replay's responses) are in the order of the part's ``rows`` of ``users``."""
-    if ENTROPY not in frame.columns or DIGEST not in frame.columns:
+                   codes: dict[str, np.ndarray], opened: np.ndarray, reward: np.ndarray,
+                   entropies: dict[int, int]) -> tuple[int, ...]:
+    """The ``users`` of ``part`` whose rows of the recorded run ``frame`` are what the environment
+    returns: ``codes`` (the submitted notifications, feature by feature), ``opened`` and
+    ``reward`` (the responses and sampled-mode rewards re-derived from the users' outcome
+    ``entropies``) are in the order of the part's ``rows`` of ``users``. A user is verified when
+    every row's digest, recorded response (``action``) and recorded reward are those."""
+    if DIGEST not in frame.columns or not {"action", "reward"} <= set(frame.columns):
         return ()
     fingerprint = split_fingerprint(part.folder)
     context_ids = part.context_ids[rows]
     matrix = np.column_stack([codes[f] for f in NOTIFICATION_FEATURES])
-    lengths = [part.rows_of(u).stop - part.rows_of(u).start for u in users]
-    ends = np.cumsum(lengths).tolist()
-    ranges = [range(end - n, end) for n, end in zip(lengths, ends, strict=True)]
-    recorded = dict(zip(np.asarray(frame["context_id"], dtype=np.int64).tolist(),
-                        zip(frame[ENTROPY].astype(str), frame[DIGEST].astype(str), strict=True), strict=True))
+    recorded = frame.set_index(np.asarray(frame["context_id"], dtype=np.int64))
     good = []
-    for user, own in zip(users, ranges, strict=True):
-        ids = context_ids[own.start:own.stop]
-        found = [recorded.get(int(c)) for c in ids.tolist()]
-        entropies = {row[0] for row in found if row is not None}
-        if None in found or len(entropies) != 1 or not next(iter(entropies)).isdigit():
+    for user, own in zip(users, user_spans(part, users), strict=True):
+        ids = context_ids[own]
+        if user not in entropies or not pd.Index(ids).isin(recorded.index).all():
             continue
-        expected = chain(fingerprint, user, int(next(iter(entropies))), ids, matrix[own.start:own.stop],
-                         opened[own.start:own.stop])
-        if expected == [row[1] for row in found if row is not None]:
+        rows_of_user = recorded.loc[ids]
+        expected = chain(fingerprint, user, entropies[user], ids, matrix[own], opened[own])
+        if (expected == rows_of_user[DIGEST].astype(str).tolist()
+                and np.array_equal(rows_of_user["action"].astype(str) == "opened", opened[own])
+                and np.array_equal(np.asarray(rows_of_user["reward"], dtype=np.float64), reward[own])):
             good.append(int(user))
     return tuple(good)
 
@@ -84,8 +122,9 @@ def verdict(users: list[int], verified: tuple[int, ...]) -> str:
     unverified = [u for u in users if u not in verified]
     if not unverified:
         return "recorded run verified (run digest)"
-    return (f"UNVERIFIED run: users {unverified} lack a valid run digest (edited, or not made by "
-            "pushgen.envs.record_run)")
+    return (f"UNVERIFIED run: users {unverified} lack a valid run digest or their recorded responses and "
+            "rewards are not the environment's (edited, or not made by pushgen.envs.record_run)")
 
 
-__all__ = ["DIGEST", "ENTROPY", "chain", "split_fingerprint", "verdict", "verified_users"]
+__all__ = ["DIGEST", "ENTROPY", "chain", "recorded_entropies", "run_draws", "split_fingerprint", "verdict",
+           "verified_users"]
