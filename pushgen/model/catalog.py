@@ -47,17 +47,17 @@ KINDS: dict[str, KindProfile] = {
     ),
     "email": KindProfile(
         adoption=0.3, daily_rate=2.5, peaks=((9.5, 1.0), (14.0, 0.7)), asleep=0.1, weekend=0.35,
-        open_logit=-2.5,
+        open_logit=-3.3,
     ),
     "social": KindProfile(
         adoption=0.3, daily_rate=1.6, peaks=((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)),
         asleep=0.03, weekend=1.1,
-        open_logit=-0.5,
+        open_logit=-3.0,
     ),
     "news": KindProfile(
         adoption=0.15, daily_rate=1.8, peaks=((7.5, 0.8), (12.0, 0.5), (17.5, 0.7)),
         asleep=0.02, weekend=0.9,
-        open_logit=-1.5,
+        open_logit=-3.5,
     ),
     "audio": KindProfile(
         adoption=0.14, daily_rate=0.4, peaks=((8.0, 0.5), (18.0, 0.5)), asleep=0.02, weekend=1.0,
