@@ -231,7 +231,7 @@ class Priors:
     category_affinity_sd: float = 0.3
     interest_effect: float = 0.35  # open log-odds per unit of log-interest
     context_sensitivity_sd: float = 0.35
-    interaction_sd: float = 1.4  # sd of a user's content x situation effects around the population's
+    interaction_sd: float = 1.7  # sd of a user's content x situation effects around the population's
     habituation_app_mean: float = 0.1  # open log-odds lost per unit of sqrt(exposure) to the app
     habituation_subject_mean: float = 0.1  # ... to the subject
     habituation_channel_mean: float = 0.1  # ... to the channel
