@@ -23,7 +23,7 @@ MODES = ("normal", "endless", "trickle", "stall")
 
 
 def remote_entry() -> registry.StandardSplit:
-    return dataclasses.replace(registry.lookup("pushgen-mini-v3"), name=REMOTE)
+    return dataclasses.replace(registry.lookup("pushgen-mini-v4"), name=REMOTE)
 
 
 class FaultyHandler(http.server.SimpleHTTPRequestHandler):
@@ -57,10 +57,10 @@ class FaultyHandler(http.server.SimpleHTTPRequestHandler):
 
 @contextlib.contextmanager
 def faulty_server(root: Path) -> Iterator[http.server.ThreadingHTTPServer]:
-    """A server of the mini split as ``pushgen-remote/v3`` (copied under ``root``); set its
+    """A server of the mini split as ``pushgen-remote/v4`` (copied under ``root``); set its
     ``mode`` to make its first file misbehave. Its URL: ``data_url(server)``."""
     entry = remote_entry()
-    shutil.copytree(GENERATED / "pushgen-mini" / "v3", root / REMOTE / "v3")
+    shutil.copytree(GENERATED / "pushgen-mini" / "v4", root / REMOTE / "v4")
     httpd = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(FaultyHandler, directory=str(root)))
     httpd.daemon_threads = True
@@ -106,7 +106,7 @@ def listener(greeting: bytes = b"") -> Iterator[int]:
 
 @contextlib.contextmanager
 def remote_registered() -> Iterator[registry.StandardSplit]:
-    """The registry with ``pushgen-remote-v3`` in it (as the monkeypatched ``remote`` fixture)."""
+    """The registry with ``pushgen-remote-v4`` in it (as the monkeypatched ``remote`` fixture)."""
     entry = remote_entry()
     original = registry.load_registry
     registry.load_registry = lambda: (*registry.read_registry(), entry)

@@ -14,7 +14,7 @@ from pushgen.data.dataset import DatasetError
 
 STOPPED = "stopped: the arguments were accepted"
 VALUES = ("0", "1", "2", "-1", "-0", "3.5", "1e3", "0x10", "nan", "99999999999999999999999", "", "-", "--",
-          "x", "é📱", "2026-01-05", "2026-02-30", "v1", "v0", "pushgen-mini-v3", "pushgen-v1", "pushgen",
+          "x", "é📱", "2026-01-05", "2026-02-30", "v1", "v0", "pushgen-mini-v4", "pushgen-v1", "pushgen",
           "random,oracle", "random,,", "expected", "sampled", "csv", "parquet", "local", "dask",
           "tcp://127.0.0.1:9", "a" * 300)
 
@@ -74,7 +74,7 @@ def test_any_arguments_give_a_result_or_one_line(places, stopped_work, data):
 @pytest.mark.parametrize("args", [
     ["make", "--users", "2", "--days", "3", "--jobs", "2"],
     ["split", "{dataset}", "--train-months", "1", "--test-months", "1"],
-    ["download", "pushgen-mini-v3", "--regenerate"],
+    ["download", "pushgen-mini-v4", "--regenerate"],
     ["benchmark", "--split", "{split}", "--baselines", "random", "--no-plots"],
     ["report", "{dataset}", "--out", "{root}/r.html"],
     ["log", "{split}", "--users", "1", "--policy", "softmax", "--temperature", "0.5"],

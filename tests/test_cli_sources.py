@@ -12,7 +12,7 @@ from pushgen.publishing.registry import list_splits
 
 
 def test_validate_takes_a_standard_splits_name(capsys):
-    assert main(["validate", "pushgen-mini-v3"]) == 0
+    assert main(["validate", "pushgen-mini-v4"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("valid: ") and "(split, 6 parts" in out
 
@@ -27,11 +27,11 @@ def test_an_unknown_name_is_one_line(capsys, tmp_path, monkeypatch):
 
 
 def test_describe_says_in_one_line_why_a_split_is_not_described(capsys):
-    assert main(["describe", "pushgen-mini-v3"]) == 2
+    assert main(["describe", "pushgen-mini-v4"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith("pushgen describe: error: pushgen-mini-v3 is a split: describe reads a dataset")
-    assert "`pushgen report pushgen-mini-v3`" in err
+    assert err.startswith("pushgen describe: error: pushgen-mini-v4 is a split: describe reads a dataset")
+    assert "`pushgen report pushgen-mini-v4`" in err
 
 
 def test_the_help_names_only_current_standard_splits():

@@ -19,6 +19,7 @@ from packaging.requirements import Requirement
 
 import pushgen
 from pushgen.cli import main
+from pushgen.data import dataset, writer
 from pushgen.data.generator import pseudonyms
 from pushgen.data.outputs import sha256_file
 from pushgen.publishing import download, registry
@@ -29,7 +30,7 @@ from pushgen.splits import SPLIT_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
-MINI = lookup("pushgen-mini-v3")
+MINI = lookup("pushgen-mini-v4")
 REMOTE = dataclasses.replace(MINI, name="pushgen-remote")  # same files, never shipped
 REBUILD = ("the generator no longer reproduces the published split. If the change is on purpose, "
            "bump the split's version (a new entry in STANDARD in scripts/build_standard_splits.py, "
@@ -103,14 +104,14 @@ def one_line_error(capsys) -> str:
 def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
     requests = serve(GENERATED)
     cache = tmp_path / "cache"
-    folder = fetch_split("pushgen-mini-v3", cache=cache, prefer_packaged=False)
-    assert folder == cache / "pushgen-mini" / "v3"
-    assert sorted(requests) == sorted(f"/pushgen-mini/v3/{name}" for name in MINI.files)
+    folder = fetch_split("pushgen-mini-v4", cache=cache, prefer_packaged=False)
+    assert folder == cache / "pushgen-mini" / "v4"
+    assert sorted(requests) == sorted(f"/pushgen-mini/v4/{name}" for name in MINI.files)
     for name, expected in MINI.files.items():
         assert sha256_file(folder / name) == expected["sha256"], name
     assert download.checked_copy(MINI, folder) == folder
 
-    assert fetch_split("pushgen-mini", "v3", cache=cache, prefer_packaged=False) == folder
+    assert fetch_split("pushgen-mini", "v4", cache=cache, prefer_packaged=False) == folder
     assert len(requests) == len(MINI.files)
     split = pushgen.load_split(folder, task=2)
     assert len(split.test) == MINI.rows["task2/test"]
@@ -118,9 +119,9 @@ def test_download_through_the_data_url_then_from_the_cache(serve, tmp_path):
 
 def test_a_cached_copy_that_changed_is_downloaded_again(serve, tmp_path):
     requests = serve(GENERATED)
-    folder = fetch_split("pushgen-mini-v3", cache=tmp_path, prefer_packaged=False)
+    folder = fetch_split("pushgen-mini-v4", cache=tmp_path, prefer_packaged=False)
     (folder / "users.parquet").write_bytes(b"changed")
-    assert fetch_split("pushgen-mini-v3", cache=tmp_path, prefer_packaged=False) == folder
+    assert fetch_split("pushgen-mini-v4", cache=tmp_path, prefer_packaged=False) == folder
     assert len(requests) == 2 * len(MINI.files)
     assert sha256_file(folder / "users.parquet") == MINI.files["users.parquet"]["sha256"]
 
@@ -132,9 +133,9 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
     target.write_bytes(bytes(data))
     serve(remote)
     cache = tmp_path / "cache"
-    assert main(["download", "pushgen-remote-v3", "--cache", str(cache)]) == 2
+    assert main(["download", "pushgen-remote-v4", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert error.startswith("pushgen download: error: pushgen-remote-v3: task1/test.parquet from http://127.0.0.1")
+    assert error.startswith("pushgen download: error: pushgen-remote-v4: task1/test.parquet from http://127.0.0.1")
     assert f"failed its checksum: sha256 expected {MINI.files['task1/test.parquet']['sha256']}" in error
     assert f"got {sha256_file(target)}" in error
     assert files_in(cache) == []
@@ -143,9 +144,9 @@ def test_a_tampered_file_is_refused_and_nothing_invalid_stays(serve, remote, tmp
 def test_a_connection_cut_mid_file_is_refused(serve, remote, tmp_path, capsys):
     requests = serve(remote, cut=(f"{REMOTE.name}/{REMOTE.version}/task1/train.parquet",))
     cache = tmp_path / "cache"
-    assert main(["download", "pushgen-remote", "--version", "v3", "--cache", str(cache)]) == 2
+    assert main(["download", "pushgen-remote", "--version", "v4", "--cache", str(cache)]) == 2
     error = one_line_error(capsys)
-    assert "pushgen-remote-v3: cannot download task1/train.parquet" in error
+    assert "pushgen-remote-v4: cannot download task1/train.parquet" in error
     assert "the connection broke off before the whole file arrived; nothing was kept" in error
     assert f"/{REMOTE.name}/{REMOTE.version}/task1/train.parquet" in requests
     assert files_in(cache) == []
@@ -156,19 +157,19 @@ def test_a_missing_file_or_server_says_so(serve, remote, tmp_path, capsys):
     serve(remote)
     cache = tmp_path / "cache"
     with pytest.raises(DownloadError, match=r"cannot download split.json from .*: HTTP 404"):
-        fetch_split("pushgen-remote-v3", cache=cache)
+        fetch_split("pushgen-remote-v4", cache=cache)
     assert files_in(cache) == []
     with pytest.raises(DownloadError, match="PUSHGEN_DATA_URL must be an http"):
-        fetch_split("pushgen-remote-v3", cache=cache, url="file:///nowhere")
+        fetch_split("pushgen-remote-v4", cache=cache, url="file:///nowhere")
 
 
 def test_unknown_names_and_versions_list_what_exists(capsys):
     assert main(["download", "pushgen-v9"]) == 2
-    assert "pushgen has no version 'v9'; versions: v1, v2, v3" in one_line_error(capsys)
+    assert "pushgen has no version 'v9'; versions: v1, v2, v3, v4" in one_line_error(capsys)
     assert main(["download", "cifar10"]) == 2
     error = one_line_error(capsys)
     assert ("no standard split named 'cifar10'; standard splits: pushgen-v1, pushgen-v2, pushgen-v3, "
-            "pushgen-mini-v1, pushgen-mini-v2, pushgen-mini-v3") in error
+            "pushgen-v4, pushgen-mini-v1, pushgen-mini-v2, pushgen-mini-v3, pushgen-mini-v4") in error
 
 
 def test_the_installed_command_prints_no_traceback(tmp_path):
@@ -177,8 +178,8 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
         "pushgen download: error: no standard split named 'nope'; "
-        "standard splits: pushgen-v1, pushgen-v2, pushgen-v3, pushgen-mini-v1, pushgen-mini-v2, "
-        "pushgen-mini-v3"]
+        "standard splits: pushgen-v1, pushgen-v2, pushgen-v3, pushgen-v4, pushgen-mini-v1, pushgen-mini-v2, "
+        "pushgen-mini-v3, pushgen-mini-v4"]
 
 
 def test_published_pseudonyms_come_from_the_pinned_faker_range():
@@ -191,7 +192,7 @@ def test_published_pseudonyms_come_from_the_pinned_faker_range():
     assert {spec.operator for spec in pin.specifier} == {">=", "<"}, "faker must stay pinned to a range"
     installed = metadata.version("faker")
     assert installed in pin.specifier, f"faker {installed} is outside the proven range {pin.specifier}"
-    published = pd.read_parquet(GENERATED / "pushgen-mini" / "v3" / "users.parquet")
+    published = pd.read_parquet(GENERATED / "pushgen-mini" / "v4" / "users.parquet")
     assert pseudonyms(MINI.recipe["seed"], published["user_id"].tolist()) == published["name"].tolist(), (
         f"faker {installed} names users differently from the published splits: narrow the faker pin "
         "in pyproject.toml (scripts/faker_names.py finds the releases that give the published names)")
@@ -209,73 +210,82 @@ def which_library(changed: list[str]) -> str:
             "values, not file bytes (only the files' sha256 depend on it)")
 
 
-def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path):
+def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path, monkeypatch):
     """Byte-equal content: the fingerprints cover every table's values, pseudonyms included (faker
     is pinned to a proven range, see the test above); they do not depend on the Parquet writer."""
     rebuilt = build_split(MINI.make_recipe(), MINI.make_spec(), tmp_path / "rebuilt", MINI.name, MINI.version)
     ours = json.loads((rebuilt / SPLIT_FILE).read_text())
-    committed = json.loads((GENERATED / "pushgen-mini" / "v3" / SPLIT_FILE).read_text())
+    committed = json.loads((GENERATED / "pushgen-mini" / "v4" / SPLIT_FILE).read_text())
     changed = [t for t in committed["fingerprints"]
                if ours["fingerprints"].get(t) != committed["fingerprints"][t]]
-    assert not changed, (f"pushgen-mini-v3 changed in {', '.join(changed)} ({which_library(changed)}): "
+    assert not changed, (f"pushgen-mini-v4 changed in {', '.join(changed)} ({which_library(changed)}): "
                          f"{REBUILD}")
     assert ours["fingerprint"] == committed["fingerprint"] == MINI.fingerprint, REBUILD
 
-    folder = fetch_split("pushgen-mini-v3", cache=tmp_path / "cache", regenerate=True, progress=False)
-    assert folder == tmp_path / "cache" / "pushgen-mini" / "v3"
+    # another Parquet writer (here: snappy, default encodings) writes other bytes for the same values
+    other_writer = {"compression": "snappy"}
+    for module in (dataset, writer):
+        monkeypatch.setattr(module, "parquet_options", lambda schema: other_writer)
+    folder = fetch_split("pushgen-mini-v4", cache=tmp_path / "cache", regenerate=True, progress=False)
+    assert folder == tmp_path / "cache" / "pushgen-mini" / "v4"
     assert download.checked_copy(MINI, folder) == folder
     assert json.loads((folder / SPLIT_FILE).read_text())["fingerprint"] == MINI.fingerprint
-    # the published Parquet files were written with other encodings: their bytes differ from these,
-    # and the regenerated copy stands on its content fingerprint (checked_copy above)
+    # the files' bytes differ from the published ones, and the regenerated copy stands on its content
+    # fingerprint (checked_copy above)
     rewritten = [name for name, entry in MINI.files.items()
                  if name.endswith(".parquet") and sha256_file(folder / name) != entry["sha256"]]
     assert "scorer/task1/test.parquet" in rewritten
-    assert fetch_split("pushgen-mini-v3", cache=tmp_path / "cache", prefer_packaged=False,
+    assert fetch_split("pushgen-mini-v4", cache=tmp_path / "cache", prefer_packaged=False,
                        url="http://127.0.0.1:9") == folder
 
 
-def test_regenerating_a_split_of_another_engagement_model_is_refused_in_one_line(tmp_path, capsys):
-    assert main(["download", "pushgen-mini-v1", "--regenerate", "--cache", str(tmp_path)]) == 2
+@pytest.mark.parametrize(("old", "model", "new", "release", "revision"), [
+    ("pushgen-mini-v1", 1, "pushgen-mini-v2", "0.1.0", "d2d059378dac"),
+    ("pushgen-mini-v3", 3, "pushgen-mini-v4", "0.3.0", "5e065af05207"),
+])
+def test_regenerating_a_split_of_another_engagement_model_is_refused_in_one_line(tmp_path, capsys, old, model,
+                                                                                  new, release, revision):
+    assert main(["download", old, "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
-    assert "pushgen-mini-v1 was simulated with engagement model 1" in error
-    assert ("use pushgen-mini-v2, which supersedes it, or install pushgen 0.1.0, which built it (the "
-            "repository at d2d059378dac)") in error
+    assert f"{old} was simulated with engagement model {model}" in error
+    assert (f"use {new}, which supersedes it, or install pushgen {release}, which built it (the "
+            f"repository at {revision})") in error
     assert files_in(tmp_path) == []
 
 
 def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatch, capsys):
     wrong = dataclasses.replace(REMOTE, fingerprint="0" * 64)
     monkeypatch.setattr(registry, "load_registry", lambda: (wrong,))
-    assert main(["download", "pushgen-remote-v3", "--regenerate", "--cache", str(tmp_path)]) == 2
+    assert main(["download", "pushgen-remote-v4", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
     assert error.startswith(
-        "pushgen download: error: pushgen-remote-v3: the regenerated split does not match")
+        "pushgen download: error: pushgen-remote-v4: the regenerated split does not match")
     # the versions that differ from the publishing machine's, if any, are named in parentheses
     assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}"
                      r"( \((\w+ \S+ there, \S+ here(; )?)+\))?; nothing was kept", error)
-    assert "pushgen download pushgen-remote-v3" in error
+    assert "pushgen download pushgen-remote-v4" in error
     assert files_in(tmp_path) == []
     with pytest.raises(FingerprintMismatch):
-        fetch_split("pushgen-remote-v3", cache=tmp_path, regenerate=True)
+        fetch_split("pushgen-remote-v4", cache=tmp_path, regenerate=True)
     here = {**wrong.environment, "faker": "24.0.0", "numpy": wrong.environment["numpy"]}
     monkeypatch.setattr(download, "environment", lambda: here)
     with pytest.raises(FingerprintMismatch, match=rf"got [0-9a-f]{{64}} \(faker {wrong.environment['faker']} "
                                                   r"there, 24\.0\.0 here\); nothing was kept"):
-        fetch_split("pushgen-remote-v3", cache=tmp_path, regenerate=True)
+        fetch_split("pushgen-remote-v4", cache=tmp_path, regenerate=True)
 
 
 def test_download_command_prints_the_folder(capsys, tmp_path):
-    assert main(["download", "pushgen-mini-v3", "--cache", str(tmp_path)]) == 0
+    assert main(["download", "pushgen-mini-v4", "--cache", str(tmp_path)]) == 0
     out, err = capsys.readouterr()
     folder = Path(out.strip())
-    assert (folder / SPLIT_FILE).is_file() and folder.name == "v3"
-    assert f"pushgen-mini-v3: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
+    assert (folder / SPLIT_FILE).is_file() and folder.name == "v4"
+    assert f"pushgen-mini-v4: every file's sha256 checked ({MINI.fingerprint[:16]})" in err
 
 
 def test_load_split_by_name_needs_no_network(tmp_path, monkeypatch):
     monkeypatch.setenv("PUSHGEN_CACHE", str(tmp_path))
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9")
-    split = pushgen.load_split("pushgen-mini-v3", task=1)
+    split = pushgen.load_split("pushgen-mini-v4", task=1)
     assert len(split.train) == MINI.rows["task1/train"] and len(split.test) == MINI.rows["task1/test"]
     assert str(split.train["postingApp"].dtype) == "category"
     assert files_in(tmp_path) == []
@@ -293,10 +303,10 @@ def test_offline_download_names_regenerate_and_fetches_from_the_split_s_own_revi
                                                                                     capsys):
     monkeypatch.setattr(registry, "load_registry", lambda: (REMOTE,))
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://127.0.0.1:9/{revision}/generated")
-    assert main(["download", "pushgen-remote-v3", "--cache", str(tmp_path)]) == 2
+    assert main(["download", "pushgen-remote-v4", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
-    assert f"from http://127.0.0.1:9/{REMOTE.published_at}/generated/pushgen-remote/v3/" in error
-    assert error.rstrip().endswith("nothing was kept. Without network: pushgen download pushgen-remote-v3 "
+    assert f"from http://127.0.0.1:9/{REMOTE.published_at}/generated/pushgen-remote/v4/" in error
+    assert error.rstrip().endswith("nothing was kept. Without network: pushgen download pushgen-remote-v4 "
                           "--regenerate (rebuilds it from its recipe)")
     assert files_in(tmp_path) == []
 

@@ -31,7 +31,7 @@ REMOTE = "pushgen-remote"  # the mini split under a name no package ships, so it
 REGISTER_REMOTE = """
     import dataclasses
     from pushgen.publishing import registry
-    mini = registry.lookup("pushgen-mini-v3")
+    mini = registry.lookup("pushgen-mini-v4")
     remote = dataclasses.replace(mini, name="pushgen-remote")
     registry.load_registry = lambda: (*registry.read_registry(), remote)
 """
@@ -44,9 +44,9 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def server(tmp_path, monkeypatch):
-    """A server on 127.0.0.1 of the mini split as ``pushgen-remote/v3``; PUSHGEN_DATA_URL points at it."""
+    """A server on 127.0.0.1 of the mini split as ``pushgen-remote/v4``; PUSHGEN_DATA_URL points at it."""
     root = tmp_path / "served"
-    shutil.copytree(GENERATED / "pushgen-mini" / "v3", root / REMOTE / "v3")
+    shutil.copytree(GENERATED / "pushgen-mini" / "v4", root / REMOTE / "v4")
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     monkeypatch.setenv("PUSHGEN_DATA_URL", f"http://127.0.0.1:{httpd.server_address[1]}")
@@ -58,7 +58,7 @@ def server(tmp_path, monkeypatch):
 
 @pytest.fixture
 def remote(monkeypatch):
-    mini = registry.lookup("pushgen-mini-v3")
+    mini = registry.lookup("pushgen-mini-v4")
     entry = dataclasses.replace(mini, name=REMOTE)
     monkeypatch.setattr(registry, "load_registry", lambda: (*registry.read_registry(), entry))
     return entry
@@ -99,14 +99,14 @@ def test_download_in_a_terminal_shows_progress_and_does_not_crash(server, tmp_pa
     code, output = in_terminal(REGISTER_REMOTE + f"""
     import sys
     from pushgen.cli import main
-    sys.exit(main(["download", "pushgen-remote-v3", "--cache", {str(cache)!r}]))
+    sys.exit(main(["download", "pushgen-remote-v4", "--cache", {str(cache)!r}]))
     """)
     assert code == 0, output
     assert "Traceback" not in output
-    mini = registry.lookup("pushgen-mini-v3")
-    assert all(f"pushgen-remote-v3 {name}:" in output for name in mini.files)  # a bar for each file
-    assert "pushgen-remote-v3: every file's sha256 checked" in output
-    assert (cache / REMOTE / "v3" / "split.json").is_file()
+    mini = registry.lookup("pushgen-mini-v4")
+    assert all(f"pushgen-remote-v4 {name}:" in output for name in mini.files)  # a bar for each file
+    assert "pushgen-remote-v4: every file's sha256 checked" in output
+    assert (cache / REMOTE / "v4" / "split.json").is_file()
 
 
 def test_a_quiet_download_in_a_terminal_prints_only_the_folder(server, tmp_path):
@@ -114,11 +114,11 @@ def test_a_quiet_download_in_a_terminal_prints_only_the_folder(server, tmp_path)
     code, output = in_terminal(REGISTER_REMOTE + f"""
     import sys
     from pushgen.cli import main
-    sys.exit(main(["download", "pushgen-remote-v3", "--cache", {str(cache)!r}, "--quiet"]))
+    sys.exit(main(["download", "pushgen-remote-v4", "--cache", {str(cache)!r}, "--quiet"]))
     """)
     assert code == 0, output
-    assert output.splitlines() == [str(cache / REMOTE / "v3")]  # no bar, no note: stdout alone
-    assert (cache / REMOTE / "v3" / "split.json").is_file()
+    assert output.splitlines() == [str(cache / REMOTE / "v4")]  # no bar, no note: stdout alone
+    assert (cache / REMOTE / "v4" / "split.json").is_file()
 
 
 def test_load_split_by_name_in_a_terminal(server, tmp_path):
@@ -126,7 +126,7 @@ def test_load_split_by_name_in_a_terminal(server, tmp_path):
     import os
     os.environ["PUSHGEN_CACHE"] = {str(tmp_path / "cache")!r}
     import pushgen
-    print("rows", len(pushgen.load_split("pushgen-remote-v3", task=2).test))
+    print("rows", len(pushgen.load_split("pushgen-remote-v4", task=2).test))
     """)
     assert code == 0 and "Traceback" not in output, output
     assert "rows " in output
@@ -162,9 +162,9 @@ def test_a_failed_download_leaves_no_folders(server, remote, tmp_path, monkeypat
 
 
 def test_a_cache_folder_holding_other_files_is_not_deleted(server, remote, tmp_path):
-    folder = tmp_path / "cache" / REMOTE / "v3"
+    folder = tmp_path / "cache" / REMOTE / "v4"
     folder.mkdir(parents=True)
     (folder / "thesis.tex").write_text("precious")
-    with pytest.raises(DatasetError, match=r"holds thesis\.tex, which is not a file of pushgen-remote-v3"):
+    with pytest.raises(DatasetError, match=r"holds thesis\.tex, which is not a file of pushgen-remote-v4"):
         fetch_split(remote.label, cache=tmp_path / "cache")
     assert (folder / "thesis.tex").read_text() == "precious"

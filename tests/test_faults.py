@@ -208,7 +208,7 @@ def test_a_full_disk_during_split_is_named_and_nothing_stays(folders, disk_full)
 
 
 def test_a_full_disk_during_download_regenerate_is_named_and_nothing_stays(tmp_path, disk_full):
-    error = error_of(["download", "pushgen-mini-v3", "--regenerate", "--cache", str(tmp_path / "cache")])
+    error = error_of(["download", "pushgen-mini-v4", "--regenerate", "--cache", str(tmp_path / "cache")])
     assert "no space left on the device while writing" in error
     assert list(tmp_path.iterdir()) == []
 

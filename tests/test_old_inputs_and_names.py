@@ -85,7 +85,7 @@ def test_an_unusable_matplotlib_backend_is_one_line(dataset, tmp_path):
 
 def test_a_split_name_that_is_not_text_is_one_line(tmp_path):
     with pytest.raises(DatasetError, match="a standard split is named by text, such as 'pushgen' or "
-                                           "'pushgen-v3'; got PosixPath 'pushgen-mini'") as raised:
+                                           "'pushgen-v4'; got PosixPath 'pushgen-mini'") as raised:
         pushgen.development_split(Path("pushgen-mini"), tmp_path / "dv1", 5)
     assert "\n" not in str(raised.value) and not list(tmp_path.iterdir())
 
@@ -105,7 +105,7 @@ def test_leftovers_of_killed_builds_are_cleared_by_the_next_build(tmp_path):
 def test_credentials_of_the_data_url_are_never_printed(tmp_path, monkeypatch):
     monkeypatch.setenv("PUSHGEN_DATA_URL", "http://user:secret@127.0.0.1:9/")  # nothing listens on port 9
     with pytest.raises(DownloadError) as raised:
-        fetch_split("pushgen-mini-v3", cache=tmp_path, prefer_packaged=False)
+        fetch_split("pushgen-mini-v4", cache=tmp_path, prefer_packaged=False)
     error = str(raised.value)
     assert "cannot download" in error and "http://127.0.0.1:9/" in error and "\n" not in error
     assert "secret" not in error and "user" not in error

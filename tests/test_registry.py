@@ -20,24 +20,25 @@ from pushgen.splits import SPLIT_FILE, combine_fingerprints, table_fingerprints
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
-MINI_ENTRY = lookup("pushgen-mini-v3")
+MINI_ENTRY = lookup("pushgen-mini-v4")
 MINI_LIMIT = 1_750_000
-GENERATED_LIMIT = 150_000_000  # three versions of the full split, kept as published
+GENERATED_LIMIT = 200_000_000  # four versions of the full split, kept as published
 
 
 def test_the_standard_splits_are_registered():
     labels = [entry.label for entry in list_splits()]
     assert {"pushgen-v1", "pushgen-mini-v1", "pushgen-v2", "pushgen-mini-v2", "pushgen-v3",
-            "pushgen-mini-v3"} <= set(labels)
+            "pushgen-mini-v3", "pushgen-v4", "pushgen-mini-v4"} <= set(labels)
     assert pushgen.list_splits() == list_splits()
-    for version in ("v1", "v2", "v3"):
+    for version, users, cold_start in (("v1", 60, 10), ("v2", 60, 10), ("v3", 60, 10), ("v4", 80, 30)):
         full = lookup("pushgen", version)
-        assert (full.users, full.cold_start_users, full.months) == (60, 10, 6)
+        assert (full.users, full.cold_start_users, full.months) == (users, cold_start, 6)
         assert full.split == {"train_months": 3, "test_months": 3, "validation_weeks": 2,
-                              "cold_start_users": 10}
+                              "cold_start_users": cold_start}
 
 
-@pytest.mark.parametrize(("older", "newer", "built_by"), [("v1", "v2", "0.1.0"), ("v2", "v3", "0.2.0")])
+@pytest.mark.parametrize(("older", "newer", "built_by"), [("v1", "v2", "0.1.0"), ("v2", "v3", "0.2.0"),
+                                                          ("v3", "v4", "0.3.0")])
 def test_each_version_supersedes_the_last_which_this_pushgen_refuses_to_regenerate(older, newer, built_by):
     for name in ("pushgen", "pushgen-mini"):
         old, new = lookup(name, older), lookup(name, newer)
@@ -52,17 +53,27 @@ def test_each_version_supersedes_the_last_which_this_pushgen_refuses_to_regenera
     assert lookup("pushgen-v1").supersedes is None
 
 
-def test_loading_a_v1_split_for_scoring_names_its_successor():
+def test_loading_a_split_of_an_older_model_for_scoring_names_its_successor_and_release():
     from pushgen.replay.parts import load_part
 
     with pytest.raises(DatasetError, match="pushgen-mini-v1 was simulated with engagement model 1 "
-                                                   "and this pushgen scores model 3: use pushgen-mini-v2"):
+                                                   "and this pushgen scores model 4: use pushgen-mini-v2"):
         load_part("pushgen-mini-v1", 2)
     with pytest.raises(DatasetError, match=re.escape(
-            "pushgen-mini-v2 was simulated with engagement model 2 and this pushgen scores model 3: use "
+            "pushgen-mini-v2 was simulated with engagement model 2 and this pushgen scores model 4: use "
             "pushgen-mini-v3, which supersedes it, or install pushgen 0.2.0, which built it (the repository "
             "at 18a5f4cf9ccd)")):
         load_part("pushgen-mini-v2", 1)
+    for task in (1, 2):
+        with pytest.raises(DatasetError, match=re.escape(
+                "pushgen-mini-v3 was simulated with engagement model 3 and this pushgen scores model 4: use "
+                "pushgen-mini-v4, which supersedes it, or install pushgen 0.3.0, which built it (the "
+                "repository at 5e065af05207)")):
+            load_part("pushgen-mini-v3", task)
+    with pytest.raises(DatasetError, match=re.escape(
+            "pushgen-v3 was simulated with engagement model 3 and this pushgen scores model 4: use "
+            "pushgen-v4, which supersedes it, or install pushgen 0.3.0, which built it")):
+        load_part("pushgen-v3", 1)
 
 
 @pytest.mark.parametrize("entry", list_splits(), ids=lambda e: e.label)
@@ -77,30 +88,30 @@ def test_registry_matches_the_committed_folder(entry):
 
 
 def test_fingerprints_recomputed_from_the_committed_mini_files():
-    entry = lookup("pushgen-mini-v3")
-    fingerprints = table_fingerprints(GENERATED / "pushgen-mini" / "v3")
+    entry = lookup("pushgen-mini-v4")
+    fingerprints = table_fingerprints(GENERATED / "pushgen-mini" / "v4")
     assert fingerprints == entry.fingerprints
     assert combine_fingerprints(fingerprints) == entry.fingerprint
 
 
 def test_registry_records_the_recipe_and_environment():
-    entry = lookup("pushgen-mini-v3")
+    entry = lookup("pushgen-mini-v4")
     assert entry.make_recipe().to_dict() == entry.recipe
-    assert entry.recipe["seed"] == 2027 and "priors" in entry.recipe
+    assert entry.recipe["seed"] == 2029 and "priors" in entry.recipe
     assert entry.pushgen_version
     assert set(entry.environment) >= {"python", "numpy", "pyarrow", "faker"}
     assert "not installed" not in entry.environment.values()
 
 
 def test_generated_stays_small():
-    assert lookup("pushgen-mini-v3").bytes < MINI_LIMIT
+    assert lookup("pushgen-mini-v4").bytes < MINI_LIMIT
     total = sum(p.stat().st_size for p in GENERATED.rglob("*") if p.is_file())
     assert total < GENERATED_LIMIT
 
 
 def test_mini_ships_inside_the_package():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["hatch"]["build"]["targets"]
-    for version in ("v1", "v2", "v3"):
+    for version in ("v1", "v2", "v3", "v4"):
         assert config["wheel"]["force-include"][f"generated/pushgen-mini/{version}"] == \
             f"pushgen/_standard/pushgen-mini/{version}"
         assert shipped_copy(lookup("pushgen-mini", version)) is not None
@@ -110,9 +121,9 @@ def test_mini_ships_inside_the_package():
 @pytest.mark.parametrize(("text", "version", "label"), [
     ("pushgen-v1", None, "pushgen-v1"),
     ("pushgen", "v1", "pushgen-v1"),
-    ("pushgen", None, "pushgen-v3"),
+    ("pushgen", None, "pushgen-v4"),
     ("pushgen-mini-v1", None, "pushgen-mini-v1"),
-    ("pushgen-mini", None, "pushgen-mini-v3"),
+    ("pushgen-mini", None, "pushgen-mini-v4"),
     ("pushgen-mini-v1", "v1", "pushgen-mini-v1"),
 ])
 def test_a_split_can_be_named_in_either_spelling(text, version, label):
@@ -121,13 +132,13 @@ def test_a_split_can_be_named_in_either_spelling(text, version, label):
 
 def test_unknown_names_and_versions_list_what_exists():
     with pytest.raises(UnknownSplit, match="no standard split named 'nope'; standard splits: "
-                                           "pushgen-v1, pushgen-v2, pushgen-v3, pushgen-mini-v1, "
-                                           "pushgen-mini-v2, pushgen-mini-v3"):
+                                           "pushgen-v1, pushgen-v2, pushgen-v3, pushgen-v4, pushgen-mini-v1, "
+                                           "pushgen-mini-v2, pushgen-mini-v3, pushgen-mini-v4"):
         lookup("nope")
-    with pytest.raises(UnknownSplit, match=r"pushgen has no version 'v9'; versions: v1, v2, v3"):
+    with pytest.raises(UnknownSplit, match=r"pushgen has no version 'v9'; versions: v1, v2, v3, v4"):
         lookup("pushgen-v9")
-    with pytest.raises(UnknownSplit, match="pushgen-mini has no version 'v4'; versions: v1, v2, v3"):
-        lookup("pushgen-mini", "v4")
+    with pytest.raises(UnknownSplit, match="pushgen-mini has no version 'v5'; versions: v1, v2, v3, v4"):
+        lookup("pushgen-mini", "v5")
     with pytest.raises(UnknownSplit, match="names version v1 but --version is v2"):
         lookup("pushgen-v1", "v2")
 
@@ -177,5 +188,6 @@ def test_list_command_shows_every_split(capsys, tmp_path):
         assert rows[entry.label][:5] == [entry.label, entry.version, str(entry.users),
                                          str(entry.cold_start_users), str(entry.months)]
         assert rows[entry.label][5] == f"{entry.bytes / 1e6:.1f}"
-    assert rows["pushgen-mini-v3"][-2:] in (["packaged", "current"], ["repository", "current"])
+    assert rows["pushgen-mini-v4"][-2:] in (["packaged", "current"], ["repository", "current"])
     assert " ".join(rows["pushgen-v1"][-3:]) == "superseded by pushgen-v2"
+    assert " ".join(rows["pushgen-mini-v3"][-3:]) == "superseded by pushgen-mini-v4"

@@ -10,7 +10,7 @@ import pytest
 
 import pushgen
 
-MAX_LINES, MAX_CHARS = 8, 700  # a header and a line for each standard split
+MAX_LINES, MAX_CHARS = 9, 800  # a header and a line for each standard split
 
 
 def html_cells(html: str) -> list[str]:
@@ -39,9 +39,9 @@ def test_a_dataset_shows_its_size_and_open_rate(dataset):
 
 
 def test_a_split_shows_its_parts():
-    split = pushgen.load_split("pushgen-mini-v3", task=1)
+    split = pushgen.load_split("pushgen-mini-v4", task=1)
     text = short(repr(split))
-    assert text.startswith("<Split pushgen-mini-v3, task 1: 4 users in users.parquet\n")
+    assert text.startswith("<Split pushgen-mini-v4, task 1: 4 users in users.parquet\n")
     for part in ("train", "validation", "test"):
         frame = getattr(split, part)
         assert f"{part} {len(frame):,} rows ({frame['user_id'].nunique()} users)" in text
@@ -55,19 +55,19 @@ def test_the_standard_splits_show_as_a_table():
     lines = short(repr(splits)).splitlines()
     assert lines[0].split() == ["split", "users", "cold", "start", "months", "size", "status"]
     assert [line.split()[0] for line in lines[1:]] == [s.label for s in splits]
-    assert "pushgen-mini-v3" in short(repr(splits[-1]))
+    assert "pushgen-mini-v4" in short(repr(splits[-1]))
     assert html_cells(splits._repr_html_()).count("current") == sum(line.endswith("current")
                                                                      for line in lines[1:])
     assert isinstance(splits, list) and splits == sorted(splits, key=lambda s: (s.name, s.version))
 
 
 def test_an_evaluation_shows_its_headline_first():
-    split = pushgen.load_split("pushgen-mini-v3", task=1)
-    logged = pd.read_parquet(Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v3"
+    split = pushgen.load_split("pushgen-mini-v4", task=1)
+    logged = pd.read_parquet(Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v4"
                              / "scorer" / "task1" / "test.parquet")
-    result = pushgen.evaluate("pushgen-mini-v3", submission=logged)
+    result = pushgen.evaluate("pushgen-mini-v4", submission=logged)
     text = short(repr(result))
-    assert text.startswith(f"<Evaluation split pushgen-mini-v3, task 1, mode expected: "
+    assert text.startswith(f"<Evaluation split pushgen-mini-v4, task 1, mode expected: "
                            f"{split.test['user_id'].nunique()} users")
     assert f"mean reward {result.score['mean_reward']:.4f}, 95% interval" in text
     cells = html_cells(result._repr_html_())
@@ -83,9 +83,9 @@ def test_counts_take_their_number():
 def test_a_bandit_log_shows_a_summary_not_its_tables():
     from pushgen.ope import UniformPolicy, estimate_all, log_policy
 
-    log = log_policy("pushgen-mini-v3", "uniform", users=1, seed=0)
+    log = log_policy("pushgen-mini-v4", "uniform", users=1, seed=0)
     text = short(repr(log))
-    assert text.startswith(f"<BanditLog of the uniform policy on pushgen-mini-v3: {len(log):,} rounds of "
+    assert text.startswith(f"<BanditLog of the uniform policy on pushgen-mini-v4: {len(log):,} rounds of "
                            "1 user\n")
     held, opened = int(log.rounds["held"].sum()), int(log.rounds["reward"].sum())
     assert f"{held:,} held, {opened:,} opened, k = 8" in text
@@ -99,15 +99,15 @@ def test_a_bandit_log_shows_a_summary_not_its_tables():
 def test_benchmark_results_show_the_best_baseline_per_task():
     from pushgen.benchmark.selection import run_selection
 
-    results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[1], baselines=["random", "best-fixed-overall"])
+    results = pushgen.run_benchmark("pushgen-mini-v4", tasks=[1], baselines=["random", "best-fixed-overall"])
     text = short(repr(results))
     board = results.per_user.groupby("baseline")["mean_reward"].mean()
-    assert text.startswith("<Results split pushgen-mini-v3, mode expected, seed 0: task 1, 2 baselines\n")
+    assert text.startswith("<Results split pushgen-mini-v4, mode expected, seed 0: task 1, 2 baselines\n")
     assert f"task 1: best {board.idxmax()} (mean reward {board.max():.4f})" in text
     cells = html_cells(results._repr_html_())
     assert cells[:5] == ["task", "baseline", "users", "mean reward", "1"]
     assert cells[5] == board.idxmax()
-    selection = run_selection("pushgen-mini-v3", ["random", "slot-0"])
+    selection = run_selection("pushgen-mini-v4", ["random", "slot-0"])
     text = short(repr(selection))
     assert text.startswith("<SelectionResults task 2, k = 8, mode expected: 2 baselines on 1 user\n best ")
     best = selection.per_user.groupby("baseline")["mean_reward"].mean().idxmax()
@@ -120,9 +120,9 @@ def test_the_environments_show_what_they_play():
 
     from pushgen.envs import GENERATION_ID, SELECTION_ID
 
-    made = gym.make(SELECTION_ID, split="pushgen-mini-v3", k=4, cost=0.1)
+    made = gym.make(SELECTION_ID, split="pushgen-mini-v4", k=4, cost=0.1)
     env = made.unwrapped
-    headline = "NotificationSelectionEnv on task 2's test part of split pushgen-mini-v3"
+    headline = "NotificationSelectionEnv on task 2's test part of split pushgen-mini-v4"
     assert repr(made) == f"<OrderEnforcing<PassiveEnvChecker<{headline}>>>"  # gymnasium's wrappers
     text = short(repr(env))
     assert text.startswith(f"<{headline}\n user {env.user} (one of the part's 1 user), step 0 of "
@@ -133,9 +133,9 @@ def test_the_environments_show_what_they_play():
     assert f"step 1 of {len(env.episode):,}" in repr(env)
     cells = html_cells(env._repr_html_())
     assert cells[cells.index("mode") + 1] == "sampled" and cells[cells.index("stationary") + 1] == "no"
-    generation = gym.make(GENERATION_ID, split="pushgen-mini-v3", task=1, user=1, mode="sampled").unwrapped
+    generation = gym.make(GENERATION_ID, split="pushgen-mini-v4", task=1, user=1, mode="sampled").unwrapped
     text = short(repr(generation))
-    assert text.startswith("<NotificationGenerationEnv on task 1's test part of split pushgen-mini-v3\n"
+    assert text.startswith("<NotificationGenerationEnv on task 1's test part of split pushgen-mini-v4\n"
                            " user 1 (one of the part's 3 users), step 0 of ")
     assert "mode sampled, actions Dict of 7 codes>" in text
 
@@ -146,14 +146,14 @@ def test_the_vector_environments_and_the_sb3_adapter_show_their_users():
     from pushgen.envs import GENERATION_ID, SELECTION_ID
 
     vector = gym.make_vec(SELECTION_ID, num_envs=5, vectorization_mode="vector_entry_point",
-                          split="pushgen-mini-v3", task=1, stationary=True)
-    headline = "NotificationSelectionVectorEnv on task 1's test part of split pushgen-mini-v3"
+                          split="pushgen-mini-v4", task=1, stationary=True)
+    headline = "NotificationSelectionVectorEnv on task 1's test part of split pushgen-mini-v4"
     text = short(repr(vector))
     assert text.startswith(f"<{headline}\n environments 5, users 0, 1, 2 (3 of the part's 3 users), "
                            "mode sampled,")
     assert "stationary yes" in text and str(vector) == f"<{headline}>"
     generation = gym.make_vec(GENERATION_ID, num_envs=2, vectorization_mode="vector_entry_point",
-                              split="pushgen-mini-v3", task=1, users=[2], flat_actions=True)
+                              split="pushgen-mini-v4", task=1, users=[2], flat_actions=True)
     assert "users 2 (one of the part's 3 users)" in repr(generation)
     assert "actions flat (MultiDiscrete of 7 codes)" in repr(generation)
     pytest.importorskip("stable_baselines3")
@@ -169,9 +169,9 @@ def test_an_environment_without_a_reward_mode_shows_none():
 
     from pushgen.envs import INBOX_ID
 
-    env = gym.make(INBOX_ID, split="pushgen-mini-v3", task=1, user=1).unwrapped
+    env = gym.make(INBOX_ID, split="pushgen-mini-v4", task=1, user=1).unwrapped
     assert env.mode is None
     text = short(repr(env))
-    assert text.startswith("<NotificationInboxEnv on task 1's test part of split pushgen-mini-v3\n user 1 ")
+    assert text.startswith("<NotificationInboxEnv on task 1's test part of split pushgen-mini-v4\n user 1 ")
     assert "mode" not in text
     env.close()

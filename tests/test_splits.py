@@ -37,7 +37,7 @@ from pushgen.splits import (
 )
 from pushgen.splits.keyed_ids import context_ids, context_key
 
-MINI = Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v3"
+MINI = Path(__file__).resolve().parents[1] / "generated" / "pushgen-mini" / "v4"
 USERS = 5
 START = dt.date(2026, 1, 5)
 DATASHEET_SECTIONS = ("## Motivation", "## Composition", "## Collection process",

@@ -17,7 +17,7 @@ from pushgen.splits.validate import validate_split
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
 
 
-@pytest.mark.parametrize("version", ["v1", "v2", "v3"])
+@pytest.mark.parametrize("version", ["v1", "v2", "v3", "v4"])
 def test_the_standard_mini_splits_are_valid(version, capsys):
     folder = GENERATED / "pushgen-mini" / version
     assert main(["validate", str(folder)]) == 0
@@ -28,7 +28,7 @@ def test_the_standard_mini_splits_are_valid(version, capsys):
 
 
 def test_each_kind_of_damage_to_a_split_is_named(tmp_path, capsys):
-    folder = Path(shutil.copytree(GENERATED / "pushgen-mini" / "v3", tmp_path / "split"))
+    folder = Path(shutil.copytree(GENERATED / "pushgen-mini" / "v4", tmp_path / "split"))
     test = pq.read_table(folder / "task1/test.parquet")
     leaked = test.append_column("action", pa.array(["opened"] * test.num_rows))
     pq.write_table(leaked, folder / "task1/test.parquet")

@@ -171,7 +171,7 @@ def lookup(text: str, version: str | None = None) -> StandardSplit:
     splits = list_splits()
     if not isinstance(text, str) or not isinstance(version, str | None):
         wrong = text if not isinstance(text, str) else version
-        raise UnknownSplit(f"a standard split is named by text, such as 'pushgen' or 'pushgen-v3'; got "
+        raise UnknownSplit(f"a standard split is named by text, such as 'pushgen' or 'pushgen-v4'; got "
                            f"{type(wrong).__name__} {str(wrong)[:80]!r}; standard splits: "
                            f"{', '.join(s.label for s in splits) or 'none'}")
     by_name: dict[str, list[StandardSplit]] = {}
