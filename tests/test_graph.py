@@ -42,9 +42,12 @@ def test_running_the_graph_gives_every_node_in_order(small):
     values = dict((node.name, value) for node, value in run(inputs))
     assert list(values) == [node.name for node in NODES]
     n = len(values["posts"].seconds)
-    assert n == (small.notifications["user_id"] == 0).sum()
-    assert len(values["p_open"]) == n and ((values["p_open"] >= 0) & (values["p_open"] <= 1)).all()
-    np.testing.assert_array_equal(values["opened"], values["draw"] < values["p_open"])
+    lived = values["lived"]
+    assert len(lived.fate) == len(lived.p_open) == n
+    # the dataset holds the posts that reached the user (not from an app or channel turned off)
+    assert lived.delivered.sum() == (small.notifications["user_id"] == 0).sum()
+    assert ((lived.p_open >= 0) & (lived.p_open <= 1)).all() and (lived.p_open[~lived.delivered] == 0).all()
+    np.testing.assert_array_equal(values["opened"], values["draw"] < lived.p_open)
     assert values["state"].shape == (recipe.grid.slots,)
 
 

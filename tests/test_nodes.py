@@ -109,9 +109,11 @@ def test_engagement_traits_draw_penalties_from_their_gammas():
     fatigue, habituation = [], []
     for user in range(1500):
         params = traits.engagement_traits(user, PRIORS, catalog, np.zeros(len(schemas.values("subject"))),
-                                          np.arange(5), rng)
+                                          np.arange(5), 3.0, rng)
         fatigue.append(params.scalars["fatigue_weight"][0])
         habituation.append(params.scalars["habituation_app"][0])
+    assert params.scalars["tolerance"][0] == 3.0  # the tolerance node's draw, carried as it is
+    assert params.long_term.annoyance_tau_days == PRIORS.annoyance_tau_days
     assert stats.kstest(fatigue, stats.gamma(2.0, scale=PRIORS.fatigue_weight_mean / 2.0).cdf).pvalue > 1e-3
     assert stats.kstest(habituation,
                         stats.gamma(4.0, scale=PRIORS.habituation_app_mean / 4.0).cdf).pvalue > 1e-3
