@@ -190,12 +190,14 @@ def judged_logit(params, rows, codes, state, exposure) -> np.ndarray:
 
 
 def test_the_generators_p_open_is_the_judges_to_the_bit(lived_user):
-    params, codes = lived_user["params"], lived_user["codes"]
-    state, exposure = lived_user["row_state"], lived_user["exposure"]
+    lived = lived_user["lived"]
+    kept = lived.delivered  # the posts that reached the user: the dataset's rows
+    params, codes = lived_user["params"], {f: c[kept] for f, c in lived_user["codes"].items()}
+    state, exposure = lived_user["row_state"].take(kept), lived.exposure.take(kept)
     rows = np.zeros(len(state.hour), dtype=np.int64)
     expected = model_expit(judged_logit(params, rows, codes, state, exposure))
     assert len(expected) > 1000 and np.isfinite(expected).all()
-    np.testing.assert_array_equal(lived_user["p_open"].view(np.uint64), expected.view(np.uint64))
+    np.testing.assert_array_equal(lived.p_open[kept].view(np.uint64), expected.view(np.uint64))
 
 
 @settings(max_examples=50, deadline=None)
