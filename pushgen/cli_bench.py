@@ -25,7 +25,7 @@ class BaselinesOption(click.Option):
 
 @click.command("evaluate")
 @click.option("--split", "split", required=True,
-              help="A standard split's name (e.g. pushgen-v3) or a split folder.")
+              help="A standard split's name (e.g. pushgen-v4) or a split folder.")
 @click.option("--task", type=WholeNumber(1, 2), default=1, show_default=True,
               help="1: a submission for the test contexts; 2: a recorded online run.")
 @click.option("--submission", type=click.Path(path_type=Path), required=True,
@@ -57,7 +57,7 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
 
 @click.command("benchmark")
 @click.option("--split", "split", required=True,
-              help="A standard split's name (e.g. pushgen-v3) or a split folder.")
+              help="A standard split's name (e.g. pushgen-v4) or a split folder.")
 @click.option("--task", "tasks", type=WholeNumber(1, 2), multiple=True,
               help="1 (offline) or 2 (online, cold start); repeat for both "
                    "[default: each task with test users].")

@@ -243,7 +243,7 @@ def list_command(cache: Path | None) -> None:
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 @quiet_option
 def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:
-    """Fetch the standard split NAME (e.g. pushgen-v3) and print its folder."""
+    """Fetch the standard split NAME (e.g. pushgen-v4) and print its folder."""
     from pushgen.publishing.download import fetch_split
     from pushgen.publishing.registry import lookup
 

@@ -27,8 +27,8 @@ class PolicyAgent:
     >>> from pushgen.baselines import PolicyAgent, RandomPolicy
     >>> from pushgen.benchmark import make_setting, task_data
     >>> from pushgen.envs import record_run
-    >>> agent = PolicyAgent(RandomPolicy(make_setting(task_data("pushgen-mini-v3", 2), 2, "random", 3)))
-    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=3)
+    >>> agent = PolicyAgent(RandomPolicy(make_setting(task_data("pushgen-mini-v4", 2), 2, "random", 3)))
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v4", user=3)
     >>> len(record_run(env, agent, "run.parquet")) > 0
     True
     """

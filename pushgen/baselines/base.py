@@ -49,7 +49,7 @@ class Policy(Protocol[Observation, Action]):
     --------
     >>> from pushgen.baselines import RandomPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 2)
+    >>> data = task_data("pushgen-mini-v4", 2)
     >>> policy = RandomPolicy(make_setting(data, task=2, name="random", user=3))
     >>> contexts = {f: codes[:2] for f, codes in data.contexts.items()}
     >>> policy.fit(data.public.iloc[:0])                     # task 2: no history
@@ -104,7 +104,7 @@ class Truth:
     Examples
     --------
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), 1, "oracle", 0, reads_truth=True)
+    >>> setting = make_setting(task_data("pushgen-mini-v4", 1), 1, "oracle", 0, reads_truth=True)
     >>> truth = setting.truth
     >>> len(truth.seconds) > 0, truth.has_app.dtype
     (True, dtype('bool'))
@@ -145,7 +145,7 @@ class Setting:
     Examples
     --------
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> setting = make_setting(task_data("pushgen-mini-v3", 2), task=2, name="mine", user=3)
+    >>> setting = make_setting(task_data("pushgen-mini-v4", 2), task=2, name="mine", user=3)
     >>> bool(setting.public["user_id"].isin([3]).any())  # a cold-start user has no public history
     False
     """

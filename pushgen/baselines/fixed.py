@@ -62,7 +62,7 @@ class BestFixedOverallPolicy(FixedPolicy):
     --------
     >>> from pushgen.baselines import BestFixedOverallPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="BestFixedOverallPolicy", user=0)
     >>> policy = BestFixedOverallPolicy(setting)
     >>> policy.fit(data.histories[0])
@@ -92,7 +92,7 @@ class BestFixedFromHistoryPolicy(FixedPolicy):
     --------
     >>> from pushgen.baselines import BestFixedFromHistoryPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="BestFixedFromHistoryPolicy", user=0)
     >>> policy = BestFixedFromHistoryPolicy(setting)
     >>> policy.fit(data.histories[0])
@@ -123,7 +123,7 @@ class AppsAwareReferencePolicy(FixedPolicy):
     --------
     >>> from pushgen.baselines import AppsAwareReferencePolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="AppsAwareReferencePolicy", user=0, reads_truth=True)
     >>> policy = AppsAwareReferencePolicy(setting)
     >>> policy.fit(data.histories[0])

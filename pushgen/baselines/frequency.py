@@ -52,7 +52,7 @@ class ContextFrequencyPolicy(StaticPolicy):
     --------
     >>> from pushgen.baselines import ContextFrequencyPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> policy = ContextFrequencyPolicy(make_setting(data, task=1, name="frequency", user=0))
     >>> policy.fit(data.histories[0])                      # the user's history
     >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})

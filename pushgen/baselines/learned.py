@@ -102,7 +102,7 @@ class LearnedPolicy(StaticPolicy):
     --------
     >>> from pushgen.baselines import LearnedPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> policy = LearnedPolicy(make_setting(data, task=1, name="learned", user=0))
     >>> policy.fit(data.histories[0])                      # the user's history
     >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})

@@ -57,7 +57,7 @@ class OraclePolicy(StaticPolicy):
     --------
     >>> from pushgen.baselines import OraclePolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="OraclePolicy", user=0, reads_truth=True)
     >>> policy = OraclePolicy(setting)
     >>> policy.fit(data.histories[0])
@@ -105,7 +105,7 @@ def myopic_oracle(setting: Setting) -> OraclePolicy:
     --------
     >>> from pushgen.baselines import myopic_oracle
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="myopic_oracle", user=0, reads_truth=True)
     >>> policy = myopic_oracle(setting)
     >>> policy.fit(data.histories[0])
@@ -133,7 +133,7 @@ def context_blind_oracle(setting: Setting) -> OraclePolicy:
     --------
     >>> from pushgen.baselines import context_blind_oracle
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="context_blind_oracle", user=0, reads_truth=True)
     >>> policy = context_blind_oracle(setting)
     >>> policy.fit(data.histories[0])
@@ -175,7 +175,7 @@ def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:
     --------
     >>> from pushgen.baselines import upper_bound
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), 1, "bound", 0, reads_truth=True)
+    >>> setting = make_setting(task_data("pushgen-mini-v4", 1), 1, "bound", 0, reads_truth=True)
     >>> best, notifications = upper_bound(setting.truth)
     >>> notifications.shape == (len(best), 7), bool(((best >= 0) & (best <= 1)).all())
     (True, True)
@@ -218,7 +218,7 @@ class BestFixedPerUserPolicy(FixedPolicy):
     --------
     >>> from pushgen.baselines import BestFixedPerUserPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> setting = make_setting(data, task=1, name="BestFixedPerUserPolicy", user=0, reads_truth=True)
     >>> policy = BestFixedPerUserPolicy(setting)
     >>> policy.fit(data.histories[0])

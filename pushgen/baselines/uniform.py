@@ -25,7 +25,7 @@ class RandomPolicy(StaticPolicy):
     --------
     >>> from pushgen.baselines import RandomPolicy
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> policy = RandomPolicy(make_setting(data, task=1, name="random", user=0))
     >>> policy.fit(data.histories[0])                      # the user's history
     >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})

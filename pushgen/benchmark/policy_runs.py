@@ -62,7 +62,7 @@ def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
     Examples
     --------
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> setting = make_setting(task_data("pushgen-mini-v3", 1), task=1, name="mine", user=0)
+    >>> setting = make_setting(task_data("pushgen-mini-v4", 1), task=1, name="mine", user=0)
     >>> setting.user_id, setting.pool.shape[1], setting.truth is None
     (0, 7, True)
     """
@@ -135,7 +135,7 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
     ...         return {f: np.full(n, code) for f, code in zip(NOTIFICATION_FEATURES, self.notification)}
     ...     def update(self, contexts, notifications, opened):
     ...         pass
-    >>> runs = run_policy("pushgen-mini-v3", task=2, name="first", make=FirstOfThePool)
+    >>> runs = run_policy("pushgen-mini-v4", task=2, name="first", make=FirstOfThePool)
     >>> [run.user_id for run in runs], len(runs[0].reward) > 0
     ([3], True)
     """
@@ -182,7 +182,7 @@ def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFA
     --------
     >>> from pushgen.baselines import BASELINES
     >>> from pushgen.benchmark import run_baseline, task_data
-    >>> runs = run_baseline(task_data("pushgen-mini-v3", 1), 1, BASELINES["upper-bound"])
+    >>> runs = run_baseline(task_data("pushgen-mini-v4", 1), 1, BASELINES["upper-bound"])
     >>> [run.user_id for run in runs]
     [0, 1, 2]
     """

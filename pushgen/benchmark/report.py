@@ -71,7 +71,7 @@ def write_results(results: Results, out: str | Path, force: bool = False,
     --------
     >>> import pushgen
     >>> from pushgen.benchmark import write_results
-    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random"])
+    >>> results = pushgen.run_benchmark("pushgen-mini-v4", tasks=[2], baselines=["random"])
     >>> (write_results(results, "results", plots=False) / "leaderboard.md").is_file()
     True
     """

@@ -56,7 +56,7 @@ class Results:
     Examples
     --------
     >>> import pushgen
-    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random", "bandit"])
+    >>> results = pushgen.run_benchmark("pushgen-mini-v4", tasks=[2], baselines=["random", "bandit"])
     >>> results.tasks, sorted(results.baselines)
     ([2], ['bandit', 'random'])
     """
@@ -154,7 +154,7 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
     Examples
     --------
     >>> import pushgen
-    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random"])
+    >>> results = pushgen.run_benchmark("pushgen-mini-v4", tasks=[2], baselines=["random"])
     >>> sorted(set(results.per_user["baseline"]))
     ['random']
     """

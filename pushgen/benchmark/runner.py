@@ -64,7 +64,7 @@ class Run:
     --------
     >>> from pushgen.baselines import RandomPolicy
     >>> from pushgen.benchmark import run_policy
-    >>> run = run_policy("pushgen-mini-v3", task=2, name="random", make=RandomPolicy)[0]
+    >>> run = run_policy("pushgen-mini-v4", task=2, name="random", make=RandomPolicy)[0]
     >>> run.generated.shape[1], len(run.reward) == len(run.generated), bool(run.possible.all())
     (7, True, False)
     """
@@ -117,7 +117,7 @@ class Episodes:
     Examples
     --------
     >>> from pushgen.benchmark import task_data
-    >>> episodes = task_data("pushgen-mini-v3", 1).episodes([1, 2])
+    >>> episodes = task_data("pushgen-mini-v4", 1).episodes([1, 2])
     >>> episodes.users
     [1, 2]
     """
@@ -174,7 +174,7 @@ def play(policies: dict[int, Policy[Codes, Codes]], episodes: Episodes,
     --------
     >>> from pushgen.baselines import RandomPolicy
     >>> from pushgen.benchmark import make_setting, play, task_data
-    >>> data = task_data("pushgen-mini-v3", 2)
+    >>> data = task_data("pushgen-mini-v4", 2)
     >>> episodes = data.episodes(None)
     >>> policies = {u: RandomPolicy(make_setting(data, 2, "random", u)) for u in episodes.users}
     >>> runs = play(policies, episodes, lambda user: data.public.iloc[:0], task=2, mode="expected")

@@ -75,7 +75,7 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     --------
     >>> import pushgen
     >>> from pushgen.benchmark import leaderboard
-    >>> results = pushgen.run_benchmark("pushgen-mini-v3", tasks=[2], baselines=["random", "bandit"])
+    >>> results = pushgen.run_benchmark("pushgen-mini-v4", tasks=[2], baselines=["random", "bandit"])
     >>> table = leaderboard(results.per_user, results.baselines)
     >>> table["baseline"].tolist()
     ['bandit', 'random']

@@ -51,7 +51,7 @@ class TaskData:
     Examples
     --------
     >>> from pushgen.benchmark import task_data
-    >>> data = task_data("pushgen-mini-v3", 2)
+    >>> data = task_data("pushgen-mini-v4", 2)
     >>> data.users, data.histories
     ([3], {})
     """
@@ -116,7 +116,7 @@ def task_data(split: str | Path, task: int) -> TaskData:
     Examples
     --------
     >>> from pushgen.benchmark import task_data
-    >>> data = task_data("pushgen-mini-v3", 1)
+    >>> data = task_data("pushgen-mini-v4", 1)
     >>> sorted(data.histories), len(data.contexts["place"]) > 0
     ([0, 1, 2], True)
     """

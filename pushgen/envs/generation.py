@@ -103,7 +103,7 @@ class NotificationGenerationEnv(ReplayEnv):
     Parameters
     ----------
     split : str or pathlib.Path
-        A standard split's name (``"pushgen-mini-v3"``) or a split folder.
+        A standard split's name (``"pushgen-mini-v4"``) or a split folder.
     user : int, optional
         Whose test period to play: a cold-start user (task 2) or a task 1 user; by default the
         first user of task ``task``.
@@ -138,7 +138,7 @@ class NotificationGenerationEnv(ReplayEnv):
     --------
     >>> import gymnasium as gym
     >>> from pushgen import schemas
-    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=0)
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v4", user=0)
     >>> observation, info = env.reset(seed=0)
     >>> sorted(observation)[:3]
     ['activity', 'batteryLevel', 'charging']

@@ -55,7 +55,7 @@ class History:
     --------
     >>> import gymnasium as gym
     >>> import pushgen
-    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=0)
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v4", user=0)
     >>> observation, info = env.reset(seed=0)
     >>> _ = env.step(env.action_space.sample())
     >>> history = info["history"]

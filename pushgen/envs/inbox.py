@@ -74,7 +74,7 @@ class NotificationInboxEnv(ReplayEnv):
     Parameters
     ----------
     split : str or pathlib.Path
-        A standard split's name (``"pushgen-mini-v3"``) or a split folder.
+        A standard split's name (``"pushgen-mini-v4"``) or a split folder.
     user : int, optional
         A user of the part; by default its first user.
     task : int, default 1
@@ -98,7 +98,7 @@ class NotificationInboxEnv(ReplayEnv):
     --------
     >>> import gymnasium as gym
     >>> import pushgen
-    >>> env = gym.make("pushgen/NotificationInbox-v0", split="pushgen-mini-v3", part="validation")
+    >>> env = gym.make("pushgen/NotificationInbox-v0", split="pushgen-mini-v4", part="validation")
     >>> observation, info = env.reset(seed=0)
     >>> len(observation), env.action_space
     (18, Discrete(2))

@@ -79,9 +79,9 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     >>> import gymnasium as gym
     >>> import pushgen
     >>> from pushgen.envs import record_run
-    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=3)
+    >>> env = gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v4", user=3)
     >>> history = record_run(env, lambda observation, info: env.action_space.sample(), "run.parquet")
-    >>> result = pushgen.evaluate("pushgen-mini-v3", task=2, submission="run.parquet")
+    >>> result = pushgen.evaluate("pushgen-mini-v4", task=2, submission="run.parquet")
     >>> result.score["users"], len(history) > 0
     (1, True)
     """

@@ -7,7 +7,7 @@
     from pushgen.envs.sb3 import SB3VecEnv
 
     envs = SB3VecEnv(gym.make_vec(SELECTION_ID, num_envs=16, vectorization_mode="vector_entry_point",
-                                  split="pushgen-mini-v3", task=1))
+                                  split="pushgen-mini-v4", task=1))
     model = MaskablePPO("MultiInputPolicy", envs).learn(20_000)
 
 stable-baselines3 takes only its own ``VecEnv`` (a gymnasium ``VectorEnv`` is "not a Gymnasium

@@ -91,7 +91,7 @@ class NotificationSelectionEnv(ReplayEnv):
     Parameters
     ----------
     split : str or pathlib.Path
-        A standard split's name (``"pushgen-mini-v3"``) or a split folder.
+        A standard split's name (``"pushgen-mini-v4"``) or a split folder.
     user : int, optional
         Whose test period to play; by default the first user of task ``task``.
     k : int, default 8
@@ -124,7 +124,7 @@ class NotificationSelectionEnv(ReplayEnv):
     --------
     >>> import gymnasium as gym
     >>> import pushgen
-    >>> env = gym.make("pushgen/NotificationSelection-v0", split="pushgen-mini-v3", user=3, k=8)
+    >>> env = gym.make("pushgen/NotificationSelection-v0", split="pushgen-mini-v4", user=3, k=8)
     >>> observation, info = env.reset(seed=0)
     >>> observation["candidates"].shape, env.action_space
     ((56,), Discrete(9))

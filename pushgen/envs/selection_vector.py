@@ -83,7 +83,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
     >>> import numpy as np
     >>> import pushgen
     >>> envs = gym.make_vec("pushgen/NotificationSelection-v0", num_envs=4,
-    ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v3", task=1)
+    ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v4", task=1)
     >>> observations, infos = envs.reset(seed=0)
     >>> observations["candidate_mask"].shape
     (4, 8)

@@ -120,7 +120,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     >>> import gymnasium as gym
     >>> import pushgen
     >>> envs = gym.make_vec("pushgen/NotificationGeneration-v0", num_envs=4,
-    ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v3", task=1)
+    ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v4", task=1)
     >>> observations, infos = envs.reset(seed=0)
     >>> observations["place"].shape
     (4,)

@@ -74,7 +74,7 @@ def is_possible(codes: dict[str, np.ndarray], has_app: np.ndarray) -> np.ndarray
     >>> import pushgen
     >>> from pushgen import schemas
     >>> from pushgen.envs import encode
-    >>> split = pushgen.load_split("pushgen-mini-v3", task=1)
+    >>> split = pushgen.load_split("pushgen-mini-v4", task=1)
     >>> features = ["postingApp", "category", "numberOfUpdates", "subject", "priority", "ongoing",
     ...             "visibility"]
     >>> logged = split.train[features].head(3)

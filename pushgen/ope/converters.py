@@ -53,7 +53,7 @@ def to_obp(log: BanditLog) -> dict[str, Any]:
     Examples
     --------
     >>> from pushgen.ope import log_policy, to_obp
-    >>> feedback = to_obp(log_policy("pushgen-mini-v3", users=[0], seed=0))
+    >>> feedback = to_obp(log_policy("pushgen-mini-v4", users=[0], seed=0))
     >>> feedback["n_actions"], feedback["action_context"].shape[1:]
     (9, (9, 7))
     """
@@ -99,7 +99,7 @@ def to_vw(log: BanditLog) -> str:
     Examples
     --------
     >>> from pushgen.ope import log_policy, to_vw
-    >>> text = to_vw(log_policy("pushgen-mini-v3", users=[0], seed=0))
+    >>> text = to_vw(log_policy("pushgen-mini-v4", users=[0], seed=0))
     >>> text.splitlines()[0].startswith("shared |c day=")
     True
     """
@@ -216,7 +216,7 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     --------
     >>> import pathlib
     >>> from pushgen.ope import log_policy, to_minari
-    >>> log = log_policy("pushgen-mini-v3", users=[0], seed=0)
+    >>> log = log_policy("pushgen-mini-v4", users=[0], seed=0)
     >>> dataset = to_minari(log, "pushgen/mini-uniform-v0", root=pathlib.Path("minari").absolute())
     >>> dataset.total_episodes, dataset.total_steps == len(log.rounds)
     (1, True)

@@ -63,7 +63,7 @@ def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
     Examples
     --------
     >>> from pushgen.ope import log_policy, read_log, validate_log, write_log
-    >>> log = log_policy("pushgen-mini-v3", users=[0], seed=0)
+    >>> log = log_policy("pushgen-mini-v4", users=[0], seed=0)
     >>> _ = write_log(log, "log-uniform")
     >>> validate_log("log-uniform"), len(read_log("log-uniform").rounds) == len(log.rounds)
     ([], True)
@@ -134,7 +134,7 @@ def read_log(folder: Path) -> BanditLog:
     Examples
     --------
     >>> from pushgen.ope import log_policy, read_log, write_log
-    >>> _ = write_log(log_policy("pushgen-mini-v3", users=[0], seed=0), "log-uniform")
+    >>> _ = write_log(log_policy("pushgen-mini-v4", users=[0], seed=0), "log-uniform")
     >>> read_log("log-uniform").recipe["policy"]
     'uniform'
     """

@@ -56,7 +56,7 @@ class BanditLog:
     Examples
     --------
     >>> from pushgen.ope import log_policy
-    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> log = log_policy("pushgen-mini-v4", policy="uniform", users=[0], seed=0)
     >>> log.k, log.recipe["policy"]
     (8, 'uniform')
     """
@@ -241,7 +241,7 @@ def log_policy(split: str | Path, policy: str = "uniform", temperature: float | 
     Examples
     --------
     >>> from pushgen.ope import log_policy
-    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> log = log_policy("pushgen-mini-v4", policy="uniform", users=[0], seed=0)
     >>> float(log.rounds["propensity"].iloc[0]) == 1 / 9  # 8 candidates and hold
     True
     """
@@ -273,7 +273,7 @@ def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) 
     Examples
     --------
     >>> from pushgen.ope import log_policy, propensity_check
-    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> log = log_policy("pushgen-mini-v4", policy="uniform", users=[0], seed=0)
     >>> len(propensity_check(log)) >= 1
     True
     """

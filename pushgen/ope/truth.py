@@ -49,7 +49,7 @@ class PolicyValue:
     Examples
     --------
     >>> from pushgen.ope import HoldPolicy, policy_value
-    >>> value = policy_value(HoldPolicy(), "pushgen-mini-v3", users=[0])
+    >>> value = policy_value(HoldPolicy(), "pushgen-mini-v4", users=[0])
     >>> value.policy, value.send_rate
     ('hold', 0.0)
     """
@@ -110,7 +110,7 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
     Examples
     --------
     >>> from pushgen.ope import HoldPolicy, policy_value
-    >>> policy_value(HoldPolicy(), "pushgen-mini-v3", users=[0]).value  # never sends
+    >>> policy_value(HoldPolicy(), "pushgen-mini-v4", users=[0]).value  # never sends
     0.0
     """
     if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
@@ -155,7 +155,7 @@ def frozen_value(policy: SlatePolicy, log: BanditLog) -> float:
     --------
     >>> from pushgen.ope import HoldPolicy, frozen_value
     >>> from pushgen.ope import log_policy
-    >>> log = log_policy("pushgen-mini-v3", policy="uniform", users=[0], seed=0)
+    >>> log = log_policy("pushgen-mini-v4", policy="uniform", users=[0], seed=0)
     >>> frozen_value(HoldPolicy(), log)
     0.0
     """

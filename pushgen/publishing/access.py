@@ -53,7 +53,7 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     Parameters
     ----------
     source : str or pathlib.Path
-        A standard split's name (``"pushgen-v3"``; downloaded or regenerated on first use) or a
+        A standard split's name (``"pushgen-v4"``; downloaded or regenerated on first use) or a
         split folder.
     task : int, default 1
         1 (offline: history, then test contexts) or 2 (cold start: test contexts only; the
@@ -73,7 +73,7 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     Examples
     --------
     >>> import pushgen
-    >>> split = pushgen.load_split("pushgen-mini-v3", task=1)
+    >>> split = pushgen.load_split("pushgen-mini-v4", task=1)
     >>> split.test.columns[:3].tolist()
     ['user_id', 'context_id', 'posted_at']
     >>> "action" in split.train and "action" not in split.test

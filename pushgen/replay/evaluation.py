@@ -103,12 +103,12 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     Examples
     --------
     >>> import pushgen
-    >>> split = pushgen.load_split("pushgen-mini-v3", task=1)
+    >>> split = pushgen.load_split("pushgen-mini-v4", task=1)
     >>> features = ["postingApp", "category", "numberOfUpdates", "subject", "priority", "ongoing",
     ...             "visibility"]
     >>> favourite = split.train[features].astype(str).value_counts().index[0]
     >>> submission = split.test[["context_id"]].assign(**dict(zip(features, favourite)))
-    >>> result = pushgen.evaluate("pushgen-mini-v3", task=1, submission=submission)
+    >>> result = pushgen.evaluate("pushgen-mini-v4", task=1, submission=submission)
     >>> result.score["users"], -1 <= result.score["mean_reward"] <= 2
     (3, True)
     """

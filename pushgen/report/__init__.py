@@ -53,7 +53,7 @@ def figures(source: str | Path | Dataset | Source) -> dict:
     Examples
     --------
     >>> from pushgen.report import figures
-    >>> drawn = figures("pushgen-mini-v3")
+    >>> drawn = figures("pushgen-mini-v4")
     >>> "hours" in drawn and type(drawn["hours"]).__name__
     'Figure'
     """
@@ -90,7 +90,7 @@ def report_html(source: str | Path | Dataset | Source) -> str:
     Examples
     --------
     >>> from pushgen.report import report_html
-    >>> page = report_html("pushgen-mini-v3")
+    >>> page = report_html("pushgen-mini-v4")
     >>> page.startswith("<!DOCTYPE html>"), "data:image/svg+xml;base64," in page
     (True, True)
     """
@@ -140,7 +140,7 @@ def write_report(source: str | Path | Dataset | Source, out: str | Path, force: 
     Examples
     --------
     >>> from pushgen.report import write_report
-    >>> write_report("pushgen-mini-v3", "mini.html").stat().st_size > 10_000
+    >>> write_report("pushgen-mini-v4", "mini.html").stat().st_size > 10_000
     True
     """
     keep = (Path(source),) if isinstance(source, str | Path) else ()
