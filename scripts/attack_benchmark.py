@@ -1,7 +1,7 @@
 """Try to game the benchmark: the cheapest policies and a search against the evaluator.
 
-    python scripts/attack_benchmark.py                          # pushgen-v3, task 1, 8 users
-    python scripts/attack_benchmark.py --split pushgen-mini-v3 --users 0 --steps 3000
+    python scripts/attack_benchmark.py                          # pushgen-v4, task 1, 8 users
+    python scripts/attack_benchmark.py --split pushgen-mini-v4 --users 0 --steps 3000
 
 Every attack writes a task 1 submission and is scored by ``pushgen.evaluate``, beside the
 ``oracle`` and the ``upper bound`` rows on the same users:
@@ -172,7 +172,7 @@ def sabotage(split: str, users: int, seed: int) -> tuple[list[str], bool]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="pushgen-v3")
+    parser.add_argument("--split", default="pushgen-v4")
     parser.add_argument("--users", type=int, default=8, help="task 1 users to attack (0: all)")
     parser.add_argument("--steps", type=int, default=1500, help="hill-climb trials per user")
     parser.add_argument("--seed", type=int, default=0)

@@ -1,6 +1,6 @@
 """Attack the online environments with what they hand a learner, and with the public seeds.
 
-    python scripts/attack_online.py --split pushgen-v3            # the cold-start users
+    python scripts/attack_online.py --split pushgen-v4            # the cold-start users
 
 - fed the reward: LinUCB learning from whatever the environment returns as the reward, against
   the same LinUCB learning from ``opened`` (the leaderboard's loop), both in the learner-facing
@@ -99,7 +99,7 @@ def report_agreement(title: str, agree: dict[str, int], chance: float, total: fl
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="pushgen-v3")
+    parser.add_argument("--split", default="pushgen-v4")
     parser.add_argument("--steps", type=int, default=500, help="responses predicted per user")
     args = parser.parse_args(argv)
     public = PublicHistory.of(load_split(args.split, 1).train)

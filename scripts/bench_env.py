@@ -1,6 +1,6 @@
 """Steps per second of random actions on the replay environments, beside gymnasium's CartPole-v1.
 
-    python scripts/bench_env.py [--split pushgen-v3] [--seconds 2] [--envs 256]
+    python scripts/bench_env.py [--split pushgen-v4] [--seconds 2] [--envs 256]
 
 Prints first the reference, ``CartPole-v1`` made with ``gym.make`` (actions drawn beforehand),
 then for each environment: a single environment made with ``gym.make`` (actions drawn
@@ -97,7 +97,7 @@ def native(env_id: str, kwargs: dict, seconds: float, num_envs: int) -> Rate:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="pushgen-v3", help="split name or folder")
+    parser.add_argument("--split", default="pushgen-v4", help="split name or folder")
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--envs", type=int, default=256, help="environments of the native vector env")
     args = parser.parse_args()

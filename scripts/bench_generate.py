@@ -1,7 +1,7 @@
 """How fast are `pushgen make`, `pushgen evaluate` and `pushgen log`? Against a baseline, in one run.
 
     python scripts/bench_generate.py [--recipes 50x6,200x6,1000x1,100x12] [--repeat 2]
-                                     [--split pushgen-v3] [--baseline PYTHON]
+                                     [--split pushgen-v4] [--baseline PYTHON]
 
     (a) ``pushgen make --users U --months M --jobs 1`` for each recipe USERSxMONTHS: wall and CPU
         seconds (the child's, via wait4), rows, rows per wall second, CPU microseconds per row and
@@ -12,7 +12,7 @@
     (c) content: 50x6's fingerprints against those pushgen 0.3.0 made (``bench_generate_reference.json``)
     (d) ``pushgen evaluate`` of the logged test notifications of ``--split`` (task 1) beside the
         floor: a fresh Python that reads the same files with pandas and joins them (aim: within 1.5x)
-    (e) ``pushgen log pushgen-mini-v3`` and its start-up: a fresh Python importing what it imports
+    (e) ``pushgen log pushgen-mini-v4`` and its start-up: a fresh Python importing what it imports
 
 Every measurement runs in a fresh process; the interpreters and recipes are taken in turn,
 ``--repeat`` rounds, best of each (CPU and wall separately), so that a change of the machine's load
@@ -223,12 +223,12 @@ def log_section(sides: list[Side], repeat: int, scratch: Path) -> None:
     for round_ in range(repeat + 1):  # the first round caches bytecode and is not counted
         for side in sides:
             out = scratch / f"log-{side.label}-{round_}"
-            log = side.run(["-m", "pushgen", "log", "pushgen-mini-v3", "--out", str(out), "-q"], scratch)
+            log = side.run(["-m", "pushgen", "log", "pushgen-mini-v4", "--out", str(out), "-q"], scratch)
             imports = side.run(["-c", LOG_IMPORTS], scratch)
             if round_:
                 runs.setdefault((side.label, "log"), []).append(log)
                 runs.setdefault((side.label, "imports"), []).append(imports)
-    print("(e) pushgen log pushgen-mini-v3, and its start-up: python -c "
+    print("(e) pushgen log pushgen-mini-v4, and its start-up: python -c "
           f'"{LOG_IMPORTS}"')
     print(line("", "wall s", "CPU s", "start-up s", "start-up CPU"))
     for side in sides:
@@ -249,7 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recipes", default="50x6,200x6,1000x1,100x12",
                         help="comma-separated USERSxMONTHS recipes for make")
     parser.add_argument("--repeat", type=int, default=2, help="rounds per measurement (best counts)")
-    parser.add_argument("--split", default="pushgen-v3", help="the split evaluate scores (name or folder)")
+    parser.add_argument("--split", default="pushgen-v4", help="the split evaluate scores (name or folder)")
     parser.add_argument("--baseline", metavar="PYTHON", help="also measure the pushgen of this interpreter")
     parser.add_argument("--skip", default="",
                         help="comma-separated sections to leave out: make, evaluate, log")

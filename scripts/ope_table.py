@@ -110,7 +110,7 @@ def markdown(results: dict) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--split", default="pushgen-mini-v3")
+    parser.add_argument("--split", default="pushgen-mini-v4")
     parser.add_argument("--model", choices=tuple(MODELS), default=None)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--rollouts", type=int, default=5)

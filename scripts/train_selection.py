@@ -1,8 +1,8 @@
 """Train PPO on the selection environment with training users, score it on held-out users.
 
     pip install ".[rl]"                # from a checkout: stable-baselines3, sb3-contrib, torch
-    python scripts/train_selection.py --split pushgen-v3 --steps 200000
-    python scripts/train_selection.py --split pushgen-mini-v3 --steps 25600 --baselines random,greedy
+    python scripts/train_selection.py --split pushgen-v4 --steps 200000
+    python scripts/train_selection.py --split pushgen-mini-v4 --steps 25600 --baselines random,greedy
 
 Training: ``pushgen/NotificationSelection-v0`` episodes of task 1's test users (four environments
 per user, stepped together), never the users it is scored on, in the environment's ``sampled``
@@ -137,7 +137,7 @@ def table(name: str, score: float, baselines: SelectionResults) -> tuple[str, fl
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="pushgen-v3")
+    parser.add_argument("--split", default="pushgen-v4")
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--eval-every", type=int, default=20_000)
     parser.add_argument("--k", type=int, default=8)

@@ -18,7 +18,7 @@ DOCUMENTS = ("README.md", "docs/getting-started.md", "docs/dataset.md", "docs/sp
              "docs/use-it-with.md", "docs/environments/index.md", "docs/tasks.md")
 PLACEHOLDER = re.compile(r"\b[A-Z]{3,}\b|\||\[--")
 NOT_HERE = {  # a fragment of the line -> why it does not run in a test
-    "pushgen-v3": "fetches or scores the 60-user standard split (network, minutes)",
+    "pushgen-v4": "fetches or scores the 80-user standard split (network, minutes)",
     "--users 500 --months 12": "a 500-user dataset for a year (minutes)",
     "pushgen-mini-dev": "reads what the Python examples before it write (test_development.py runs them)",
 }
