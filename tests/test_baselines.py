@@ -18,7 +18,7 @@ from pushgen.envs import GENERATION_ID
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, decode
 from pushgen.replay.scoring import sequence_probabilities
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 SIZES = {f: len(schemas.values(f)) for f in NOTIFICATION_FEATURES}
 
 

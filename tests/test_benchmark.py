@@ -17,7 +17,7 @@ from pushgen.data.writer import write_dataset
 from pushgen.extras import install_line
 from pushgen.splits import SplitSpec, make_split
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 TEXT_FILES = ("leaderboard.md", "leaderboard.csv", "per_user.csv", "curves.csv", "benchmark.json")
 SELECTION_FILES = ("selection.csv",)  # a full benchmark also runs the selection task
 

@@ -312,9 +312,9 @@ def test_vector_environments(split, mode):
 
 
 def test_standard_split_by_name_gives_its_logged_notifications_stored_p_open():
-    env = gym.make(GENERATION_ID, split="pushgen-mini-v3", mode="expected")
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v4", mode="expected")
     replay = env.unwrapped.replay
-    assert replay.name == "pushgen-mini-v3" and env.unwrapped.user == replay.users[0]
+    assert replay.name == "pushgen-mini-v4" and env.unwrapped.user == replay.users[0]
     episode = env.unwrapped.episode
     run(env, logged_actions(env)[:500])
     np.testing.assert_allclose(env.unwrapped.history.p_open, stored_p_open(episode)[:500], atol=2e-6)
@@ -340,7 +340,7 @@ def test_a_split_without_cold_start_users_replays_task_1(tmp_path):
     ({"extra": 0}, "an action is a dict of codes, one per notification feature"),
 ])
 def test_generation_actions_must_be_whole_codes_of_exactly_the_features(change, message):
-    env = gym.make(GENERATION_ID, split="pushgen-mini-v3", task=1, user=0)
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v4", task=1, user=0)
     env.reset(seed=0)
     action = {**{f: 0 for f in NOTIFICATION_FEATURES}, **change}
     with pytest.raises(ValueError, match=message):
@@ -351,7 +351,7 @@ def test_generation_actions_must_be_whole_codes_of_exactly_the_features(change, 
 
 @pytest.mark.parametrize("action", [0.5, 1.0, "0", None, True])
 def test_inbox_actions_must_be_whole_codes(action):
-    env = gym.make(INBOX_ID, split="pushgen-mini-v3", user=0)
+    env = gym.make(INBOX_ID, split="pushgen-mini-v4", user=0)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="an action is 0 \\(opened\\) or 1 \\(dismissed\\)"):
         env.unwrapped.step(action)
@@ -359,7 +359,7 @@ def test_inbox_actions_must_be_whole_codes(action):
 
 def test_the_generation_environment_plays_test_parts_only_and_steps_before_reset():
     with pytest.raises(ValueError, match="the generation environment plays a test part"):
-        gym.make(GENERATION_ID, split="pushgen-mini-v3", task=1, part="train")
-    env = gym.make(GENERATION_ID, split="pushgen-mini-v3", task=1, user=0).unwrapped
+        gym.make(GENERATION_ID, split="pushgen-mini-v4", task=1, part="train")
+    env = gym.make(GENERATION_ID, split="pushgen-mini-v4", task=1, user=0).unwrapped
     _, reward, *_ = env.step({f: 0 for f in NOTIFICATION_FEATURES})  # before reset: the episode's start
     assert np.isfinite(reward)

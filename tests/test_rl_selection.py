@@ -14,7 +14,7 @@ from pushgen.envs import SELECTION_ID
 pytest.importorskip("stable_baselines3", reason="needs the rl extra: pip install 'pushgen[rl]'")
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 STEPS = 6144
 CONTEXTS = 800  # the held-out user's first contexts
 

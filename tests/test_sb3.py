@@ -16,7 +16,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 
 from pushgen.envs.sb3 import SB3VecEnv
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 
 
 @pytest.fixture(autouse=True)

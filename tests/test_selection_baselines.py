@@ -14,7 +14,7 @@ from pushgen.benchmark.selection import run_selection, selection_board
 from pushgen.cli import main
 from pushgen.envs import SELECTION_ID
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 
 
 @pytest.fixture(scope="module")

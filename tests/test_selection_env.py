@@ -16,7 +16,7 @@ from pushgen.envs.selection import outcome_generator
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.replay.scoring import sequence_probabilities
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 
 
 def make(**kwargs):

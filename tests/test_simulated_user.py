@@ -12,7 +12,7 @@ from pushgen.model.simulated_user import SimulatedUsers
 from pushgen.replay.parts import load_part
 from pushgen.replay.scoring import Judge
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pushgen import schemas
 from pushgen.envs import GENERATION_ID
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 
 
 @pytest.mark.parametrize("mode", ["expected", "sampled"])

@@ -57,7 +57,7 @@ def possible(codes: dict[str, npt.NDArray[np.int64]], has_app: npt.NDArray[np.bo
 
 def environment() -> gym.Env[object, object]:
     assert pushgen.envs is not None
-    return gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v3", user=0)
+    return gym.make("pushgen/NotificationGeneration-v0", split="pushgen-mini-v4", user=0)
 
 
 def refused() -> str:
