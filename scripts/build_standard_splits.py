@@ -2,7 +2,7 @@
 (pushgen/publishing/registry.json).
 
     python scripts/build_standard_splits.py                 # build all, update the registry
-    python scripts/build_standard_splits.py --only pushgen-mini-v3
+    python scripts/build_standard_splits.py --only pushgen-mini-v4
     python scripts/build_standard_splits.py --check         # rebuild in a temporary folder and
                                                             # compare with the registry; writes nothing
 
