@@ -14,7 +14,7 @@ from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.replay.outcomes import outcome_generator
 from pushgen.replay.scoring import sequence_probabilities
 
-SPLIT = "pushgen-mini-v3"
+SPLIT = "pushgen-mini-v4"
 gym.register_envs(pushgen)
 
 
