@@ -9,7 +9,7 @@
         (e.g. a virtual environment of an earlier release) and the ratios this / baseline, and
         whether both made the same content fingerprints
     (b) cost flat in rows: CPU per row of 1000x1 against 100x12 (aim: within 1.15x)
-    (c) content: 50x6's fingerprints against those pushgen 0.3.0 made (``bench_generate_reference.json``)
+    (c) content: 50x6's fingerprints against those pushgen 0.4.0 made (``bench_generate_reference.json``)
     (d) ``pushgen evaluate`` of the logged test notifications of ``--split`` (task 1) beside the
         floor: a fresh Python that reads the same files with pandas and joins them (aim: within 1.5x)
     (e) ``pushgen log pushgen-mini-v4`` and its start-up: a fresh Python importing what it imports
