@@ -7,7 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pushgen.envs.online import PossibleNotifications, apps_of, interruptions, simulated_user, static_table
+from pushgen.envs.online import (
+    PossibleNotifications,
+    apps_of,
+    channels_of,
+    interruptions,
+    simulated_user,
+    static_table,
+)
 from pushgen.model.simulated_user import SimulatedUsers
 from pushgen.replay.parts import load_part
 from pushgen.replay.scoring import Judge
@@ -22,7 +29,7 @@ def part():
 
 def episode_terms(part, user):
     """The user's possible notifications and their logits before exposure at each episode row."""
-    possible = PossibleNotifications(apps_of(part, user))
+    possible = PossibleNotifications(apps_of(part, user), channels_of(part, user))
     episode = part.episode(user)
     rows = np.arange(episode.rows.start, episode.rows.stop)
     static, _ = static_table(part, rows, user, possible.codes())

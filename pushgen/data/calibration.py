@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pushgen.data.describe_long_term import BAND_NAMES
 from pushgen.data.realism import realism_figures
+from pushgen.model.long_term import BAND_NAMES
 
 TOLERANCE_SURVEY = (0.10, 0.37, 0.33, 0.20)  # Localytics 2017: would disable at 1, 2-5, 6-10, more a week
 
@@ -73,6 +73,11 @@ def survey_range(share: float, users: int = 50, spread: float = 2.6) -> tuple[fl
     of 50-user datasets land inside when the model draws the survey's shares)."""
     sd = spread * math.sqrt(share * (1.0 - share) / users)
     return max(0.0, share - sd), min(1.0, share + sd)
+
+
+def tolerance_share(band: int) -> Callable[[dict[str, Any]], float]:
+    """The share of users whose tolerance lies in survey band ``band``, of ``describe``'s output."""
+    return lambda stats: float(stats["long_term"]["tolerance_bands"][band])
 
 
 def hourly_share(stats: dict, hours: range) -> float:
@@ -153,8 +158,8 @@ LONG_TERM_FIGURES = (
            "more volume, more turned off", True),
     Figure("turned off, open rate < 30% minus >= 30%", at("long_term", "open_rate_contrast"), 0.0, 1.0,
            "higher open rate, fewer turned off", True),
-    *(Figure(f"users who tolerate {band}", lambda s, b=b: s["long_term"]["tolerance_bands"][b],
-             *survey_range(share), f"{share:.0%} (Localytics 2017)", True)
+    *(Figure(f"users who tolerate {band}", tolerance_share(b), *survey_range(share),
+             f"{share:.0%} (Localytics 2017)", True)
       for b, (band, share) in enumerate(zip(BAND_NAMES, TOLERANCE_SURVEY, strict=True))),
 )
 FIGURES = (*TABLE_FIGURES, *LONG_TERM_FIGURES)

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from pushgen.data.dataset import truth_path
 from pushgen.data.describe_time import MS_PER_DAY, kind_of_app, num_or_none
 from pushgen.model.catalog import app_catalog
-from pushgen.model.long_term import TOLERANCE_BAND_EDGES, tolerance_band
+from pushgen.model.long_term import BAND_NAMES, TOLERANCE_BAND_EDGES, tolerance_band
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 MONTH_DAYS = 30  # "after 3 months": 90 days after the dataset's first day
 PROMOTIONAL_KINDS = ("news", "shopping_food", "games", "video")
-BAND_NAMES = ("1 a week", "2-5 a week", "6-10 a week", "more than 10")  # the survey's, and volume's
 OPEN_RATE_EDGES = (0.0, 0.1, 0.3, 0.6, 1.0)
 MIN_PAIRS = 10  # a band or kind with fewer pairs has no share
 

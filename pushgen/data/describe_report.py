@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen.data.calibration import FIGURES, TOLERANCE_SURVEY, VERDICTS, Figure, verdict, verdict_line
-from pushgen.data.describe_long_term import BAND_NAMES
 from pushgen.data.describe_time import PERIOD_DAYS
+from pushgen.model.long_term import BAND_NAMES
 from pushgen.text_tables import aligned_table
 
 TOP_APPS = 10

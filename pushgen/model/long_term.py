@@ -37,6 +37,7 @@ from pushgen.model.catalog import AppCatalog
 from pushgen.model.priors import Priors
 
 TOLERANCE_BAND_EDGES = (0.5, 1.5, 5.5, 10.5, 40.0)  # a week: one, 2-5, 6-10, more (up to 40)
+BAND_NAMES = ("1 a week", "2-5 a week", "6-10 a week", "more than 10")  # the survey's bands
 KIND_WEIGHT = {  # how much an unwanted notification of an app of each kind counts: people's
     # messages (messaging, calls, email) least, promotions most
     "messaging": 0.03, "calls": 0.05, "email": 0.1, "calendar": 0.2, "clock": 0.1, "system": 0.2,

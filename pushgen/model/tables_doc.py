@@ -103,15 +103,23 @@ def prior_meanings() -> dict[str, str]:
 
 
 def prior_readers() -> dict[str, list[str]]:
-    """For each prior, the nodes whose function reads it (``priors.<name>`` in its source)."""
+    """For each prior, the nodes whose function reads it (``priors.<name>`` in its source, or every
+    long-term constant where it calls ``LongTermConstants.from_priors(priors)``)."""
     import inspect
     from dataclasses import fields
 
     from pushgen.model.graph import NODES
+    from pushgen.model.long_term import LongTermConstants
     from pushgen.model.priors import Priors
 
     sources = {node.name: inspect.getsource(node.function) for node in NODES if "priors" in node.parents}
-    return {f.name: [node for node, source in sources.items() if f"priors.{f.name}" in source]
+    long_term = {f.name for f in fields(LongTermConstants)}
+
+    def reads(source: str, name: str) -> bool:
+        return f"priors.{name}" in source or (name in long_term
+                                              and "LongTermConstants.from_priors(priors)" in source)
+
+    return {f.name: [node for node, source in sources.items() if reads(source, f.name)]
             for f in fields(Priors)}
 
 

@@ -55,6 +55,7 @@ class Trajectories:
     Examples
     --------
     >>> import numpy as np
+    >>> from pushgen.ope import Trajectories, estimate_trajectories
     >>> log = Trajectories(episode=np.array([0, 0, 1]), step=np.array([0, 1, 0]),
     ...                    state=np.zeros(3, dtype=int), logging_p=np.full(3, 0.5),
     ...                    target_p=np.array([1.0, 1.0, 0.0]), reward=np.ones(3))

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from pushgen.data.calibration import TOLERANCE_SURVEY
-from pushgen.data.describe_long_term import BAND_NAMES
 from pushgen.data.describe_time import recent_load
+from pushgen.model.long_term import BAND_NAMES
 from pushgen.report.data_figures import MIN_CELL_ROWS, View, as_categories, legend_below_axis
 from pushgen.report.style import (
     DISMISSED,

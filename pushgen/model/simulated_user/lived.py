@@ -13,7 +13,7 @@ from pushgen.model.compiled import kernel
 from pushgen.model.engagement import EngagementParameters, RowState
 from pushgen.model.exposure import HABITUATION_KEYS, Exposure, interruption
 from pushgen.model.long_term import REPEAT_WEIGHT, abandonable
-from pushgen.model.simulated_user.formula import open_logit, penalty_weights
+from pushgen.model.simulated_user.formula import open_logit, p_open, penalty_weights
 from pushgen.model.simulated_user.long_term import DAY_SECONDS
 from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
 
@@ -53,13 +53,14 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
     """One pass in time order over posts (the first ``lead`` also as the week before, at their
     seconds, delivered and without hazards; then all at seconds + ``shift``).
 
+    Returns each post's fate, exposure, logit (-inf where not delivered) and annoyance.
     ``penalty``: fatigue weight and habituation weights (app, subject, channel); ``taus``: fatigue's
     and the three keys' time constants, then annoyance's; ``constants``: tolerance, goodwill,
     disable rate, abandon rate, abandon ratio, channel share, repeat weight."""
     n = len(seconds)
     fate = np.zeros(n, dtype=np.int8)
     exposure = np.zeros((4, n))
-    p_open = np.zeros(n)
+    logits = np.full(n, -np.inf)
     annoyance = np.zeros(n)
     tolerance, goodwill, disable_rate, abandon_rate, ratio, channel_share, repeat = constants
     fatigue, fatigue_time = 0.0, 0.0
@@ -78,14 +79,15 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
             fate[i] = -1
             continue
         f = fatigue * np.exp(-(t - fatigue_time) / taus[0])
-        logit = static[i] - penalty[0] * f
         keys = (a, subject[i], c)
         before = np.zeros(3)
+        taken = penalty[0] * f  # added in formula.exposure_penalty's order: the judge's logit to the bit
         for j in range(3):
             k = keys[j]
             before[j] = total[j, k] * np.exp(-(t - last[j, k]) / taus[1 + j])
-            logit -= penalty[1 + j] * np.sqrt(before[j])
-        p = 1.0 / (1.0 + np.exp(-logit)) if logit >= 0.0 else np.exp(logit) / (1.0 + np.exp(logit))
+            taken = taken + penalty[1 + j] * np.sqrt(before[j])
+        logit = static[i] - taken
+        p = 1.0 / (1.0 + np.exp(-logit))
         fatigue, fatigue_time = f + interrupts[i], t
         for j in range(3):
             total[j, keys[j]], last[j, keys[j]] = before[j] + 1.0, t
@@ -96,7 +98,7 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
             continue
         exposure[0, i] = f
         exposure[1:, i] = before
-        p_open[i], annoyance[i] = p, value
+        logits[i], annoyance[i] = logit, value
         over = value / tolerance - 1.0
         over_abandon = value / (tolerance * ratio) - 1.0
         if abandonable[a] and over_abandon > 0.0 and draws[1, i] < 1.0 - np.exp(-abandon_rate * over_abandon):
@@ -109,7 +111,7 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
             else:
                 fate[i] = 1
                 app_off[a] = True
-    return fate, exposure, p_open, annoyance
+    return fate, exposure, logits, annoyance
 
 
 def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channel: np.ndarray,
@@ -127,7 +129,7 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
     constants = parameters.long_term
     catalog = app_catalog()
     sizes = np.array([len(catalog.apps), len(schemas.values("subject")), len(catalog.channels.group)])
-    fate, exposure, p, annoyance = lived_kernel(
+    fate, exposure, logits, annoyance = lived_kernel(
         static, np.asarray(seconds, dtype=np.float64), *(np.asarray(codes[k], dtype=np.int64)
                                                          for k in ("postingApp", "subject")),
         np.asarray(channel, dtype=np.int64), interruption(codes["priority"], codes["numberOfUpdates"]),
@@ -139,4 +141,4 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
         np.array([float(parameters.scalars["tolerance"][0]), constants.goodwill_per_open,
                   constants.disable_rate, constants.abandon_rate, constants.abandon_tolerance_ratio,
                   constants.channel_disable_share, REPEAT_WEIGHT]), int(lead), float(shift_seconds))
-    return Lived(fate=fate, exposure=Exposure(*exposure), p_open=p, annoyance=annoyance)
+    return Lived(fate=fate, exposure=Exposure(*exposure), p_open=p_open(logits), annoyance=annoyance)

@@ -86,10 +86,11 @@ class SimulatedUser:
         return sigmoid(static - self.penalty(self.exposure(t, keys)))
 
     def send(self, static: float, t: float, keys: Keys, interrupts: float) -> float:
-        """The user receives a possible notification at ``t``: its P(open), then the state it leaves."""
+        """The user receives a notification at ``t``: its P(open), then the state it leaves (an
+        impossible one, ``static`` -inf: 0, and it never reaches the user)."""
         exposure = self.exposure(t, keys)
         p = sigmoid(static - self.penalty(exposure))
-        if not self.stationary:
+        if not self.stationary and static != -math.inf:
             app, subject, channel = keys
             (va, vs, vc), (ta, ts, tc) = self.values, self.times
             self.fatigue = exposure[0] + interrupts
