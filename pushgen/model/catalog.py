@@ -47,7 +47,7 @@ KINDS: dict[str, KindProfile] = {
     ),
     "email": KindProfile(
         adoption=0.3, daily_rate=2.5, peaks=((9.5, 1.0), (14.0, 0.7)), asleep=0.1, weekend=0.35,
-        open_logit=-3.3,
+        open_logit=-3.6,
     ),
     "social": KindProfile(
         adoption=0.3, daily_rate=1.6, peaks=((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)),
