@@ -190,7 +190,10 @@ def test_the_diversity_knob_trades_reward_for_variety():
     diverse = run_policy(prepared, 1, "learned", lambda s: LearnedPolicy(s, temperature=1.0))
     variety = [len(np.unique(r.generated, axis=0)) for r in (*greedy, *diverse)]
     assert min(variety[len(greedy):]) > max(variety[: len(greedy)])
-    assert mean_reward(diverse) < mean_reward(greedy)
+    # a little variety can pay (habituation punishes the greedy repeats: on pushgen-mini-v4 0.625 at
+    # temperature 0, 0.707 at 0.5, 0.635 at 1); turned far up, the knob costs reward (0.537 at 2)
+    hot = run_policy(prepared, 1, "learned", lambda s: LearnedPolicy(s, temperature=2.0))
+    assert mean_reward(hot) < min(mean_reward(greedy), mean_reward(diverse))
 
 
 def test_random_draws_the_same_in_batches_and_steps():
