@@ -3,6 +3,8 @@
 - ``pushgen/NotificationGeneration-v0``: tasks 1 and 2, generate a notification per context.
 - ``pushgen/NotificationInbox-v0``: the classic gym-push task, predict open or dismiss.
 - ``pushgen/NotificationSelection-v0``: send one of K eligible candidate notifications, or hold.
+- ``pushgen/LongHorizon-v0``: one app's notification system for one user over weeks, where users
+  turn apps off (``pushgen.envs.long_horizon``).
 
 Both take ``split=`` (a standard split's name or a split folder) and ``user=``. The generation and
 selection environments also have native vector versions (``gym.make_vec(GENERATION_ID, num_envs=N,
@@ -18,10 +20,12 @@ from typing import Any
 GENERATION_ID = "pushgen/NotificationGeneration-v0"
 INBOX_ID = "pushgen/NotificationInbox-v0"
 SELECTION_ID = "pushgen/NotificationSelection-v0"
+LONG_HORIZON_ID = "pushgen/LongHorizon-v0"
 ENTRY_POINTS = {
     GENERATION_ID: "pushgen.envs.generation:NotificationGenerationEnv",
     INBOX_ID: "pushgen.envs.inbox:NotificationInboxEnv",
     SELECTION_ID: "pushgen.envs.selection:NotificationSelectionEnv",
+    LONG_HORIZON_ID: "pushgen.envs.long_horizon:LongHorizonEnv",
 }
 VECTOR_ENTRY_POINTS: dict[str, str] = {
     GENERATION_ID: "pushgen.envs.vector:NotificationGenerationVectorEnv",
@@ -33,6 +37,7 @@ _LAZY = {
     "NotificationGenerationVectorEnv": "pushgen.envs.vector",
     "NotificationSelectionEnv": "pushgen.envs.selection",
     "NotificationSelectionVectorEnv": "pushgen.envs.selection_vector",
+    "LongHorizonEnv": "pushgen.envs.long_horizon",
     "History": "pushgen.envs.history",
     "MODES": "pushgen.replay.rewards",
     "REWARDS": "pushgen.replay.rewards",
@@ -75,4 +80,5 @@ def __getattr__(name: str) -> Any:
 
 register_envs()
 
-__all__ = ["ENTRY_POINTS", "GENERATION_ID", "INBOX_ID", "SELECTION_ID", "register_envs", *_LAZY]
+__all__ = ["ENTRY_POINTS", "GENERATION_ID", "INBOX_ID", "LONG_HORIZON_ID", "SELECTION_ID", "register_envs",
+           *_LAZY]

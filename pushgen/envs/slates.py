@@ -92,16 +92,21 @@ def check_slot(action: Any, k: int, filled: int) -> int:
 
 
 class EpisodeSlates:
-    """One user's episode as the selection task sees it: candidates, their static logits, keys."""
+    """One user's episode as the selection task sees it: candidates, their static logits, keys.
 
-    def __init__(self, part: Any, user: int, k: int, candidate_seed: int) -> None:
+    ``apps`` (a boolean mask over app codes) restricts the candidates to those apps' notifications
+    (default: every app the user has); ``n`` to the episode's first ``n`` contexts."""
+
+    def __init__(self, part: Any, user: int, k: int, candidate_seed: int, apps: np.ndarray | None = None,
+                 n: int | None = None) -> None:
         episode = part.episode(user)
-        n = len(episode)
-        codes, self.mask = CandidateGenerator(apps_of(part, user), user, k, candidate_seed,
+        n = len(episode) if n is None else n
+        has_app = apps_of(part, user) if apps is None else apps_of(part, user) & apps
+        codes, self.mask = CandidateGenerator(has_app, user, k, candidate_seed,
                                                 channels_of(part, user)).slates(n)
         self.codes = codes  # (n, k, 7)
         by_feature = {f: codes[:, :, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
-        rows = np.arange(episode.rows.start, episode.rows.stop)
+        rows = np.arange(episode.rows.start, episode.rows.start + n)
         self.static, self.channel = static_logits(part, rows, by_feature)
         self.static = np.where(self.mask, self.static, -np.inf)
         self.interrupts = interruptions(by_feature)

@@ -52,9 +52,11 @@ class Truth:
     state: RowState
     draw: np.ndarray
     initial: dict[str, np.ndarray]  # key -> (part users, key size) exposure at the test start
+    turned_off: np.ndarray | None = None  # per row, whether its delivery turned its app or channel off
 
     def take(self, index: slice | np.ndarray) -> Truth:
-        return Truth(self.state.take(index), self.draw[index], self.initial)
+        return Truth(self.state.take(index), self.draw[index], self.initial,
+                     None if self.turned_off is None else self.turned_off[index])
 
 
 @dataclass(frozen=True)
@@ -284,8 +286,9 @@ def turn_off(parameters: EngagementParameters, rows: pd.DataFrame) -> None:
 
 def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
            parameters: EngagementParameters) -> Truth:
-    rows = pq.read_table(folder / SCORER_TRUTH / "engagement_rows.parquet",
-                         columns=["notification_id", *ROW_FIELDS, "draw"]).to_pandas()
+    path = folder / SCORER_TRUTH / "engagement_rows.parquet"
+    events = ["turned_off"] if "turned_off" in pq.read_schema(path).names else []  # model 4 on
+    rows = pq.read_table(path, columns=["notification_id", *ROW_FIELDS, "draw", *events]).to_pandas()
     rows = rows.set_index("notification_id").reindex(notification_ids)
     if rows["draw"].isna().any():
         missing = notification_ids[rows["draw"].isna().to_numpy()][0]
@@ -303,4 +306,6 @@ def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
         group = group[known]
         initial[str(key)][position[group["user_id"].to_numpy()].to_numpy(),
                           group["index"].to_numpy()] = group["value"].to_numpy()
-    return Truth(state=state, draw=rows["draw"].to_numpy(dtype=np.float64), initial=initial)
+    turned_off = (rows["turned_off"].astype(str) != "none").to_numpy() if events else None
+    return Truth(state=state, draw=rows["draw"].to_numpy(dtype=np.float64), initial=initial,
+                 turned_off=turned_off)

@@ -1,0 +1,141 @@
+"""The long-horizon task's episode: one app's place among a user's apps over weeks.
+
+``HorizonEpisode`` gathers what ``pushgen.envs.long_horizon`` steps through, computed once per
+(user, app): the decision points (the user's logged contexts inside the horizon), the logged
+notifications of the user's other apps that arrive at them (they tire the user; the agent's
+app's own logged notifications are dropped, the agent replaces them), the agent's candidates
+(the selection task's candidate generator restricted to its app, ``EpisodeSlates``) with their
+logits before exposure and how unwanted each would be (``pushgen.model.long_term``), and the
+user's tolerance. ``default_app`` picks the app an episode plays when none is named.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pushgen import schemas
+from pushgen.envs.online import apps_of, channels_of, interruptions
+from pushgen.envs.slates import EpisodeSlates
+from pushgen.envs.spaces import NOTIFICATION_FEATURES
+from pushgen.model.catalog import app_catalog
+from pushgen.model.feasibility import channel_of
+from pushgen.model.long_term import LongTermConstants, abandonable, app_kinds, unwanted_weights
+from pushgen.replay.parts import ReplayPart
+
+DAY_SECONDS = 86400.0
+PEOPLE_KINDS = ("messaging", "calls", "email")  # people's messages: not an app's notification system
+MAX_APP_CHANNELS = 4  # the most channels an app of the catalog has
+
+
+def playable_apps(part: ReplayPart, user: int) -> list[int]:
+    """The apps an episode of ``user`` can play, most logged notifications first: apps the user
+    has, can abandon (``long_term.abandonable``), not of the people kinds (``PEOPLE_KINDS``), and
+    never turned off (app or channel) before or in the logged history."""
+    catalog = app_catalog()
+    rows = part.rows_of(user)
+    logged = part.codes["postingApp"][rows]
+    counts = np.bincount(logged, minlength=len(catalog.apps))
+    turned = part.test_truth.turned_off
+    off = set(logged[turned[rows]].tolist()) if turned is not None else set()
+    channels_on = channels_of(part, user)
+    if channels_on is not None:  # a channel turned off before the scored period
+        off |= set(catalog.channels.app[~channels_on].tolist())
+    eligible = apps_of(part, user) & abandonable(catalog) & ~np.isin(app_kinds(catalog), PEOPLE_KINDS)
+    apps = [a for a in np.flatnonzero(eligible & (counts > 0)).tolist() if a not in off]
+    return sorted(apps, key=lambda a: (-counts[a], a))
+
+
+def check_app(part: ReplayPart, user: int, app: Any) -> int:
+    """The app code ``app`` names (a code or a package name; None: the user's default app), checked
+    to be one the episode can play (``playable_apps``); else a one-line ``ValueError``."""
+    playable = playable_apps(part, user)
+    names = schemas.values("postingApp")
+    if app is None:
+        if not playable:
+            raise ValueError(f"user {user} has no app the long-horizon task can play (one it can abandon, "
+                             f"not messaging, calls or email, with logged notifications, never turned off)")
+        return playable[0]
+    code = names.index(app) if isinstance(app, str) and app in names else app
+    if isinstance(code, (bool, np.bool_)) or not isinstance(code, (int, np.integer)) or code not in playable:
+        allowed = ", ".join(f"{a} ({names[a]})" for a in playable) or "none"
+        raise ValueError(f"app must be one user {user} can play, a code or a package name; got {app!r}; "
+                         f"allowed: {allowed}")
+    return int(code)
+
+
+@dataclass
+class HorizonEpisode:
+    """One (user, app) episode's terms, as plain Python values (rows: decision points in time order).
+
+    Attributes
+    ----------
+    app : int
+        The agent's app.
+    n : int
+        Decision points: the user's logged contexts in the first ``horizon_days``.
+    seconds : list of float
+        Each decision point's time, seconds from the start of the scored period.
+    background : list
+        Per decision point, ``(keys, interrupts)`` of the other app's logged notification that
+        arrives there, or None (a logged notification of the agent's app: dropped).
+    slates : EpisodeSlates
+        The agent's candidates (its app only) and their logits before exposure.
+    weight, context : list of list of float
+        Per decision point and slot, the candidate's unwanted weight and its context's multiplier.
+    channels : list of int
+        The app's channels (catalog order): ``channels_on`` of an observation follows it.
+    tolerance : float
+        The user's tolerance.
+    constants : LongTermConstants
+        The long-term model's constants.
+    """
+
+    app: int
+    n: int
+    seconds: list[float]
+    background: list[tuple[tuple[int, int, int], float] | None]
+    slates: EpisodeSlates
+    weight: list[list[float]]
+    context: list[list[float]]
+    channels: list[int]
+    tolerance: float
+    constants: LongTermConstants
+
+
+def horizon_episode(part: ReplayPart, user: int, app: int, k: int, candidate_seed: int,
+                    horizon_days: float) -> HorizonEpisode:
+    """The episode of ``user`` with the agent in ``app``'s place (``check_app``) for ``horizon_days``."""
+    rows = part.rows_of(user)
+    seconds = part.seconds[rows]
+    n = int(np.searchsorted(seconds, horizon_days * DAY_SECONDS, side="right"))
+    if n == 0:
+        raise ValueError(f"user {user} has no context in the first {horizon_days:g} days; "
+                         f"horizon_days must be longer")
+    catalog = app_catalog()
+    only = np.zeros(len(catalog.apps), dtype=bool)
+    only[app] = True
+    slates = EpisodeSlates(part, user, k, candidate_seed, apps=only, n=n)
+    logged = {f: part.codes[f][rows][:n] for f in NOTIFICATION_FEATURES}
+    logged_channel = channel_of(logged).tolist()
+    logged_interrupts = interruptions(logged).tolist()
+    background = [None if a == app else ((a, s, c), i) for a, s, c, i in zip(
+        logged["postingApp"].tolist(), logged["subject"].tolist(), logged_channel, logged_interrupts,
+        strict=True)]
+    parameters = part.test_parameters
+    row = int(parameters.rows(np.array([user]))[0])
+    all_logged = part.codes["postingApp"][rows]
+    main_app = int(np.argmax(np.bincount(all_logged, minlength=len(catalog.apps))))  # most notifications
+    codes = {f: slates.codes[:, :, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
+    for f in ("ringerMode", "activity"):
+        codes[f] = np.broadcast_to(part.codes[f][rows][:n, None], codes["postingApp"].shape)
+    asleep = part.test_truth.state.asleep[rows][:n, None]
+    weight, context = unwanted_weights(codes, asleep, parameters.long_term.app_weight(catalog), main_app)
+    return HorizonEpisode(
+        app=app, n=n, seconds=seconds[:n].tolist(), background=background, slates=slates,
+        weight=np.broadcast_to(weight, slates.mask.shape).tolist(),
+        context=np.broadcast_to(context, slates.mask.shape).tolist(),
+        channels=np.flatnonzero(catalog.channels.app == app).tolist(),
+        tolerance=float(parameters.scalars["tolerance"][row]), constants=parameters.long_term)
