@@ -130,16 +130,25 @@ class LinUCB(NoHistory):
         tail = np.broadcast_to(np.arange(self.design.size, self.d), extra.shape)
         return np.hstack([columns, tail]), np.hstack([np.ones(columns.shape), extra])
 
-    def act(self, observation: dict[str, Any]) -> int:
+    def upper_bounds(self, observation: dict[str, Any]) -> np.ndarray:
+        """Each candidate's upper confidence bound on its open rate; ``choose`` then sends one."""
         self.own.advance(float(observation["hours_since_last"][0]), self.sent)
         candidates, _ = candidates_of(observation)
         index, value = self._features(observation, candidates)
         mean = (self.theta[index] * value).sum(axis=1)
         block = self.inverse[index[:, :, None], index[:, None, :]]  # (n, c, c)
         width = np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", value, block, value), 0.0))
-        j = int(np.argmax(mean + self.alpha * width))
+        self._scored = (index, value, candidates)
+        return mean + self.alpha * width
+
+    def choose(self, j: int) -> int:
+        """Send candidate ``j`` of the observation ``upper_bounds`` last scored (``update`` learns)."""
+        index, value, candidates = self._scored
         self._chosen = (index[j], value[j], candidates[j])
         return j
+
+    def act(self, observation: dict[str, Any]) -> int:
+        return self.choose(int(np.argmax(self.upper_bounds(observation))))
 
     def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
         if self._chosen is None:

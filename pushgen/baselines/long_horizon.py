@@ -1,0 +1,189 @@
+"""Baselines of the long-horizon task (``pushgen/LongHorizon-v0``): send one of the app's candidates or hold.
+
+Each is a ``pushgen.baselines.base.Policy[dict, int]`` made from a ``HorizonSetting``; only the
+yardsticks that read the true model are given the environment, and they ask it only the
+simulated user's public what-if (``candidate_probabilities``: the true P(open) now;
+``annoyance_after``: the annoyance a send would leave; the long-term user's ``tolerance``).
+
+- ``hold`` never sends; ``slot-0`` always sends the first slot (when it is allowed); ``random``
+  a uniform allowed candidate;
+- ``greedy``: the myopic true model: its best candidate whenever its P(open) now exceeds the
+  send cost;
+- ``threshold``: the best candidate when its true P(open) now is at least ``theta``;
+- ``daily-cap``: the same, at most ``cap`` sends in the last 24 hours (the app's public counter);
+- ``planner``: one of the state-aware family: the best candidate when its P(open) is at least
+  ``theta`` and the annoyance it would leave stays below ``rho`` times the user's tolerance (the
+  planning oracle is the best of the family per user);
+- ``linucb``: LinUCB (``pushgen.baselines.selection_online``) learning from the sampled opens
+  only, sending its best upper bound when it is at least ``theta`` and under the daily ``cap``;
+- ``horizon_bound``: the proven upper bound (computed, not played).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from pushgen.baselines.base import NoHistory
+from pushgen.baselines.selection_online import LinUCB
+from pushgen.envs.long_horizon import LongHorizonEnv
+from pushgen.model.simulated_user import p_open
+
+
+@dataclass
+class HorizonSetting:
+    """What a long-horizon policy is told: ``k``, its seed, its knobs (``theta``: the least P(open)
+    worth a send; ``cap``: sends a day; ``rho``: the share of the tolerance the annoyance may
+    reach) and, for the yardsticks that read the true model only, the environment."""
+
+    k: int
+    seed: np.random.SeedSequence
+    theta: float = 0.0
+    cap: int = 1_000_000
+    rho: float = np.inf
+    env: LongHorizonEnv | None = None
+    shared: dict = field(default_factory=dict)
+
+    def true_env(self, reader: str) -> LongHorizonEnv:
+        if self.env is None:
+            raise ValueError(f"{reader} reads the simulated user: give its setting the environment")
+        return self.env
+
+
+def allowed_slots(observation: dict[str, Any]) -> np.ndarray:
+    """The slots an observation allows (filled, channel on)."""
+    return np.flatnonzero(np.asarray(observation["candidate_mask"]))
+
+
+class Static(NoHistory):
+    """A policy that does not learn."""
+
+    def __init__(self, setting: HorizonSetting) -> None:
+        self.hold = setting.k
+        self.setting = setting
+
+    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
+        return None
+
+
+class Never(Static):
+    def act(self, observation: dict[str, Any]) -> int:
+        return self.hold
+
+
+class FirstSlot(Static):
+    def act(self, observation: dict[str, Any]) -> int:
+        return 0 if observation["candidate_mask"][0] else self.hold
+
+
+class RandomSlot(Static):
+    def __init__(self, setting: HorizonSetting) -> None:
+        super().__init__(setting)
+        self.rng = np.random.default_rng(setting.seed)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        slots = allowed_slots(observation)
+        return int(self.rng.choice(slots)) if len(slots) else self.hold
+
+
+class Threshold(Static):
+    """The best candidate by true P(open) now when it is at least ``theta`` (and above the send
+    cost), at most ``cap`` sends in the last 24 hours, and (``rho`` finite) when the annoyance it
+    would leave stays below ``rho`` times the tolerance."""
+
+    def __init__(self, setting: HorizonSetting) -> None:
+        super().__init__(setting)
+        self.env = setting.true_env(type(self).__name__)
+
+    def act(self, observation: dict[str, Any]) -> int:
+        s, env = self.setting, self.env
+        if observation["app_counts"][0] >= s.cap:
+            return self.hold
+        p = env.candidate_probabilities()
+        j = int(np.argmax(p))
+        if p[j] <= env.send_cost or p[j] < s.theta:
+            return self.hold
+        if np.isfinite(s.rho) and env.annoyance_after(j) >= s.rho * env.long_term_user.tolerance:
+            return self.hold
+        return j
+
+
+class CappedLinUCB(NoHistory):
+    """LinUCB over the allowed candidates, sending its best upper bound when it is at least
+    ``theta`` and fewer than ``cap`` were sent in the last 24 hours."""
+
+    def __init__(self, setting: HorizonSetting) -> None:
+        self.setting = setting
+        self.hold = setting.k
+        self.learner = LinUCB(None)  # type: ignore[arg-type]  (LinUCB reads nothing of its setting)
+        self._slots: np.ndarray | None = None
+
+    def act(self, observation: dict[str, Any]) -> int:
+        s = self.setting
+        slots = allowed_slots(observation)
+        self._slots = None
+        if observation["app_counts"][0] >= s.cap or not len(slots):
+            return self.hold
+        packed = dict(observation)  # the allowed candidates first, as LinUCB reads them
+        packed["candidates"] = np.asarray(observation["candidates"]).reshape(s.k, -1)[slots].ravel()
+        packed["candidate_mask"] = np.ones(len(slots), dtype=np.int8)
+        score = self.learner.upper_bounds(packed)
+        j = int(np.argmax(score))
+        if score[j] < s.theta:
+            return self.hold
+        self._slots = slots
+        return int(slots[self.learner.choose(j)])
+
+    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
+        if self._slots is not None:
+            self.learner.update(observation, action, opened)
+
+
+def horizon_bound(env: LongHorizonEnv) -> float:
+    """The proven upper bound of the expected reward of ``env``'s episode (its user and app).
+
+    ``sum over decision points i of max(0, max_j sigmoid(static_ij) - send_cost)``, where
+    ``static_ij`` is candidate ``j``'s logit before exposure (the fresh-state P(open)).
+
+    Why no policy can exceed it: a send at decision point ``i`` earns ``opened - send_cost`` with
+    ``E[opened | the past] = P(open) = sigmoid(static_ij - penalty)``, and the penalty (fatigue
+    and habituation weights, refused here if negative, times exposures, which are >= 0) is >= 0,
+    so the expected reward of a send is at most ``max_j sigmoid(static_ij) - send_cost``; a hold
+    earns 0, and a channel or app turned off only removes options and decision points. So the
+    expected reward at each decision point, given any past, is at most that point's term, and by
+    the tower property the expected total of any policy (adaptive or not) is at most the sum.
+    It holds also for the sum of the sends' P(open) less their cost, trajectory by trajectory.
+    """
+    user = env.simulated_user
+    if user.fatigue_weight < 0 or min(user.habituation) < 0:
+        raise ValueError(f"user {env.user}: a negative fatigue or habituation weight; the bound does not "
+                         "hold")
+    fresh = p_open(env.terms.slates.static)  # -inf (empty slot) -> 0
+    return float(np.maximum(fresh.max(axis=1) - env.send_cost, 0.0).sum())
+
+
+@dataclass(frozen=True)
+class HorizonBaseline:
+    name: str
+    label: str
+    make: Callable[[HorizonSetting], Any]
+    reads_truth: bool = False
+
+
+HORIZON_BASELINES: dict[str, HorizonBaseline] = {b.name: b for b in (
+    HorizonBaseline("hold", "never send", Never),
+    HorizonBaseline("slot-0", "always send slot 0", FirstSlot),
+    HorizonBaseline("random", "uniform random candidate", RandomSlot),
+    HorizonBaseline("linucb", "LinUCB, online, under the tuned daily cap", CappedLinUCB),
+    HorizonBaseline("greedy", "myopic greedy true model", Threshold, reads_truth=True),
+    HorizonBaseline("threshold", "threshold on the true P(open), tuned", Threshold, reads_truth=True),
+    HorizonBaseline("daily-cap", "daily cap with a threshold, tuned", Threshold, reads_truth=True),
+    HorizonBaseline("planner", "state-aware: threshold and annoyance below rho x tolerance", Threshold,
+                    reads_truth=True),
+)}
+
+__all__ = ["HORIZON_BASELINES", "CappedLinUCB", "HorizonBaseline", "HorizonSetting", "Threshold",
+           "allowed_slots", "horizon_bound"]
