@@ -22,6 +22,7 @@ import pandas as pd
 
 from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, horizon_bound
 from pushgen.envs.base import task_of_user
+from pushgen.envs.horizon import playable_apps
 from pushgen.envs.long_horizon import LongHorizonEnv
 from pushgen.replay.metrics import interval, paired
 from pushgen.replay.parts import load_part
@@ -142,8 +143,10 @@ def board(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def users(split: str | Path, task: int) -> list[int]:
-    """Task ``task``'s test users: task 1's are the training users, task 2's the held-out ones."""
-    return [int(u) for u in load_part(split, task, "test").users]
+    """Task ``task``'s test users with an app the task can play (``playable_apps``): task 1's are
+    the training users, task 2's the held-out ones."""
+    part = load_part(split, task, "test")
+    return [int(u) for u in part.users if playable_apps(part, int(u))]
 
 
 @dataclass(frozen=True)
@@ -155,13 +158,14 @@ class Board:
     table: pd.DataFrame
     rows: pd.DataFrame
     knobs: dict[str, dict]
+    held_out: int  # the held-out users, with or without an app the task can play
 
 
 def run_board(split: str, options: Options) -> Board:
     """Tune on the training users, then play every policy on the held-out users."""
     knobs = tune(split, users(split, 1), options)
     table = held_out_table(split, users(split, 2), knobs, options)
-    return Board(split, options, table, board(table), knobs)
+    return Board(split, options, table, board(table), knobs, len(load_part(split, 2, "test").users))
 
 
 def _cell(value: float, low: float, high: float, signed: bool = False) -> str:
@@ -185,7 +189,9 @@ def markdown(result: Board) -> str:
                             f"vs {reference}, paired 95%", "sends per user"], body,
                            right=[True, False, True, True, True])
     threshold, cap = result.knobs["threshold"], result.knobs["daily-cap"]
-    return (f"{table}\n\nSplit {result.split}: {len(result.table.user.unique())} held-out users, "
+    played = len(result.table.user.unique())
+    return (f"{table}\n\nSplit {result.split}: {played} of its {result.held_out} held-out users (those with "
+            "an app the task can play), "
             f"{o.replicates} replicates each, k {o.k}, {o.horizon_days:g} days, send cost {o.send_cost:g}. "
             f"Tuned on the training users ({o.tune_replicates} replicates): threshold theta "
             f"{threshold['theta']:g}; daily cap {cap['cap']} a day with theta {cap['theta']:g}.\n")

@@ -11,23 +11,53 @@ user's tolerance. ``default_app`` picks the app an episode plays when none is na
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 
 from pushgen import schemas
 from pushgen.envs.online import apps_of, channels_of, interruptions
-from pushgen.envs.slates import EpisodeSlates
+from pushgen.envs.slates import HOURS_CAP, EpisodeSlates, selection_space
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.catalog import app_catalog
 from pushgen.model.feasibility import channel_of
 from pushgen.model.long_term import LongTermConstants, abandonable, app_kinds, unwanted_weights
+from pushgen.model.simulated_user import LongTermUser, SimulatedUser
 from pushgen.replay.parts import ReplayPart
 
 DAY_SECONDS = 86400.0
 PEOPLE_KINDS = ("messaging", "calls", "email")  # people's messages: not an app's notification system
 MAX_APP_CHANNELS = 4  # the most channels an app of the catalog has
+NO_EVENT = (2.0, 2.0, 2.0)  # uniforms no hazard exceeds: a what-if delivery that turns nothing off
+COUNT_CAP = 10_000.0  # the app counters' bound in the observation space
+
+
+def horizon_space(k: int, horizon_days: float) -> spaces.Dict:
+    """The observation space: the selection task's (``selection_space``) and the app's counters."""
+    return spaces.Dict({
+        **selection_space(k).spaces,
+        "app_counts": spaces.Box(0.0, COUNT_CAP, shape=(4,), dtype=np.float32),
+        "days_into_episode": spaces.Box(0.0, float(horizon_days), shape=(1,), dtype=np.float32),
+        "channels_on": spaces.MultiBinary(MAX_APP_CHANNELS),
+    })
+
+
+def app_counters(sends: list[float], opens: list[float], t: float, horizon_days: float,
+                 channels_on: list[bool]) -> dict[str, np.ndarray]:
+    """The app's public counters at ``t`` (seconds) from its sends' and opens' times: an
+    observation's ``hours_since_last``, ``app_counts``, ``days_into_episode`` and ``channels_on``."""
+    last = sends[-1] if sends else 0.0
+    counts = [len(times) - bisect_right(times, t - days * DAY_SECONDS)
+              for days in (1, 7) for times in (sends, opens)]
+    on = np.zeros(MAX_APP_CHANNELS, dtype=np.int8)
+    on[: len(channels_on)] = channels_on
+    return {"hours_since_last": np.array([min(max((t - last) / 3600.0, 0.0), HOURS_CAP)], dtype=np.float32),
+            "app_counts": np.minimum(np.array(counts, dtype=np.float32), COUNT_CAP),
+            "days_into_episode": np.array([min(max(t / DAY_SECONDS, 0.0), horizon_days)], dtype=np.float32),
+            "channels_on": on}
 
 
 def playable_apps(part: ReplayPart, user: int) -> list[int]:
@@ -103,6 +133,47 @@ class HorizonEpisode:
     channels: list[int]
     tolerance: float
     constants: LongTermConstants
+
+    def __post_init__(self) -> None:
+        self.static, self.channel = self.slates.static.tolist(), self.slates.channel.tolist()
+        self.subject = self.slates.codes[:, :, NOTIFICATION_FEATURES.index("subject")].tolist()
+        self.interrupts = self.slates.interrupts.tolist()
+
+    def keys(self, i: int, j: int) -> tuple[int, int, int]:
+        """(app, subject, channel) of candidate ``j`` of decision point ``i``."""
+        return self.app, self.subject[i][j], self.channel[i][j]
+
+    def arrive(self, user: SimulatedUser, i: int) -> None:
+        """The other app's logged notification of decision point ``i`` reaches ``user`` (the state a
+        delivery leaves does not depend on its P(open), so its logit is not needed)."""
+        logged = self.background[i]
+        if logged is not None:
+            user.send(0.0, self.seconds[i], logged[0], logged[1])
+
+    def p_open(self, user: SimulatedUser, i: int, j: int) -> float:
+        """P(open) of candidate ``j`` of decision point ``i`` now."""
+        return user.p_open(self.static[i][j], self.seconds[i], self.keys(i, j))
+
+    def send(self, user: SimulatedUser, long_term: LongTermUser, i: int, j: int,
+             draws: tuple[float, float, float]) -> tuple[float, int]:
+        """Candidate ``j`` of decision point ``i`` reaches the user: its P(open), and its fate
+        (``LongTermUser.deliver``: the event the uniforms ``draws`` decide)."""
+        t, keys = self.seconds[i], self.keys(i, j)
+        subject_exposure = user.exposure(t, keys)[2]
+        p = user.send(self.static[i][j], t, keys, self.interrupts[i][j])
+        fate = long_term.deliver(keys[0], keys[2], t, p, self.weight[i][j], self.context[i][j],
+                                 subject_exposure, draws)
+        return p, fate
+
+    def annoyance_after(self, user: SimulatedUser, long_term: LongTermUser, i: int, j: int) -> float:
+        """The annoyance with the app just after candidate ``j`` of decision point ``i`` would be
+        sent (a what-if: both users are restored; the delivery turns nothing off)."""
+        saved, saved_long = user.snapshot(), long_term.snapshot()
+        self.send(user, long_term, i, j, NO_EVENT)
+        value = long_term.annoyance(self.app, self.seconds[i])
+        user.restore(saved)
+        long_term.restore(saved_long)
+        return value
 
 
 def horizon_episode(part: ReplayPart, user: int, app: int, k: int, candidate_seed: int,

@@ -7,7 +7,6 @@ Documented on ``LongHorizonEnv`` (Gymnasium's sections). The episode's terms com
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
@@ -16,27 +15,21 @@ from gymnasium import spaces
 
 from pushgen.envs import LONG_HORIZON_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
-from pushgen.envs.horizon import DAY_SECONDS, MAX_APP_CHANNELS, HorizonEpisode, check_app, horizon_episode
+from pushgen.envs.horizon import (
+    DAY_SECONDS,
+    HorizonEpisode,
+    app_counters,
+    check_app,
+    horizon_episode,
+    horizon_space,
+)
 from pushgen.envs.online import simulated_user
 from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
-from pushgen.envs.slates import HOURS_CAP, check_options, check_slot, selection_space
+from pushgen.envs.slates import check_options, check_slot
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.catalog import app_catalog
 from pushgen.model.long_term import EVENTS, abandonable
 from pushgen.model.simulated_user import ABANDONED, APP_OFF, CHANNEL_OFF, LongTermUser
-
-COUNT_CAP = 10_000.0  # the app counters' bound in the observation space
-NO_EVENT = (2.0, 2.0, 2.0)  # uniforms no hazard exceeds: a what-if delivery that turns nothing off
-
-
-def horizon_space(k: int, horizon_days: float) -> spaces.Dict:
-    """The observation space: the selection task's (``selection_space``) and the app's counters."""
-    return spaces.Dict({
-        **selection_space(k).spaces,
-        "app_counts": spaces.Box(0.0, COUNT_CAP, shape=(4,), dtype=np.float32),
-        "days_into_episode": spaces.Box(0.0, float(horizon_days), shape=(1,), dtype=np.float32),
-        "channels_on": spaces.MultiBinary(MAX_APP_CHANNELS),
-    })
 
 
 class LongHorizonEnv(ReplayEnv):
@@ -93,11 +86,6 @@ class LongHorizonEnv(ReplayEnv):
     Terminated at the end of the horizon, or when the user turns the app off, abandons it or
     turns its last channel off (nothing the agent sends reaches the user any more). A step after
     the end raises ``gymnasium.error.ResetNeeded``.
-
-    Arguments
-    ---------
-    ``gym.make("pushgen/LongHorizon-v0", split=..., user=..., app=None, k=8, horizon_days=42,
-    send_cost=0.0)``.
 
     Parameters
     ----------
@@ -174,10 +162,7 @@ class LongHorizonEnv(ReplayEnv):
         self._contexts = self.episode.rows_in_order(self._keys)
         slates = self.terms.slates
         self._candidates = slates.codes.reshape(self._n, -1)
-        self._filled = slates.mask.astype(np.int8)
-        self._static, self._channel = slates.static.tolist(), slates.channel.tolist()
-        self._subject = slates.codes[:, :, NOTIFICATION_FEATURES.index("subject")].tolist()
-        self._interrupts = slates.interrupts.tolist()
+        self._filled = slates.mask.tolist()
         self.simulated_user = simulated_user(self.replay, self.user, False)
         self.long_term_user = LongTermUser(self.terms.tolerance, self.terms.constants, self._abandonable)
 
@@ -189,14 +174,7 @@ class LongHorizonEnv(ReplayEnv):
         self._total = 0.0
         self._last: tuple[int, float, bool, float] | None = None
         self._steps = 0
-        self._arrive(0)
-
-    def _arrive(self, i: int) -> None:
-        """The other app's logged notification of decision point ``i`` reaches the user (the state
-        a delivery leaves does not depend on its P(open), so its logit is not needed)."""
-        logged = self.terms.background[i]
-        if logged is not None:
-            self.simulated_user.send(0.0, self.terms.seconds[i], logged[0], logged[1])
+        self.terms.arrive(self.simulated_user, 0)
 
     @property
     def app(self) -> int:
@@ -208,9 +186,6 @@ class LongHorizonEnv(ReplayEnv):
         """The index of the episode's next decision point (its last once the episode has ended)."""
         return min(self._row, self._n - 1)
 
-    def _keys_of(self, i: int, slot: int) -> tuple[int, int, int]:
-        return self.terms.app, self._subject[i][slot], self._channel[i][slot]
-
     def channels_on(self) -> list[bool]:
         """Whether each of the app's channels (catalog order) still reaches the user."""
         return [self.long_term_user.reachable(self.terms.app, c) for c in self.terms.channels]
@@ -220,7 +195,7 @@ class LongHorizonEnv(ReplayEnv):
         i = self.next_context
         mask = np.ones(self.k + 1, dtype=bool)
         reachable = self.long_term_user.reachable
-        mask[: self.k] = [bool(self._filled[i][j]) and reachable(self.terms.app, self._channel[i][j])
+        mask[: self.k] = [self._filled[i][j] and reachable(self.terms.app, self.terms.channel[i][j])
                           for j in range(self.k)]
         return mask
 
@@ -230,23 +205,14 @@ class LongHorizonEnv(ReplayEnv):
         i = self.next_context if i is None else i
         allowed = self.action_masks()
         out = np.zeros(self.k)
-        t = self.terms.seconds[i]
         for j in np.flatnonzero(allowed[: self.k]):
-            out[j] = self.simulated_user.p_open(self._static[i][j], t, self._keys_of(i, j))
+            out[j] = self.terms.p_open(self.simulated_user, i, j)
         return out
 
     def annoyance_after(self, slot: int) -> float:
         """The annoyance with the app just after sending candidate ``slot`` at the next decision
-        point (snapshot, deliver with no event, restore): the long-term user's public what-if."""
-        i, user, long_term = self.next_context, self.simulated_user, self.long_term_user
-        saved = long_term.snapshot()
-        keys, t = self._keys_of(i, slot), self.terms.seconds[i]
-        p = user.p_open(self._static[i][slot], t, keys)
-        long_term.deliver(keys[0], keys[2], t, p, self.terms.weight[i][slot], self.terms.context[i][slot],
-                          user.exposure(t, keys)[2], NO_EVENT)
-        value = long_term.annoyance(keys[0], t)
-        long_term.restore(saved)
-        return value
+        point (snapshot, deliver with no event, restore): the simulated user's public what-if."""
+        return self.terms.annoyance_after(self.simulated_user, self.long_term_user, self.next_context, slot)
 
     def _observe(self, i: int) -> dict[str, Any]:
         t = self.terms.seconds[i]
@@ -254,17 +220,7 @@ class LongHorizonEnv(ReplayEnv):
         allowed = self.action_masks()[: self.k]
         observation["candidates"] = self._candidates[i].copy()  # the agent's own: never a view of ours
         observation["candidate_mask"] = allowed.astype(np.int8)
-        last = self._sends[-1] if self._sends else 0.0
-        observation["hours_since_last"] = np.array([min(max((t - last) / 3600.0, 0.0), HOURS_CAP)],
-                                                   dtype=np.float32)
-        counts = [len(times) - bisect_right(times, t - days * DAY_SECONDS)
-                  for days in (1, 7) for times in (self._sends, self._opens)]
-        observation["app_counts"] = np.minimum(np.array(counts, dtype=np.float32), COUNT_CAP)
-        observation["days_into_episode"] = np.array([min(max(t / DAY_SECONDS, 0.0), self.horizon_days)],
-                                                    dtype=np.float32)
-        on = np.zeros(MAX_APP_CHANNELS, dtype=np.int8)
-        on[: len(self.terms.channels)] = self.channels_on()
-        observation["channels_on"] = on
+        observation.update(app_counters(self._sends, self._opens, t, self.horizon_days, self.channels_on()))
         return observation
 
     def reset(self, *, seed: int | None = None,
@@ -288,20 +244,17 @@ class LongHorizonEnv(ReplayEnv):
         draws = self._outcomes.random(4)  # every step: the same draws meet every policy
         p, opened, reward, event = 0.0, False, 0.0, None
         if slot != self.hold:
-            t, keys = self.terms.seconds[i], self._keys_of(i, slot)
-            subject_exposure = self.simulated_user.exposure(t, keys)[2]
-            p = self.simulated_user.send(self._static[i][slot], t, keys, self._interrupts[i][slot])
+            t = self.terms.seconds[i]
+            p, fate = self.terms.send(self.simulated_user, self.long_term_user, i, slot,
+                                      tuple(draws[1:].tolist()))
             opened = bool(draws[0] < p)
-            fate = self.long_term_user.deliver(keys[0], keys[2], t, p, self.terms.weight[i][slot],
-                                               self.terms.context[i][slot], subject_exposure,
-                                               tuple(draws[1:].tolist()))
             self._sends.append(t)
             if opened:
                 self._opens.append(t)
             reward = float(opened) - self.send_cost
             if fate in (APP_OFF, CHANNEL_OFF, ABANDONED):
                 event = {"event": EVENTS[fate - 1], "day": t / DAY_SECONDS,
-                         "context_id": self._context_ids[i], "channel": keys[2]}
+                         "context_id": self._context_ids[i], "channel": self.terms.channel[i][slot]}
         self._total += reward
         self._last = (slot, p, opened, reward)
         self._row = self._steps = i + 1
@@ -310,7 +263,7 @@ class LongHorizonEnv(ReplayEnv):
         if cut_off:
             self._row = self._n
         elif not terminated:
-            self._arrive(self._row)
+            self.terms.arrive(self.simulated_user, self._row)
         info: dict[str, Any] = {"context_id": self._context_ids[i], "sent": slot != self.hold,
                                 "slot": -1 if slot == self.hold else slot, "opened": opened,
                                 "turned_off": event,
@@ -334,9 +287,8 @@ class LongHorizonEnv(ReplayEnv):
         row = self.next_context
         lines = self._context_head(row)
         codes = self._candidates[row].reshape(self.k, -1)
-        allowed = self.action_masks()
-        for j in np.flatnonzero(allowed[: self.k]):
-            lines.append(f"  [{j}] " + self._describe(NOTIFICATION_FEATURES, codes[j].tolist()))
+        lines += [f"  [{j}] " + self._describe(NOTIFICATION_FEATURES, codes[j].tolist())
+                  for j in np.flatnonzero(self.action_masks()[: self.k])]
         if self._last is not None:
             slot, _, opened, reward = self._last
             sent = "held" if slot == self.hold else f"sent [{slot}], " + ("opened" if opened else "dismissed")
