@@ -1,6 +1,6 @@
 """The long-horizon task's leaderboard section (``pushgen.benchmark.long_horizon``), from one command.
 
-    python scripts/long_horizon_board.py --split pushgen-v4 --write   # regenerate docs/leaderboard.md's section
+    python scripts/long_horizon_board.py --split pushgen-v4 --write   # docs/leaderboard.md's section
     python scripts/long_horizon_board.py --split pushgen-mini-v4 --replicates 2
 
 Tunes the heuristics on the training users (task 1's test months), plays every baseline of
