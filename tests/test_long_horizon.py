@@ -143,7 +143,9 @@ def test_no_policy_beats_the_bound(name, send_cost):
     bound = horizon_bound(env)
     for replicate in range(2):
         knobs = {"theta": 0.2, "rho": 0.8} if name in ("threshold", "planner") else {}
-        _, expected, _ = play(env, policy(env, name, **knobs), outcome_entropy(USER, replicate))
+        made = policy(env, name, **knobs)
+        assert isinstance(made, Policy)  # the one policy interface
+        _, expected, _ = play(env, made, outcome_entropy(USER, replicate))
         assert expected <= bound + 1e-9  # trajectory by trajectory: the sends' P(open) less their cost
 
 
