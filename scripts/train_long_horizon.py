@@ -7,7 +7,8 @@
 Training: ``pushgen/LongHorizon-v0`` episodes of the training users (task 1's test months, each
 with its default app), one environment per user stepped together, reward the opens (fresh
 outcome entropy at every reset). MaskablePPO (sb3-contrib) with ``MultiInputPolicy`` (the
-default extractor, which reads the app's public counters). Scored like the leaderboard's
+default extractor, which reads the app's public counters, normalised by ``VecNormalize`` with the
+rewards). Scored like the leaderboard's
 long-horizon section (``pushgen.benchmark.long_horizon``): the deterministic policy plays each
 held-out user (task 2's cold-start users) ``--replicates`` times with the board's outcome
 entropy, so its mean opens per user sit beside the board's rows on the same draws.
@@ -25,29 +26,32 @@ import numpy as np
 from pushgen.benchmark.long_horizon import Options, outcome_entropy, play, users
 from pushgen.envs.long_horizon import LongHorizonEnv
 
+COUNTERS = ("app_counts", "days_into_episode", "hours_since_last")  # the Box entries, normalised
+
 
 class Trained:
     """A trained model on the policy interface: deterministic, masked actions."""
 
-    def __init__(self, model: Any) -> None:
-        self.model = model
+    def __init__(self, model: Any, normalize: Any) -> None:
+        self.model, self.normalize = model, normalize
 
     def act(self, observation: dict[str, Any]) -> int:
         mask = np.append(np.asarray(observation["candidate_mask"], dtype=bool), True)
-        action, _ = self.model.predict(observation, deterministic=True, action_masks=mask)
+        action, _ = self.model.predict(self.normalize.normalize_obs(observation), deterministic=True,
+                                       action_masks=mask)
         return int(action)
 
     def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
         return None
 
 
-def held_out_score(model: Any, split: str, held_out: list[int], options: Options) -> float:
+def held_out_score(model: Any, normalize: Any, split: str, held_out: list[int], options: Options) -> float:
     """Mean over ``held_out`` of the mean opens per replicate (the board's entropy)."""
     scores = []
     for user in held_out:
         env = LongHorizonEnv(split, user=user, k=options.k, horizon_days=options.horizon_days,
                              send_cost=options.send_cost, task=2)
-        scores.append(np.mean([play(env, Trained(model), outcome_entropy(user, r))[0]
+        scores.append(np.mean([play(env, Trained(model, normalize), outcome_entropy(user, r))[0]
                                for r in range(options.replicates)]))
     return float(np.mean(scores))
 
@@ -65,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         import torch
         from sb3_contrib import MaskablePPO
-        from stable_baselines3.common.vec_env import DummyVecEnv
+        from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
     except ImportError:
         from pushgen.extras import install_line
 
@@ -74,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     options = Options(replicates=args.replicates)
     train_users, held_out = users(args.split, 1), users(args.split, 2)
-    envs = DummyVecEnv([lambda u=u: LongHorizonEnv(args.split, user=u, task=1) for u in train_users])
+    single = DummyVecEnv([lambda u=u: LongHorizonEnv(args.split, user=u, task=1) for u in train_users])
+    envs = VecNormalize(single, norm_obs_keys=list(COUNTERS), gamma=0.995)  # counters reach the hundreds
     model = MaskablePPO("MultiInputPolicy", envs, n_steps=256, batch_size=512, n_epochs=4, learning_rate=3e-4,
                         gamma=0.995, ent_coef=0.01, seed=args.seed, device="cpu", verbose=0)
     print(f"MaskablePPO on {len(train_users)} training users of {args.split}; scored on {len(held_out)} "
@@ -84,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         model.learn(total_timesteps=min(args.eval_every, args.steps - model.num_timesteps),
                     reset_num_timesteps=False)
         trained = time.perf_counter() - started
-        score = held_out_score(model, args.split, held_out, options)
+        envs.training = False
+        score = held_out_score(model, envs, args.split, held_out, options)
+        envs.training = True
         print(f"  {model.num_timesteps:>9,} steps  held-out opens per user {score:.1f}  "
               f"(training {trained:.0f} s)", flush=True)
     return 0
