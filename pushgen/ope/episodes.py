@@ -1,0 +1,233 @@
+"""Logged episodes of the long-horizon task (``pushgen/LongHorizon-v0``) from a known stochastic
+logging policy, the target policies, and their true values.
+
+Every policy here is a true-model policy of the task: at each step it reads the true P(open) now
+of the app's candidates (``LongHorizonEnv.candidate_probabilities``), the allowed actions and the
+sends of the last 24 hours, and gives a probability to each action (``k`` candidates and hold):
+
+    pi(a) = epsilon / |allowed| + (1 - epsilon) * [a = best] s + (1 - epsilon) * [a = hold] (1 - s)
+
+where ``best`` is the candidate with the highest P(open) p and ``s`` the probability of sending it:
+``sigmoid((p - theta) / scale)`` (a softened threshold, ``scale > 0``) or ``[p >= theta and p > 0]``
+(``scale = 0``), and 0 once ``cap`` sends were made in the last 24 hours. A log records per step
+what it takes to recompute any such policy's probability of the logged action afterwards (the
+candidates' true P(open), the allowed actions, the sends of the last day), and the state key
+(``state_key``) that a real system knows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from pushgen.benchmark.long_horizon import users as task_users
+from pushgen.envs.base import task_of_user
+from pushgen.envs.long_horizon import LongHorizonEnv
+from pushgen.ope.feedback import Feedback
+from pushgen.ope.trajectories import Trajectories
+
+SENDS_EDGES = (1, 3, 8, 20)  # sends in the last 7 days: 0, 1-2, 3-7, 8-19, 20+
+HOURS_EDGES = (1.0, 6.0, 24.0)  # hours since the last send: < 1, 1-6, 6-24, 24+ (or none yet)
+EPISODE_SEED = 3405
+STEP_COLUMNS = ("episode", "user_id", "replicate", "step", "context_id", "sends_7d", "hours_since_last",
+                "channel_off", "state", "sends_1d", "slot", "held", "propensity", "reward", "p_open",
+                "allowed")
+
+
+@dataclass(frozen=True)
+class EpisodePolicy:
+    """A stochastic true-model policy of the long-horizon task (the module's formula).
+
+    Attributes
+    ----------
+    name : str
+        Its name.
+    theta : float
+        The P(open) at which it sends its best candidate (half the time when ``scale > 0``).
+    scale : float
+        0: a hard threshold; > 0: the logistic's scale.
+    cap : int
+        The most sends in the last 24 hours.
+    epsilon : float
+        The share of uniform choices over the allowed actions.
+    """
+
+    name: str
+    theta: float = 0.0
+    scale: float = 0.0
+    cap: int = 1_000_000
+    epsilon: float = 0.0
+
+    def probabilities(self, p_open: np.ndarray, allowed: np.ndarray, sends_1d: np.ndarray) -> np.ndarray:
+        """(steps, k + 1): the probability of each action, from each step's candidates' true P(open)
+        (steps, k), allowed actions (steps, k + 1; hold always allowed) and sends of the last day."""
+        p_open, allowed = np.atleast_2d(p_open), np.atleast_2d(allowed).astype(bool)
+        n, k = p_open.shape
+        p = np.where(allowed[:, :k], p_open, -1.0)
+        best = np.argmax(p, axis=1)
+        top = p[np.arange(n), best]
+        if self.scale > 0:
+            send = 1.0 / (1.0 + np.exp(-(top - self.theta) / self.scale))
+        else:
+            send = ((top >= self.theta) & (top > 0)).astype(float)
+        send = np.where((top < 0) | (np.asarray(sends_1d) >= self.cap), 0.0, send)
+        out = self.epsilon * allowed / allowed.sum(axis=1, keepdims=True)
+        out[np.arange(n), best] += (1 - self.epsilon) * send
+        out[:, k] += (1 - self.epsilon) * (1 - send)
+        return out
+
+
+LOGGING_POLICY = EpisodePolicy("soft-threshold", theta=0.3, scale=0.1, epsilon=0.2)
+TARGET_POLICIES = (
+    EpisodePolicy("threshold", theta=0.4, epsilon=0.1),
+    EpisodePolicy("daily-cap", theta=0.3, cap=5, epsilon=0.1),
+    EpisodePolicy("greedy", theta=0.0, epsilon=0.1),
+    LOGGING_POLICY,
+)
+
+
+def state_key(observation: dict, channels_on: list[bool]) -> tuple[int, int, int]:
+    """(sends in the last 7 days bucketed by ``SENDS_EDGES``, hours since the last send bucketed by
+    ``HOURS_EDGES``, 1 if a channel of the app is off) of an observation and the app's channels."""
+    counts = observation["app_counts"]
+    hours = float(observation["hours_since_last"][0])
+    sends_7d = int(np.searchsorted(SENDS_EDGES, counts[2], side="right"))
+    recency = len(HOURS_EDGES) if counts[2] == 0 else int(np.searchsorted(HOURS_EDGES, hours, side="right"))
+    return sends_7d, recency, int(not all(channels_on))
+
+
+def state_index(key: tuple[int, int, int]) -> int:
+    """A state key as one integer."""
+    sends_7d, recency, channel_off = key
+    return (sends_7d * (len(HOURS_EDGES) + 1) + recency) * 2 + channel_off
+
+
+def _seed(*words: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([EPISODE_SEED, *words])
+
+
+def play_episode(env: LongHorizonEnv, policy: EpisodePolicy, seed: np.random.SeedSequence) -> list[dict]:
+    """One episode of ``policy`` in ``env`` (the policy's draws and the outcome entropy from ``seed``):
+    one record per step."""
+    policy_seed, outcome_seed = seed.spawn(2)
+    rng = np.random.default_rng(policy_seed)
+    entropy = int.from_bytes(outcome_seed.generate_state(4, dtype=np.uint32).tobytes(), "little")
+    observation, _ = env.reset(options={"outcome_entropy": entropy})
+    records = []
+    while True:
+        p_open, allowed = env.candidate_probabilities(), env.action_masks()
+        sends_1d = int(observation["app_counts"][0])
+        probabilities = policy.probabilities(p_open, allowed, np.array([sends_1d]))[0]
+        action = int(rng.choice(len(probabilities), p=probabilities))
+        key = state_key(observation, env.channels_on())
+        following, reward, terminated, _, info = env.step(action)
+        records.append({"step": len(records), "context_id": int(info["context_id"]), "sends_7d": key[0],
+                        "hours_since_last": float(observation["hours_since_last"][0]),
+                        "channel_off": key[2], "state": state_index(key),
+                        "sends_1d": sends_1d, "slot": action, "held": action == env.k,
+                        "propensity": float(probabilities[action]), "reward": float(reward),
+                        "p_open": p_open.tolist(), "allowed": allowed.tolist()})
+        observation = following
+        if terminated:
+            return records
+
+
+@dataclass(frozen=True)
+class HorizonOptions:
+    """The environment's options of a log or a true value."""
+
+    k: int = 8
+    horizon_days: float = 3.0
+    candidate_seed: int = 0
+
+
+def environments(split: str, users: list[int] | None, options: HorizonOptions) -> list[LongHorizonEnv]:
+    """One environment per user (default: the held-out users the task can play)."""
+    users = task_users(split, 2) if users is None else users
+    if not users:
+        raise ValueError(f"{split} has no held-out user the long-horizon task can play")
+    return [LongHorizonEnv(split, user=u, k=options.k, horizon_days=options.horizon_days,
+                           candidate_seed=options.candidate_seed, task=task_of_user(split, u)) for u in users]
+
+
+@dataclass(repr=False)
+class EpisodeLog:
+    """Logged episodes (one row per step, ``STEP_COLUMNS``) and their recipe."""
+
+    steps: pd.DataFrame
+    recipe: dict = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        return int(self.recipe["k"])
+
+    @property
+    def episodes(self) -> int:
+        return int(self.steps["episode"].nunique())
+
+    def __repr__(self) -> str:
+        return (f"<EpisodeLog of the {self.recipe.get('policy', {}).get('name')} policy on "
+                f"{self.recipe.get('split')}: {self.episodes} episodes, {len(self.steps)} steps>")
+
+    def probabilities(self, policy: EpisodePolicy) -> np.ndarray:
+        """(steps, k + 1): ``policy``'s probabilities at the logged steps."""
+        return policy.probabilities(np.stack(self.steps["p_open"].to_numpy()),
+                                    np.stack(self.steps["allowed"].to_numpy()),
+                                    self.steps["sends_1d"].to_numpy())
+
+    def logged_policy(self) -> EpisodePolicy:
+        return EpisodePolicy(**self.recipe["policy"])
+
+    def trajectories(self, policy: EpisodePolicy) -> Trajectories:
+        """The log for ``policy`` as ``Trajectories``, with the true-model reward model: q is the true
+        P(open) of the logged action (0 for hold), v the target's expected P(open) at the step."""
+        steps = self.steps
+        target = self.probabilities(policy)
+        slot = steps["slot"].to_numpy()
+        p_open = np.column_stack([np.stack(steps["p_open"].to_numpy()), np.zeros(len(steps))])
+        rows = np.arange(len(steps))
+        return Trajectories(episode=steps["episode"].to_numpy(), step=steps["step"].to_numpy(),
+                            state=steps["state"].to_numpy(), logging_p=steps["propensity"].to_numpy(),
+                            target_p=target[rows, slot], reward=steps["reward"].to_numpy(dtype=float),
+                            q=p_open[rows, slot], v=(target * p_open).sum(axis=1))
+
+    def feedback(self, policy: EpisodePolicy) -> Feedback:
+        """The steps as independent bandit rounds (what a per-round estimator reads)."""
+        return Feedback(action=self.steps["slot"].to_numpy(dtype=np.int64),
+                        reward=self.steps["reward"].to_numpy(dtype=float),
+                        pscore=self.steps["propensity"].to_numpy(), target=self.probabilities(policy))
+
+
+def log_episodes(split: str, users: list[int] | None = None, replicates: int = 20, seed: int = 0,
+                 options: HorizonOptions = HorizonOptions(), policy: EpisodePolicy = LOGGING_POLICY
+                 ) -> EpisodeLog:
+    """Play the logging ``policy`` ``replicates`` times on each user (default: the held-out users
+    the task can play); the steps, with exact propensities."""
+    if replicates < 1:
+        raise ValueError(f"replicates must be >= 1; got {replicates!r}")
+    frames = []
+    for env in environments(split, users, options):
+        for r in range(replicates):
+            frame = pd.DataFrame(play_episode(env, policy, _seed(seed, env.user, r)))
+            frames.append(frame.assign(episode=len(frames), user_id=env.user, replicate=r))
+    steps = pd.concat(frames, ignore_index=True)[list(STEP_COLUMNS)]
+    recipe = {"split": str(split), "task": "long-horizon", "policy": asdict(policy),
+              "users": [int(u) for u in steps["user_id"].unique()], "replicates": replicates, "seed": seed,
+              **asdict(options)}
+    return EpisodeLog(steps, recipe)
+
+
+def true_value(split: str, policy: EpisodePolicy, users: list[int] | None = None, episodes: int = 200,
+               options: HorizonOptions = HorizonOptions(), seed: int = 1) -> tuple[float, float]:
+    """``policy``'s value (expected total reward per episode, users weighted equally) by Monte
+    Carlo in the environment: ``episodes`` per user; the mean and its standard error."""
+    totals = []
+    for env in environments(split, users, options):
+        returns = [sum(r["reward"] for r in play_episode(env, policy, _seed(seed, env.user, e, 1)))
+                   for e in range(episodes)]
+        totals.append(returns)
+    values = np.asarray(totals)
+    per_user_var = values.var(axis=1, ddof=1) / episodes
+    return float(values.mean()), float(np.sqrt(per_user_var.sum()) / len(values))
