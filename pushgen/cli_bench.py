@@ -201,6 +201,9 @@ def log_episodes_command(split: str, replicates: int | None, horizon_days: float
         if any(u not in playable for u in user_ids):
             raise UserFacingError(f"--user must be a held-out user the long-horizon task can play: "
                                   f"{playable}")
+        if users is not None and users > len(playable):
+            raise UserFacingError(f"--users must be from 1 to {len(playable)} (the held-out users the "
+                                  f"long-horizon task can play); got {users}")
         chosen = list(user_ids) or (playable[:users] if users is not None else playable)
         log = log_episodes(split, chosen, 20 if replicates is None else replicates, seed, options)
         described = write_episode_log(log, out, force)

@@ -84,6 +84,7 @@ TARGET_POLICIES = (
     EpisodePolicy("threshold", theta=0.4, epsilon=0.1),
     EpisodePolicy("daily-cap", theta=0.3, cap=5, epsilon=0.1),
     EpisodePolicy("greedy", theta=0.0, epsilon=0.1),
+    EpisodePolicy("soft-threshold-0.4", theta=0.4, scale=0.1, epsilon=0.2),
     LOGGING_POLICY,
 )
 
