@@ -71,7 +71,7 @@ def test_the_logger_is_estimated_within_its_true_value():
 
 def test_the_state_key_and_the_reward_model(log):
     steps = log.steps
-    assert steps["state"].between(0, 39).all() and steps.loc[steps.step == 0, "sends_7d"].eq(0).all()
+    assert steps["state"].between(0, 11).all() and steps.loc[steps.step == 0, "sends_1d"].eq(0).all()
     t: Trajectories = log.trajectories(TARGET_POLICIES[0])
     p_open = np.stack(steps["p_open"].to_numpy())
     held = steps["held"].to_numpy()

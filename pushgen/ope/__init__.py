@@ -42,6 +42,7 @@ _LAZY = {
     "Trajectories": "pushgen.ope.trajectories",
     "estimate_trajectories": "pushgen.ope.trajectories",
     "TRAJECTORY_ESTIMATORS": "pushgen.ope.trajectories",
+    "bootstrap_interval": "pushgen.ope.trajectories",
 }
 __all__ = sorted(_LAZY)
 

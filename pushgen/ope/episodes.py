@@ -11,8 +11,9 @@ where ``best`` is the candidate with the highest P(open) p and ``s`` the probabi
 ``sigmoid((p - theta) / scale)`` (a softened threshold, ``scale > 0``) or ``[p >= theta and p > 0]``
 (``scale = 0``), and 0 once ``cap`` sends were made in the last 24 hours. A log records per step
 what it takes to recompute any such policy's probability of the logged action afterwards (the
-candidates' true P(open), the allowed actions, the sends of the last day), and the state key
-(``state_key``) that a real system knows.
+candidates' true P(open), the allowed actions, the sends of the last day), the app's public
+counters, and a state key (``state_key``) that a real system knows. (A key with the hours since the
+last send, or finer buckets, splits the log's episodes into more cells and makes MIS worse here.)
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from pushgen.envs.long_horizon import LongHorizonEnv
 from pushgen.ope.feedback import Feedback
 from pushgen.ope.trajectories import Trajectories
 
-SENDS_EDGES = (1, 3, 8, 20)  # sends in the last 7 days: 0, 1-2, 3-7, 8-19, 20+
-HOURS_EDGES = (1.0, 6.0, 24.0)  # hours since the last send: < 1, 1-6, 6-24, 24+ (or none yet)
+SENDS_EDGES = (5, 15, 30, 50, 80)  # sends in the last day: 0-4, 5-14, 15-29, 30-49, 50-79, 80+
 EPISODE_SEED = 3405
-STEP_COLUMNS = ("episode", "user_id", "replicate", "step", "context_id", "sends_7d", "hours_since_last",
-                "channel_off", "state", "sends_1d", "slot", "held", "propensity", "reward", "p_open",
+COUNTERS = ("sends_1d", "opens_1d", "sends_7d", "opens_7d")  # the observation's app_counts
+STEP_COLUMNS = ("episode", "user_id", "replicate", "step", "context_id", *COUNTERS, "hours_since_last",
+                "channel_off", "state", "slot", "held", "propensity", "reward", "p_open",
                 "allowed")
 
 
@@ -82,27 +83,24 @@ class EpisodePolicy:
 LOGGING_POLICY = EpisodePolicy("soft-threshold", theta=0.3, scale=0.1, epsilon=0.2)
 TARGET_POLICIES = (
     EpisodePolicy("threshold", theta=0.4, epsilon=0.1),
-    EpisodePolicy("daily-cap", theta=0.3, cap=5, epsilon=0.1),
+    EpisodePolicy("daily-cap", theta=0.3, cap=40, epsilon=0.1),
     EpisodePolicy("greedy", theta=0.0, epsilon=0.1),
     EpisodePolicy("soft-threshold-0.4", theta=0.4, scale=0.1, epsilon=0.2),
     LOGGING_POLICY,
 )
 
 
-def state_key(observation: dict, channels_on: list[bool]) -> tuple[int, int, int]:
-    """(sends in the last 7 days bucketed by ``SENDS_EDGES``, hours since the last send bucketed by
-    ``HOURS_EDGES``, 1 if a channel of the app is off) of an observation and the app's channels."""
-    counts = observation["app_counts"]
-    hours = float(observation["hours_since_last"][0])
-    sends_7d = int(np.searchsorted(SENDS_EDGES, counts[2], side="right"))
-    recency = len(HOURS_EDGES) if counts[2] == 0 else int(np.searchsorted(HOURS_EDGES, hours, side="right"))
-    return sends_7d, recency, int(not all(channels_on))
+def state_key(observation: dict, channels_on: list[bool]) -> tuple[int, int]:
+    """(sends in the last day bucketed by ``SENDS_EDGES``, 1 if a channel of the app is off) of an
+    observation and the app's channels: a summary of the app's public counters that a real system
+    keeps."""
+    sends = int(np.searchsorted(SENDS_EDGES, observation["app_counts"][0], side="right"))
+    return sends, int(not all(channels_on))
 
 
-def state_index(key: tuple[int, int, int]) -> int:
+def state_index(key: tuple[int, int]) -> int:
     """A state key as one integer."""
-    sends_7d, recency, channel_off = key
-    return (sends_7d * (len(HOURS_EDGES) + 1) + recency) * 2 + channel_off
+    return key[0] * 2 + key[1]
 
 
 def _seed(*words: int) -> np.random.SeedSequence:
@@ -124,10 +122,12 @@ def play_episode(env: LongHorizonEnv, policy: EpisodePolicy, seed: np.random.See
         action = int(rng.choice(len(probabilities), p=probabilities))
         key = state_key(observation, env.channels_on())
         following, reward, terminated, _, info = env.step(action)
-        records.append({"step": len(records), "context_id": int(info["context_id"]), "sends_7d": key[0],
+        counts = observation["app_counts"].astype(int).tolist()
+        records.append({"step": len(records), "context_id": int(info["context_id"]),
+                        **dict(zip(COUNTERS, counts, strict=True)),
                         "hours_since_last": float(observation["hours_since_last"][0]),
-                        "channel_off": key[2], "state": state_index(key),
-                        "sends_1d": sends_1d, "slot": action, "held": action == env.k,
+                        "channel_off": key[1], "state": state_index(key), "slot": action,
+                        "held": action == env.k,
                         "propensity": float(probabilities[action]), "reward": float(reward),
                         "p_open": p_open.tolist(), "allowed": allowed.tolist()})
         observation = following
