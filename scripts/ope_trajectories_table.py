@@ -2,15 +2,16 @@
 beside the trajectory estimators and the per-step bandit estimate, from one command.
 
     python scripts/ope_trajectories_table.py --split pushgen-mini-v4
-    python scripts/ope_trajectories_table.py --split pushgen-v4 --users 10 --truth-episodes 50
+    python scripts/ope_trajectories_table.py --split pushgen-v4 --replicates 50 --truth-episodes 50 \
+        --bootstrap 50
 
 Logs ``--replicates`` episodes per held-out user from the softened threshold logging policy
 (``pushgen.ope.episodes.LOGGING_POLICY``, what ``pushgen log --task long-horizon`` writes), then
 for each target policy of ``TARGET_POLICIES``: its true value (Monte Carlo over
 ``--truth-episodes`` episodes per user in the environment, with its standard error), PDIS, WPDIS,
 DR (reward model: the true P(open) of each action at the logged step, the simulator's; an honest
-model here, since the log is a simulation), MIS (state key: sends in the last 7 days, hours since
-a channel off) and the per-step IPW that treats every step as an independent bandit round (its
+model here, since the log is a simulation), MIS (state key: sends in the last day bucketed, a channel
+off) and the per-step IPW that treats every step as an independent bandit round (its
 per-step value times the logged steps per episode); each with its 95% interval (WPDIS's and
 MIS's: a percentile bootstrap over the logged episodes) and whether it covers the truth.
 """
