@@ -204,8 +204,36 @@ class EpisodeLog:
 def log_episodes(split: str, users: list[int] | None = None, replicates: int = 20, seed: int = 0,
                  options: HorizonOptions = HorizonOptions(), policy: EpisodePolicy = LOGGING_POLICY
                  ) -> EpisodeLog:
-    """Play the logging ``policy`` ``replicates`` times on each user (default: the held-out users
-    the task can play); the steps, with exact propensities."""
+    """Play the logging ``policy`` ``replicates`` times on each user of the long-horizon task; the
+    steps, with exact propensities.
+
+    Parameters
+    ----------
+    split : str
+        A standard split's name or a split folder (model 4 or later).
+    users : list of int, optional
+        The users; by default the held-out users the task can play.
+    replicates : int, default 20
+        Episodes per user (replicate ``r`` of user ``u`` draws from ``[EPISODE_SEED, seed, u, r]``).
+    seed : int, default 0
+        The seed of the policy's draws and of the outcomes.
+    options : HorizonOptions
+        The environment's options.
+    policy : EpisodePolicy, default LOGGING_POLICY
+        The logging policy.
+
+    Returns
+    -------
+    EpisodeLog
+        One row per step (``STEP_COLUMNS``) and the recipe.
+
+    Examples
+    --------
+    >>> from pushgen.ope.episodes import HorizonOptions, log_episodes
+    >>> log = log_episodes("pushgen-mini-v4", replicates=2, options=HorizonOptions(horizon_days=0.25))
+    >>> log.episodes, bool((log.steps["propensity"] > 0).all())
+    (2, True)
+    """
     if replicates < 1:
         raise ValueError(f"replicates must be >= 1; got {replicates!r}")
     frames = []
@@ -223,7 +251,37 @@ def log_episodes(split: str, users: list[int] | None = None, replicates: int = 2
 def true_value(split: str, policy: EpisodePolicy, users: list[int] | None = None, episodes: int = 200,
                options: HorizonOptions = HorizonOptions(), seed: int = 1) -> tuple[float, float]:
     """``policy``'s value (expected total reward per episode, users weighted equally) by Monte
-    Carlo in the environment: ``episodes`` per user; the mean and its standard error."""
+    Carlo in the environment.
+
+    Parameters
+    ----------
+    split : str
+        A standard split's name or a split folder.
+    policy : EpisodePolicy
+        The policy.
+    users : list of int, optional
+        The users; by default the held-out users the task can play.
+    episodes : int, default 200
+        Episodes per user (at least 2).
+    options : HorizonOptions
+        The environment's options.
+    seed : int, default 1
+        The seed of the episodes (keep it apart from a log's).
+
+    Returns
+    -------
+    tuple of float
+        The mean return over the users and its standard error.
+
+    Examples
+    --------
+    >>> from pushgen.ope.episodes import EpisodePolicy, HorizonOptions, true_value
+    >>> never = EpisodePolicy("hold", theta=2.0)
+    >>> true_value("pushgen-mini-v4", never, episodes=2, options=HorizonOptions(horizon_days=0.25))
+    (0.0, 0.0)
+    """
+    if episodes < 2:
+        raise ValueError(f"episodes must be >= 2; got {episodes!r}")
     totals = []
     for env in environments(split, users, options):
         returns = [sum(r["reward"] for r in play_episode(env, policy, _seed(seed, env.user, e, 1)))

@@ -140,7 +140,35 @@ def bootstrap_interval(log: Trajectories, estimator: str, draws: int = 200,
                        seed: int = 0) -> tuple[float, float]:
     """A 95% percentile interval of ``estimator`` over ``draws`` resamples of the log's episodes
     (with replacement): for WPDIS, which has no normal interval, and for MIS, whose normal interval
-    holds its estimated state ratios fixed."""
+    holds its estimated state ratios fixed.
+
+    Parameters
+    ----------
+    log : Trajectories
+        The episodes.
+    estimator : str
+        One of ``TRAJECTORY_ESTIMATORS``.
+    draws : int, default 200
+        Resamples.
+    seed : int, default 0
+        The resampling's seed.
+
+    Returns
+    -------
+    tuple of float
+        The interval's low and high ends.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import Trajectories, bootstrap_interval
+    >>> log = Trajectories(episode=np.repeat(np.arange(4), 2), step=np.tile([0, 1], 4),
+    ...                    state=np.zeros(8, dtype=int), logging_p=np.full(8, 0.5),
+    ...                    target_p=np.full(8, 0.5), reward=np.array([1, 0, 1, 1, 0, 0, 1, 0.0]))
+    >>> low, high = bootstrap_interval(log, "WPDIS", draws=50)
+    >>> 0 <= low <= 1.0 <= high <= 2
+    True
+    """
     starts = np.flatnonzero(np.r_[True, log.episode[1:] != log.episode[:-1]])
     lengths = np.diff(np.r_[starts, len(log.episode)])
     rng = np.random.default_rng(seed)
