@@ -109,6 +109,14 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
 
 @click.command("log")
 @click.argument("split")
+@click.option("--task", type=click.Choice(("selection", "long-horizon")), default="selection",
+              show_default=True,
+              help="selection: bandit rounds of the selection task; long-horizon: whole episodes of "
+                   "pushgen/LongHorizon-v0 from a softened threshold policy (its held-out users).")
+@click.option("--replicates", type=WholeNumber(1, None), default=None,
+              help="--task long-horizon: episodes per user [default: 20].")
+@click.option("--horizon-days", type=FiniteNumber(), default=None,
+              help="--task long-horizon: the episode's length in days [default: 3].")
 @click.option("--policy", type=click.Choice(("uniform", "softmax")), default="uniform", show_default=True,
               help="The logging policy: uniform over the candidates and hold, or a softmax of their "
                    "true P(open).")
@@ -129,12 +137,13 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
               help="Output folder [default: log-SPLIT-POLICY-seedSEED].")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @quiet_option
-def log_command(split: str, policy: str, temperature: float | None, users: int | None,
-                user_ids: tuple[int, ...], k: int, candidate_seed: int, seed: int, stationary: bool,
-                out: Path | None, force: bool) -> None:
+def log_command(split: str, task: str, replicates: int | None, horizon_days: float | None, policy: str,
+                temperature: float | None, users: int | None, user_ids: tuple[int, ...], k: int,
+                candidate_seed: int, seed: int, stationary: bool, out: Path | None, force: bool) -> None:
     """Log bandit feedback: play a known stochastic logging policy on the test users of SPLIT (a
     standard split's name or a split folder) in the selection environment and write the rounds,
-    the candidates with their exact propensities, and the true P(open) (an answer key)."""
+    the candidates with their exact propensities, and the true P(open) (an answer key). With
+    --task long-horizon: whole episodes of the long-horizon task, one row per step."""
     from pushgen.ope.folder import write_log
     from pushgen.ope.log import log_policy
     from pushgen.ope.policies import MIN_TEMPERATURE
@@ -148,6 +157,14 @@ def log_command(split: str, policy: str, temperature: float | None, users: int |
                                  param_hint="'--temperature'")
     if users is not None and user_ids:
         raise click.UsageError("give --users or --user, not both")
+    if task == "long-horizon":
+        if policy != "uniform" or temperature is not None or stationary:
+            raise click.UsageError("--policy, --temperature and --stationary go with --task selection")
+        log_episodes_command(split, replicates, horizon_days, users, user_ids, k, candidate_seed, seed, out,
+                             force)
+        return
+    if replicates is not None or horizon_days is not None:
+        raise click.UsageError("--replicates and --horizon-days go with --task long-horizon")
     if out is None:
         out = Path(f"log-{Path(split).name}-{policy}-seed{seed}")
     with user_errors():
@@ -159,3 +176,38 @@ def log_command(split: str, policy: str, temperature: float | None, users: int |
     click.echo(f"Wrote {out}: {described['rounds']:,} rounds of {len(log.recipe['users'])} users "
                f"({described['held']:,} held, {described['opened']:,} opened); propensities sum to 1 per "
                "round; the p_open columns are the simulator's ground truth (an answer key)")
+
+
+def log_episodes_command(split: str, replicates: int | None, horizon_days: float | None, users: int | None,
+                         user_ids: tuple[int, ...], k: int, candidate_seed: int, seed: int, out: Path | None,
+                         force: bool) -> None:
+    """``pushgen log --task long-horizon``: whole episodes from the softened threshold policy."""
+    from pushgen.benchmark.long_horizon import users as task_users
+    from pushgen.ope.episode_folder import write_episode_log
+    from pushgen.ope.episodes import HorizonOptions, log_episodes
+    from pushgen.publishing.access import resolve_split
+
+    if horizon_days is not None and not horizon_days > 0:
+        raise click.BadParameter(f"{horizon_days:g} is not a number of days > 0",
+                                 param_hint="'--horizon-days'")
+    options = HorizonOptions(k, HorizonOptions.horizon_days if horizon_days is None else horizon_days,
+                             candidate_seed)
+    if out is None:
+        out = Path(f"log-{Path(split).name}-long-horizon-seed{seed}")
+    with user_errors():
+        folder = resolve_split(split)
+        check_output(out, force, keep=(folder,))
+        playable = task_users(split, 2)
+        if any(u not in playable for u in user_ids):
+            raise UserFacingError(f"--user must be a held-out user the long-horizon task can play: "
+                                  f"{playable}")
+        if users is not None and users > len(playable):
+            raise UserFacingError(f"--users must be from 1 to {len(playable)} (the held-out users the "
+                                  f"long-horizon task can play); got {users}")
+        chosen = list(user_ids) or (playable[:users] if users is not None else playable)
+        log = log_episodes(split, chosen, 20 if replicates is None else replicates, seed, options)
+        described = write_episode_log(log, out, force)
+    click.echo(f"Wrote {out}: {described['episodes']:,} episodes ({described['rounds']:,} steps) of "
+               f"{len(log.recipe['users'])} users ({described['held']:,} held, "
+               f"{described['opened']:,} opened); "
+               "the propensities are the logging policy's own; p_open is the simulator's ground truth")

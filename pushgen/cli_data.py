@@ -138,6 +138,7 @@ def validate_command(path: str) -> None:
     its manifest.json, split.json or log.json and the schemas (exit 1 if invalid)."""
     from pushgen.data.dataset import read_manifest
     from pushgen.data.validate import validate
+    from pushgen.ope.episode_folder import names_episode_log, validate_episode_log
     from pushgen.ope.folder import is_log_folder, read_description, validate_log
     from pushgen.splits.validate import is_split_folder, validate_split
 
@@ -145,8 +146,10 @@ def validate_command(path: str) -> None:
         folder = folder_or_standard_split(path)
     split = is_split_folder(folder)
     log = not split and is_log_folder(folder)
+    episodes = log and names_episode_log(folder)
     with user_errors():
-        problems = validate_split(folder) if split else validate_log(folder) if log else validate(folder)
+        problems = (validate_split(folder) if split else validate_episode_log(folder) if episodes
+                    else validate_log(folder) if log else validate(folder))
     if problems:
         for problem in problems:
             click.echo(problem)
@@ -159,6 +162,12 @@ def validate_command(path: str) -> None:
         click.echo(f"valid: {folder} (split, {len(described['parts'])} parts, {rows:,} rows, "
                    f"{described['users']:,} users; every file's sha256 and every table's "
                    "fingerprint checked)")
+        return
+    if episodes:
+        described = read_description(folder)
+        click.echo(f"valid: {folder} (episode log, {described['episodes']:,} episodes, "
+                   f"{described['rounds']:,} steps; every file's sha256 checked, every propensity the "
+                   "logging policy's own)")
         return
     if log:
         described = read_description(folder)

@@ -42,6 +42,14 @@ _LAZY = {
     "Trajectories": "pushgen.ope.trajectories",
     "estimate_trajectories": "pushgen.ope.trajectories",
     "TRAJECTORY_ESTIMATORS": "pushgen.ope.trajectories",
+    "bootstrap_interval": "pushgen.ope.trajectories",
+    "EpisodeLog": "pushgen.ope.episodes",
+    "EpisodePolicy": "pushgen.ope.episodes",
+    "log_episodes": "pushgen.ope.episodes",
+    "true_value": "pushgen.ope.episodes",
+    "write_episode_log": "pushgen.ope.episode_folder",
+    "read_episode_log": "pushgen.ope.episode_folder",
+    "validate_episode_log": "pushgen.ope.episode_folder",
 }
 __all__ = sorted(_LAZY)
 

@@ -1,0 +1,114 @@
+"""An episode log folder (the long-horizon task): ``steps.parquet``, ``log.json`` (the recipe, the
+counts and every file's bytes and sha256) and the card ``README.md``; written atomically like every
+pushgen output and read back only through ``log.json``, as a bandit log folder is
+(``pushgen.ope.folder``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pushgen._version import __version__
+from pushgen.data.dataset import atomic_folder, parquet_options
+from pushgen.data.outputs import DatasetError, check_unlisted, file_listing, files_problem, listed_files
+from pushgen.ope.episodes import STEP_COLUMNS, EpisodeLog
+from pushgen.ope.folder import CARD_FILE, LOG_FILE, read_description
+from pushgen.publishing.access import resolve_split
+
+NAME = "pushgen episode log"
+STEPS_FILE = "steps.parquet"
+
+
+def is_episode_log(description: dict) -> bool:
+    return description.get("name") == NAME
+
+
+def episode_card(log: EpisodeLog, description: dict) -> str:
+    policy = log.recipe["policy"]
+    return "\n".join([
+        f"# Episode log of {log.recipe['split']} (long-horizon task)", "",
+        f"Written by pushgen {__version__}: {description['episodes']:,} episodes "
+        f"({description['rounds']:,} steps) of `pushgen/LongHorizon-v0` on users {log.recipe['users']}, "
+        f"{log.recipe['replicates']} per user, {log.recipe['horizon_days']:g} days, k {log.k}.", "",
+        f"Logging policy `{policy['name']}` (pushgen.ope.episodes.EpisodePolicy): theta {policy['theta']:g}, "
+        f"scale {policy['scale']:g}, cap {policy['cap']}, epsilon {policy['epsilon']:g}.", "",
+        f"`{STEPS_FILE}`: one row per step: episode, user, replicate, step, context, the state key "
+        "(sends in the last 7 days, hours since the last send, a channel off; `state` joins them), "
+        "sends in the last day, the action (`slot`; k = hold) and its exact propensity, the reward, "
+        "and the true P(open) of each candidate and the allowed actions at that step (an answer key: "
+        "what a true-model target policy's probability of the logged action is recomputed from).", ""])
+
+
+def write_episode_log(log: EpisodeLog, out: Path, force: bool = False) -> dict:
+    """Write ``log`` as a folder at ``out``; returns its description (``log.json``)."""
+    out = Path(out)
+    split = resolve_split(log.recipe["split"])
+    with atomic_folder(out, force, keep=(split,)) as work:
+        table = pa.Table.from_pandas(log.steps, preserve_index=False)
+        pq.write_table(table, work / STEPS_FILE, **parquet_options(table.schema))
+        description = {"name": NAME, "pushgen_version": __version__, "recipe": log.recipe,
+                       "rounds": len(log.steps), "episodes": log.episodes,
+                       "held": int(log.steps["held"].sum()), "opened": int(log.steps["reward"].sum()),
+                       "files": file_listing(work)}
+        (work / LOG_FILE).write_text(json.dumps(description, indent=1) + "\n")
+        (work / CARD_FILE).write_text(episode_card(log, description))
+    return description
+
+
+def read_episode_log(folder: Path) -> EpisodeLog:
+    """An episode log folder read back (every file checked against ``log.json`` first)."""
+    folder = Path(folder)
+    description = read_description(folder)
+    if not is_episode_log(description):
+        raise DatasetError(f"{folder} is not an episode log (its log.json names {description.get('name')!r})")
+    listed = listed_files(description, LOG_FILE)
+    check_unlisted(folder, listed, "log", LOG_FILE)
+    if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
+        raise DatasetError(f"{folder}: {problem}")
+    if STEPS_FILE not in listed:
+        raise DatasetError(f"{folder}: {LOG_FILE} does not list {STEPS_FILE}")
+    return EpisodeLog(pq.read_table(folder / STEPS_FILE).to_pandas(), description["recipe"])
+
+
+def validate_episode_log(folder: Path) -> list[str]:
+    """Every problem of an episode log folder (empty: valid): its files, its columns, each episode's
+    steps in order from 0, and every propensity equal to the logging policy's own, recomputed."""
+    try:
+        log = read_episode_log(folder)
+    except DatasetError as error:
+        return [str(error)]
+    steps = log.steps
+    missing = [c for c in STEP_COLUMNS if c not in steps.columns]
+    if missing:
+        return [f"{STEPS_FILE} has no column {missing[0]!r}"]
+    problems = []
+    episode, step = steps["episode"].to_numpy(), steps["step"].to_numpy()
+    starts = np.r_[True, episode[1:] != episode[:-1]]
+    first = np.flatnonzero(starts)[np.cumsum(starts) - 1]
+    if np.any(step != np.arange(len(step)) - first) or len(np.unique(episode)) != starts.sum():
+        problems.append(f"{STEPS_FILE}: each episode's steps must be consecutive rows numbered 0, 1, ...")
+    propensity = steps["propensity"].to_numpy()
+    if not ((propensity > 0) & (propensity <= 1)).all():
+        problems.append(f"{STEPS_FILE}: a propensity outside (0, 1]")
+    slot = steps["slot"].to_numpy()
+    if len(steps) and (slot.min() < 0 or slot.max() > log.k):
+        return [*problems, f"{STEPS_FILE}: a slot outside 0..{log.k}"]
+    own = log.probabilities(log.logged_policy())[np.arange(len(steps)), slot]
+    off = np.flatnonzero(np.abs(own - propensity) > 1e-12)
+    if len(off):
+        problems.append(f"step row {off[0]}: propensity {propensity[off[0]]:.12g} is not the logging "
+                        f"policy's {own[off[0]]:.12g} ({len(off)} rows like it)")
+    return problems
+
+
+def names_episode_log(folder: Path) -> bool:
+    """Whether ``folder``'s ``log.json`` says it is an episode log (False when it cannot be read)."""
+    try:
+        return is_episode_log(read_description(Path(folder)))
+    except DatasetError:
+        return False
