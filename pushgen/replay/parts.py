@@ -37,7 +37,7 @@ from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.publishing.access import resolve_split
 from pushgen.publishing.registry import other_model_advice
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
-from pushgen.splits.scorer import OFF_KEYS, SCORER, SCORER_TRUTH
+from pushgen.splits.scorer import OFF_KEYS, SCORER, SCORER_TRUTH, turn_off
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
 LISTED_USERS = 30
@@ -266,22 +266,6 @@ def _test_start_ms(description: dict[str, Any]) -> int:
     spec = SplitSpec(**description["split"])
     _, test_start, _ = boundaries(dt.date.fromisoformat(description["recipe"]["start"]), spec)
     return int(test_start.astype("datetime64[ms]").astype(np.int64))
-
-
-def turn_off(parameters: EngagementParameters, rows: pd.DataFrame) -> None:
-    """What each user turned off before the scored period (``OFF_KEYS`` rows of ``initial_state``)
-    delivers nothing in it: such apps are no longer the user's, such channels are off."""
-    known = np.isin(rows["user_id"].to_numpy(), parameters.user_ids)
-    rows = rows[known]
-    user_rows = parameters.rows(rows["user_id"].to_numpy())
-    index = rows["index"].to_numpy()
-    apps = (rows["key"] == "app_off").to_numpy()
-    parameters.has_app[user_rows[apps], index[apps]] = False
-    if (~apps).any():
-        channel_on = parameters.channel_on if parameters.channel_on is not None else np.ones(
-            (len(parameters.user_ids), len(app_catalog().channels.group)), dtype=bool)
-        channel_on[user_rows[~apps], index[~apps]] = False
-        parameters.channel_on = channel_on
 
 
 def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,

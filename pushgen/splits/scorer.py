@@ -12,14 +12,21 @@ habituation each test user's earlier logged notifications leave at the start of 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pushgen import schemas
+from pushgen.model.catalog import app_catalog
+from pushgen.model.engagement import EngagementParameters
 from pushgen.model.feasibility import channel_of
 from pushgen.model.nodes import WEEK_BEFORE_SECONDS
 from pushgen.model.simulated_user import received_exposure
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SCORER = "scorer"
 SCORER_TRUTH = f"{SCORER}/ground_truth"
@@ -56,6 +63,22 @@ def turned_off_before(notifications: pa.Table, rows: pa.Table | None, users: np.
     user = np.asarray(posted.column("user_id")).astype(np.int64)
     return {"app_off": (user[~channel_only], codes["postingApp"][~channel_only].astype(np.int64)),
             "channel_off": (user[channel_only], channel_of(codes)[channel_only].astype(np.int64))}
+
+
+def turn_off(parameters: EngagementParameters, rows: pd.DataFrame) -> None:
+    """What each user turned off before the scored period (``OFF_KEYS`` rows of ``initial_state``)
+    delivers nothing in it: such apps are no longer the user's, such channels are off."""
+    known = np.isin(rows["user_id"].to_numpy(), parameters.user_ids)
+    rows = rows[known]
+    user_rows = parameters.rows(rows["user_id"].to_numpy())
+    index = rows["index"].to_numpy()
+    apps = (rows["key"] == "app_off").to_numpy()
+    parameters.has_app[user_rows[apps], index[apps]] = False
+    if (~apps).any():
+        channel_on = parameters.channel_on if parameters.channel_on is not None else np.ones(
+            (len(parameters.user_ids), len(app_catalog().channels.group)), dtype=bool)
+        channel_on[user_rows[~apps], index[~apps]] = False
+        parameters.channel_on = channel_on
 
 
 def contexts_only(part: pa.Table) -> pa.Table:
