@@ -118,7 +118,7 @@ class CappedLinUCB(NoHistory):
     def __init__(self, setting: HorizonSetting) -> None:
         self.setting = setting
         self.hold = setting.k
-        self.learner = LinUCB(None)  # type: ignore[arg-type]  (LinUCB reads nothing of its setting)
+        self.learner = LinUCB(None)  # LinUCB reads nothing of its setting
         self._slots: np.ndarray | None = None
 
     def act(self, observation: dict[str, Any]) -> int:

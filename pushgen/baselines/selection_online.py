@@ -111,7 +111,7 @@ class LinUCB(NoHistory):
     context features, the square roots of the policy's own recent exposure to the candidate's
     keys, and an intercept; the inverse of the design's Gram matrix is kept by Sherman-Morrison."""
 
-    def __init__(self, setting: SelectionSetting, alpha: float = 0.3, lam: float = 1.0) -> None:
+    def __init__(self, setting: SelectionSetting | None, alpha: float = 0.3, lam: float = 1.0) -> None:
         self.design = Design()
         self.d = self.design.size + len(HABITUATION_KEYS) + 1
         self.inverse = np.eye(self.d) / lam

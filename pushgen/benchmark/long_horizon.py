@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from itertools import product
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -113,7 +114,8 @@ def tune(split: str | Path, users: list[int], options: Options) -> dict[str, dic
 def held_out_table(split: str | Path, users: list[int], knobs: dict[str, dict], options: Options
                    ) -> pd.DataFrame:
     """Every policy on the held-out ``users``; the planning oracle is the best planner per user."""
-    configs = {name: (name, {}) for name in ("hold", "slot-0", "random", "greedy")}
+    cheap = ("hold", "slot-0", "random", "greedy")
+    configs: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in cheap}
     configs["threshold"] = ("threshold", knobs["threshold"])
     configs["daily-cap"] = ("daily-cap", knobs["daily-cap"])
     configs["linucb"] = ("linucb", {"cap": knobs["daily-cap"]["cap"]})

@@ -206,7 +206,7 @@ class LongHorizonEnv(ReplayEnv):
         allowed = self.action_masks()
         out = np.zeros(self.k)
         for j in np.flatnonzero(allowed[: self.k]):
-            out[j] = self.terms.p_open(self.simulated_user, i, j)
+            out[j] = self.terms.p_open(self.simulated_user, i, int(j))
         return out
 
     def annoyance_after(self, slot: int) -> float:

@@ -19,6 +19,7 @@ last send, or finer buckets, splits the log's episodes into more cells and makes
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -114,7 +115,7 @@ def play_episode(env: LongHorizonEnv, policy: EpisodePolicy, seed: np.random.See
     rng = np.random.default_rng(policy_seed)
     entropy = int.from_bytes(outcome_seed.generate_state(4, dtype=np.uint32).tobytes(), "little")
     observation, _ = env.reset(options={"outcome_entropy": entropy})
-    records = []
+    records: list[dict[str, Any]] = []
     while True:
         p_open, allowed = env.candidate_probabilities(), env.action_masks()
         sends_1d = int(observation["app_counts"][0])
@@ -174,8 +175,8 @@ class EpisodeLog:
 
     def probabilities(self, policy: EpisodePolicy) -> np.ndarray:
         """(steps, k + 1): ``policy``'s probabilities at the logged steps."""
-        return policy.probabilities(np.stack(self.steps["p_open"].to_numpy()),
-                                    np.stack(self.steps["allowed"].to_numpy()),
+        return policy.probabilities(np.stack(list(self.steps["p_open"])),
+                                    np.stack(list(self.steps["allowed"])),
                                     self.steps["sends_1d"].to_numpy())
 
     def logged_policy(self) -> EpisodePolicy:
@@ -187,7 +188,7 @@ class EpisodeLog:
         steps = self.steps
         target = self.probabilities(policy)
         slot = steps["slot"].to_numpy()
-        p_open = np.column_stack([np.stack(steps["p_open"].to_numpy()), np.zeros(len(steps))])
+        p_open = np.column_stack([np.stack(list(steps["p_open"])), np.zeros(len(steps))])
         rows = np.arange(len(steps))
         return Trajectories(episode=steps["episode"].to_numpy(), step=steps["step"].to_numpy(),
                             state=steps["state"].to_numpy(), logging_p=steps["propensity"].to_numpy(),
@@ -236,7 +237,7 @@ def log_episodes(split: str, users: list[int] | None = None, replicates: int = 2
     """
     if replicates < 1:
         raise ValueError(f"replicates must be >= 1; got {replicates!r}")
-    frames = []
+    frames: list[pd.DataFrame] = []
     for env in environments(split, users, options):
         for r in range(replicates):
             frame = pd.DataFrame(play_episode(env, policy, _seed(seed, env.user, r)))
