@@ -115,7 +115,7 @@ class LongHorizonEnv(ReplayEnv):
 
     Version History
     ---------------
-    - v0: pushgen 0.3.0 (engagement model 4).
+    - v0: pushgen 0.4.0 (engagement model 4).
 
     Examples
     --------
