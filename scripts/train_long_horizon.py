@@ -51,7 +51,8 @@ def held_out_score(model: Any, normalize: Any, split: str, held_out: list[int], 
     for user in held_out:
         env = LongHorizonEnv(split, user=user, k=options.k, horizon_days=options.horizon_days,
                              send_cost=options.send_cost, task=2)
-        scores.append(np.mean([play(env, Trained(model, normalize), outcome_entropy(user, r))[0]
+        policy = Trained(model, normalize)
+        scores.append(np.mean([play(env, policy, outcome_entropy(user, r, options.entropy))[0]
                                for r in range(options.replicates)]))
     return float(np.mean(scores))
 

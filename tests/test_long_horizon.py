@@ -145,7 +145,7 @@ def test_no_policy_beats_the_bound(name, send_cost):
         knobs = {"theta": 0.2, "rho": 0.8} if name in ("threshold", "planner") else {}
         made = policy(env, name, **knobs)
         assert isinstance(made, Policy)  # the one policy interface
-        _, expected, _ = play(env, made, outcome_entropy(USER, replicate))
+        _, expected, _ = play(env, made, outcome_entropy(USER, replicate, 0))
         assert expected <= bound + 1e-9  # trajectory by trajectory: the sends' P(open) less their cost
 
 
@@ -173,7 +173,16 @@ def test_bad_options_are_one_line_errors():
         LongHorizonEnv(SPLIT, user=USER, send_cost=-1.0)
 
 
-def test_the_board_prints_a_fresh_runs_figures(capsys):
+def test_the_boards_draws_follow_a_fresh_key_not_a_public_seed():
+    # a policy's seed names its user and replicate; the draws must also need the run's secret key
+    first, second = Options(), Options()
+    assert first.entropy != second.entropy
+    assert outcome_entropy(USER, 0, first.entropy) != outcome_entropy(USER, 0, second.entropy)
+    assert outcome_entropy(USER, 0, 7) == outcome_entropy(USER, 0, 7) != outcome_entropy(USER, 1, 7)
+
+
+def test_the_board_prints_a_fresh_runs_figures(capsys, monkeypatch):
+    monkeypatch.setattr("pushgen.benchmark.long_horizon.fresh_entropy", lambda: 5)  # the same draws twice
     options = Options(horizon_days=7, replicates=2, tune_replicates=1)
     printed = script("long_horizon_board").main(["--split", SPLIT, "--horizon-days", "7", "--replicates", "2",
                                                  "--tune-replicates", "1"])

@@ -1,19 +1,20 @@
 """The long-horizon task's leaderboard: every baseline on held-out users, R paired replicates each.
 
 Each policy plays ``pushgen/LongHorizon-v0`` (default: k 8, 42 days) on each user ``replicates``
-times; replicate ``r`` of user ``u`` gets the outcome entropy ``outcome_entropy(u, r)`` (the
-scorer's, never shown to a policy), so every policy meets the same draws: the comparisons are
-paired. The score of a policy on a user is its mean opens (less the send cost) over the
-replicates; the board gives its mean over the users with the t-interval across users, and the
-paired difference from the best planning policy (the best of the planning oracle and the tuned
-heuristics) with its interval. The heuristics' knobs are tuned on the training users (task 1's
-test months); the planning oracle is the best of the state-aware family (``PLANNER_GRID``) per
-held-out user.
+times; replicate ``r`` of user ``u`` gets the outcome entropy ``outcome_entropy(u, r, key)``, where
+``key`` (``Options.entropy``) is drawn afresh for each run and never shown to a policy, so every
+policy meets the same draws (the comparisons are paired) and no public value (the users, the
+replicates, the policies' seeds) predicts them. The score of a policy on a user is its mean opens
+(less the send cost) over the replicates; the board gives its mean over the users with the
+t-interval across users, and the paired difference from the best planning policy (the best of
+the planning oracle and the tuned heuristics) with its interval. The heuristics' knobs are tuned
+on the training users (task 1's test months); the planning oracle is the best of the state-aware
+family (``PLANNER_GRID``) per held-out user.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, ho
 from pushgen.envs.base import task_of_user
 from pushgen.envs.horizon import playable_apps
 from pushgen.envs.long_horizon import LongHorizonEnv
+from pushgen.envs.outcomes import fresh_entropy
 from pushgen.replay.metrics import interval, paired
 from pushgen.replay.parts import load_part
 from pushgen.text_tables import markdown_table
@@ -38,18 +40,21 @@ PLANNING = ("planning oracle", "threshold", "daily-cap")
 
 @dataclass(frozen=True)
 class Options:
-    """The episodes' options (the environment's) and the replicates per user."""
+    """The episodes' options (the environment's), the replicates per user and the run's outcome key
+    (fresh entropy unless given: the scorer's, never a policy's)."""
 
     k: int = 8
     horizon_days: float = 42.0
     send_cost: float = 0.0
     replicates: int = 8
     tune_replicates: int = 2
+    entropy: int = field(default_factory=lambda: fresh_entropy(), repr=False)  # patchable
 
 
-def outcome_entropy(user: int, replicate: int) -> int:
-    """The outcome entropy of replicate ``replicate`` of ``user``: the scorer's, the same for every policy."""
-    words = np.random.SeedSequence([BOARD_SEED, user, replicate]).generate_state(4, dtype=np.uint32)
+def outcome_entropy(user: int, replicate: int, key: int) -> int:
+    """The outcome entropy of replicate ``replicate`` of ``user`` in the run whose key is ``key``
+    (``Options.entropy``): the scorer's, the same for every policy."""
+    words = np.random.SeedSequence([key, user, replicate]).generate_state(4, dtype=np.uint32)
     return int(sum(int(w) << (32 * n) for n, w in enumerate(words)))
 
 
@@ -87,7 +92,7 @@ def score(split: str | Path, users: list[int], configs: dict[str, tuple[str, dic
             for r in range(options.replicates):
                 setting = HorizonSetting(options.k, np.random.SeedSequence([BOARD_SEED, user, r, n]), **knobs,
                                          env=env if made.reads_truth else None)
-                played.append(play(env, made.make(setting), outcome_entropy(user, r)))
+                played.append(play(env, made.make(setting), outcome_entropy(user, r, options.entropy)))
             reward, expected, sends = np.mean(played, axis=0)
             rows.append({"policy": name, "user": user, "reward": reward, "expected": expected,
                          "sends": sends, "bound": bound})
