@@ -13,7 +13,7 @@ from scripts_loader import script
 import pushgen  # noqa: F401  (registers the environments)
 from pushgen.baselines.base import Policy
 from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, horizon_bound
-from pushgen.benchmark.long_horizon import Options, markdown, outcome_entropy, play, run_board
+from pushgen.benchmark.long_horizon import Options, markdown, outcome_entropy, play, run_board, users
 from pushgen.envs import LONG_HORIZON_ID
 from pushgen.envs.horizon import playable_apps
 from pushgen.envs.long_horizon import LongHorizonEnv
@@ -171,6 +171,21 @@ def test_bad_options_are_one_line_errors():
         LongHorizonEnv(SPLIT, user=USER, app="com.whatsapp")
     with pytest.raises(ValueError, match="cost"):
         LongHorizonEnv(SPLIT, user=USER, send_cost=-1.0)
+
+
+def test_a_failed_switch_of_user_leaves_the_episode_as_it_was():
+    first, second = users(SPLIT, 1)[:2]
+    env = LongHorizonEnv(SPLIT, user=first, task=1, horizon_days=7)
+    _, info = env.reset()
+    with pytest.raises(ValueError, match=f"app must be one user {second} can play"):
+        env.reset(options={"user": second, "app": "com.nope"})
+    _, again = env.reset()
+    assert (env.user, again["app"], again["context_id"]) == (first, info["app"], info["context_id"])
+    steps, terminated = 0, False
+    while not terminated:
+        _, _, terminated, _, _ = env.step(env.hold)
+        steps += 1
+    assert steps == env.terms.n  # the first user's decision points, start to end
 
 
 def test_the_boards_draws_follow_a_fresh_key_not_a_public_seed():

@@ -154,10 +154,11 @@ class LongHorizonEnv(ReplayEnv):
                 ("horizon days", f"{self.horizon_days:g}"), ("send cost", f"{self.send_cost:g}")]
 
     def _use_user(self, user: int | None) -> None:
+        user = self.replay.check_user(user)  # the new terms first: a failed switch changes nothing
+        app = check_app(self.replay, user, self._app_option)
+        terms = horizon_episode(self.replay, user, app, self.k, self.candidate_seed, self.horizon_days)
         super()._use_user(user)
-        app = check_app(self.replay, self.user, self._app_option)
-        self.terms: HorizonEpisode = horizon_episode(self.replay, self.user, app, self.k, self.candidate_seed,
-                                                     self.horizon_days)
+        self.terms: HorizonEpisode = terms
         self._n = self.terms.n
         self._contexts = self.episode.rows_in_order(self._keys)
         slates = self.terms.slates
