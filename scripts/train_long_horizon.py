@@ -64,13 +64,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval-every", type=int, default=200_000)
     parser.add_argument("--replicates", type=int, default=Options.replicates)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--train-days", type=float, default=14.0)
+    parser.add_argument("--gamma", type=float, default=0.99)
+    parser.add_argument("--ent-coef", type=float, default=0.001)
+    parser.add_argument("--extractor", choices=("slot", "flat"), default="slot")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.eval_every < 1 or args.replicates < 1:
         parser.exit(2, "train_long_horizon.py: --steps, --eval-every and --replicates must be >= 1\n")
+    if not args.train_days > 0 or not 0 < args.gamma <= 1 or not args.ent_coef >= 0:
+        parser.exit(2, "train_long_horizon.py: --train-days must be > 0, --gamma in (0, 1], "
+                    "--ent-coef >= 0\n")
     try:
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+        from pushgen.baselines.slot_scorer import read_scores, slot_policy_kwargs
     except ImportError:
         from pushgen.extras import install_line
 
@@ -79,12 +88,18 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     options = Options(replicates=args.replicates)
     train_users, held_out = users(args.split, 1), users(args.split, 2)
-    single = DummyVecEnv([lambda u=u: LongHorizonEnv(args.split, user=u, task=1) for u in train_users])
-    envs = VecNormalize(single, norm_obs_keys=list(COUNTERS), gamma=0.995)  # counters reach the hundreds
+    single = DummyVecEnv([lambda u=u: LongHorizonEnv(args.split, user=u, task=1, horizon_days=args.train_days)
+                          for u in train_users])
+    slot = args.extractor == "slot"  # the slot scorer scales its own counts
+    envs = VecNormalize(single, norm_obs=not slot, norm_obs_keys=list(COUNTERS), gamma=args.gamma)
     model = MaskablePPO("MultiInputPolicy", envs, n_steps=256, batch_size=512, n_epochs=4, learning_rate=3e-4,
-                        gamma=0.995, ent_coef=0.01, seed=args.seed, device="cpu", verbose=0)
-    print(f"MaskablePPO on {len(train_users)} training users of {args.split}; scored on {len(held_out)} "
-          f"held-out users, {args.replicates} replicates each")
+                        gamma=args.gamma, ent_coef=args.ent_coef, seed=args.seed, device="cpu", verbose=0,
+                        policy_kwargs=slot_policy_kwargs() if slot else None)
+    if slot:
+        read_scores(model)
+    print(f"MaskablePPO ({args.extractor} extractor, gamma {args.gamma:g}, ent_coef {args.ent_coef:g}) on "
+          f"{len(train_users)} training users of {args.split} ({args.train_days:g}-day episodes); scored on "
+          f"{len(held_out)} held-out users ({options.horizon_days:g} days), {args.replicates} replicates")
     started = time.perf_counter()
     while model.num_timesteps < args.steps:
         model.learn(total_timesteps=min(args.eval_every, args.steps - model.num_timesteps),

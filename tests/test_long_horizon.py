@@ -136,6 +136,26 @@ def test_observations_are_the_agents_own(env):
     assert all(np.array_equal(np.asarray(observation[key]), kept[key]) for key in kept)
 
 
+def test_candidate_history_counts_the_apps_own_sends_by_channel_and_subject(env):
+    observation, _ = env.reset(options={"outcome_entropy": 3})
+    assert np.array_equal(observation["candidate_history"], np.tile([0.0, 0.5, 0.0, 0.5], (env.k, 1)))
+    sent: list[tuple[int, int, bool]] = []
+    for _ in range(40):
+        i, slot = env.next_context, int(np.flatnonzero(env.action_masks())[0])
+        keys = (env.terms.channel[i][slot], env.terms.subject[i][slot])
+        observation, _, terminated, _, info = env.step(slot)
+        sent.append((*keys, info["opened"]))
+        if terminated:
+            break
+    i = env.next_context
+    for j in range(env.k):
+        rows = [[opened for c, _, opened in sent if c == env.terms.channel[i][j]],
+                [opened for _, s, opened in sent if s == env.terms.subject[i][j]]]
+        expected = [v for opens in rows for v in (len(opens), (sum(opens) + 1) / (len(opens) + 2))]
+        assert observation["candidate_history"][j] == pytest.approx(expected)
+    assert env.observation_space.contains(observation)
+
+
 @pytest.mark.parametrize("name", ["slot-0", "random", "greedy", "threshold", "planner", "linucb"])
 @pytest.mark.parametrize("send_cost", [0.0, 0.2])
 def test_no_policy_beats_the_bound(name, send_cost):

@@ -4,7 +4,9 @@ The observation of ``pushgen/NotificationSelection-v0`` lists K candidates slot 
 plain MLP over their concatenation has to learn the same judgement K times. ``SlotScorer``
 scores every slot with one small network of (candidate, context, hours since the last send),
 so what it learns about a candidate in one slot holds in every slot, and scores hold with a
-network of the context alone; empty slots score ``EMPTY``. Its features are the K + 1 scores
+network of the context alone; empty slots score ``EMPTY``. Where the observation has them (the
+long-horizon task), each slot's ``candidate_history`` joins its candidate and the app's
+``app_counts`` join the situation, counts as log1p(count) / 5. Its features are the K + 1 scores
 followed by the mean of the slots' hidden units (for the value function):
 
     model = PPO("MultiInputPolicy", env, policy_kwargs=slot_policy_kwargs())
@@ -47,19 +49,28 @@ class SlotScorer(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim=k + 1 + hidden)
         self.k = k
         self.slot_width = int(sum(NOTIFICATION_SIZES))
-        self.context_width = sum(discrete_size(observation_space[f]) for f in CONTEXT_FEATURES)
-        self.slot = nn.Sequential(nn.Linear(self.slot_width + self.context_width + 1, hidden), nn.ReLU(),
-                                  nn.Linear(hidden, hidden), nn.ReLU())
+        self.history = "candidate_history" in observation_space.spaces
+        self.history_width = int(observation_space["candidate_history"].shape[1]) if self.history else 0
+        self.counts_width = int(np.prod(observation_space["app_counts"].shape)) if self.history else 0
+        situation = sum(discrete_size(observation_space[f]) for f in CONTEXT_FEATURES) + 1 + self.counts_width
+        width = self.slot_width + self.history_width + situation
+        self.slot = nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
-        self.hold = nn.Sequential(nn.Linear(self.context_width + 1, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        self.hold = nn.Sequential(nn.Linear(situation, hidden), nn.ReLU(), nn.Linear(hidden, 1))
 
     def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
         # stable-baselines3 hands Discrete and MultiDiscrete entries one-hot encoded
         n = observations["candidates"].shape[0]
         context = torch.cat([observations[f].reshape(n, -1) for f in CONTEXT_FEATURES], dim=1)
         hours = torch.log1p(observations["hours_since_last"].reshape(n, 1)) / 5.0
-        situation = torch.cat([context, hours], dim=1)
+        parts = [context, hours]
         slots = observations["candidates"].reshape(n, self.k, self.slot_width)
+        if self.history:
+            parts.append(torch.log1p(observations["app_counts"].reshape(n, -1)) / 5.0)
+            history = observations["candidate_history"].reshape(n, self.k, self.history_width)
+            counts = torch.log1p(history[:, :, 0::2]) / 5.0  # (sends, rate) pairs: scale the sends
+            slots = torch.cat([slots, counts, history[:, :, 1::2]], dim=2)
+        situation = torch.cat(parts, dim=1)
         joined = torch.cat([slots, situation[:, None, :].expand(-1, self.k, -1)], dim=2)
         hidden = self.slot(joined)
         mask = observations["candidate_mask"].reshape(n, self.k)

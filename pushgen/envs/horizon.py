@@ -33,6 +33,7 @@ PEOPLE_KINDS = ("messaging", "calls", "email")  # people's messages: not an app'
 MAX_APP_CHANNELS = 4  # the most channels an app of the catalog has
 NO_EVENT = (2.0, 2.0, 2.0)  # uniforms no hazard exceeds: a what-if delivery that turns nothing off
 COUNT_CAP = 10_000.0  # the app counters' bound in the observation space
+HISTORY_BOUNDS = (COUNT_CAP, 1.0, COUNT_CAP, 1.0)  # a slot's sends and open rate, by channel, by subject
 
 
 def horizon_space(k: int, horizon_days: float) -> spaces.Dict:
@@ -42,13 +43,48 @@ def horizon_space(k: int, horizon_days: float) -> spaces.Dict:
         "app_counts": spaces.Box(0.0, COUNT_CAP, shape=(4,), dtype=np.float32),
         "days_into_episode": spaces.Box(0.0, float(horizon_days), shape=(1,), dtype=np.float32),
         "channels_on": spaces.MultiBinary(MAX_APP_CHANNELS),
+        "candidate_history": spaces.Box(0.0, np.tile(np.array(HISTORY_BOUNDS, dtype=np.float32), (k, 1)),
+                                        shape=(k, len(HISTORY_BOUNDS)), dtype=np.float32),
     })
 
 
-def app_counters(sends: list[float], opens: list[float], t: float, horizon_days: float,
+class SendHistory:
+    """The app's own sends so far in an episode: their times (``sends``; ``opens``: of those opened)
+    and their counts by channel and by subject, what a notification system knows of its sends.
+    ``of(channels, subjects)`` gives each slot its ``candidate_history`` row: sends on the
+    candidate's channel, their open rate smoothed (opens + 1) / (sends + 2), then the same on its
+    subject."""
+
+    def __init__(self) -> None:
+        self.sends: list[float] = []
+        self.opens: list[float] = []
+        self.counts: dict[tuple[str, int], list[int]] = {}
+
+    def add(self, t: float, channel: int, subject: int, opened: bool) -> None:
+        self.sends.append(t)
+        if opened:
+            self.opens.append(t)
+        for key in (("channel", channel), ("subject", subject)):
+            count = self.counts.setdefault(key, [0, 0])
+            count[0] += 1
+            count[1] += opened
+
+    def of(self, channels: list[int], subjects: list[int]) -> np.ndarray:
+        rows = []
+        for channel, subject in zip(channels, subjects, strict=True):
+            row = []
+            for key in (("channel", channel), ("subject", subject)):
+                sends, opens = self.counts.get(key, (0, 0))
+                row += [min(sends, COUNT_CAP), (opens + 1) / (sends + 2)]
+            rows.append(row)
+        return np.array(rows, dtype=np.float32).reshape(len(channels), len(HISTORY_BOUNDS))
+
+
+def app_counters(history: SendHistory, t: float, horizon_days: float,
                  channels_on: list[bool]) -> dict[str, np.ndarray]:
-    """The app's public counters at ``t`` (seconds) from its sends' and opens' times: an
-    observation's ``hours_since_last``, ``app_counts``, ``days_into_episode`` and ``channels_on``."""
+    """The app's public counters at ``t`` (seconds) from its sends so far: an observation's
+    ``hours_since_last``, ``app_counts``, ``days_into_episode`` and ``channels_on``."""
+    sends, opens = history.sends, history.opens
     last = sends[-1] if sends else 0.0
     counts = [len(times) - bisect_right(times, t - days * DAY_SECONDS)
               for days in (1, 7) for times in (sends, opens)]

@@ -18,6 +18,7 @@ from pushgen.envs.base import ReplayEnv
 from pushgen.envs.horizon import (
     DAY_SECONDS,
     HorizonEpisode,
+    SendHistory,
     app_counters,
     check_app,
     horizon_episode,
@@ -59,10 +60,12 @@ class LongHorizonEnv(ReplayEnv):
     Observation Space
     -----------------
     The selection task's (11 context features, ``candidates``, ``candidate_mask`` with turned-off
-    channels masked, ``hours_since_last`` send) and the app's own public counters:
-    ``app_counts`` (sends and opens in the last day, sends and opens in the last 7 days),
-    ``days_into_episode`` and ``channels_on`` (1 for each of the app's channels still on, in
-    catalog order, 0 past its last channel). Never the annoyance or the tolerance.
+    channels masked, ``hours_since_last`` send) and the app's own public counters: ``app_counts``
+    (sends and opens in the last day and in the last 7 days), ``days_into_episode``,
+    ``channels_on`` (1 for each of the app's channels still on, in catalog order, 0 past its last)
+    and ``candidate_history`` (``(k, 4)``: per slot, the app's sends so far on the candidate's
+    channel and their open rate smoothed (opens + 1) / (sends + 2), then the same on its subject:
+    a fixed policy can count online what this user opens). Never the annoyance or the tolerance.
 
     Rewards
     -------
@@ -139,10 +142,8 @@ class LongHorizonEnv(ReplayEnv):
             raise ValueError(f"horizon_days must be a number of days > 0; got {horizon_days!r}")
         self.horizon_days = float(horizon_days)
         self.observation_space = horizon_space(self.k, self.horizon_days)
-        self.action_space = spaces.Discrete(self.k + 1)
-        self.hold = self.k
-        self._keys = tuple(CONTEXT_FEATURES)
-        self._app_option = app
+        self.action_space, self.hold = spaces.Discrete(self.k + 1), self.k
+        self._keys, self._app_option = tuple(CONTEXT_FEATURES), app
         self._abandonable = abandonable(app_catalog())
         self.outcome_entropy = fresh_entropy()
         self._outcomes = outcome_generator(self.outcome_entropy)
@@ -170,8 +171,7 @@ class LongHorizonEnv(ReplayEnv):
     def _start_episode(self) -> None:
         self.simulated_user.reset()
         self.long_term_user.reset()
-        self._sends: list[float] = []
-        self._opens: list[float] = []
+        self._history = SendHistory()
         self._total = 0.0
         self._last: tuple[int, float, bool, float] | None = None
         self._steps = 0
@@ -221,7 +221,8 @@ class LongHorizonEnv(ReplayEnv):
         allowed = self.action_masks()[: self.k]
         observation["candidates"] = self._candidates[i].copy()  # the agent's own: never a view of ours
         observation["candidate_mask"] = allowed.astype(np.int8)
-        observation.update(app_counters(self._sends, self._opens, t, self.horizon_days, self.channels_on()))
+        observation.update(app_counters(self._history, t, self.horizon_days, self.channels_on()))
+        observation["candidate_history"] = self._history.of(self.terms.channel[i], self.terms.subject[i])
         return observation
 
     def reset(self, *, seed: int | None = None,
@@ -249,9 +250,7 @@ class LongHorizonEnv(ReplayEnv):
             p, fate = self.terms.send(self.simulated_user, self.long_term_user, i, slot,
                                       tuple(draws[1:].tolist()))
             opened = bool(draws[0] < p)
-            self._sends.append(t)
-            if opened:
-                self._opens.append(t)
+            self._history.add(t, self.terms.channel[i][slot], self.terms.subject[i][slot], opened)
             reward = float(opened) - self.send_cost
             if fate in (APP_OFF, CHANNEL_OFF, ABANDONED):
                 event = {"event": EVENTS[fate - 1], "day": t / DAY_SECONDS,
@@ -279,8 +278,8 @@ class LongHorizonEnv(ReplayEnv):
         return 0.0 if self._last is None else self._last[1]
 
     def _metrics(self) -> dict[str, float]:
-        return {"steps": self._steps, "total_reward": self._total, "sends": len(self._sends),
-                "opens": len(self._opens)}
+        return {"steps": self._steps, "total_reward": self._total, "sends": len(self._history.sends),
+                "opens": len(self._history.opens)}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -294,7 +293,8 @@ class LongHorizonEnv(ReplayEnv):
             slot, _, opened, reward = self._last
             sent = "held" if slot == self.hold else f"sent [{slot}], " + ("opened" if opened else "dismissed")
             lines.append(f"last step {sent}; reward {reward:+.3f}")
-        lines.append(f"total reward {self._total:.3f}  sends {len(self._sends)}  opens {len(self._opens)}")
+        totals = "total reward {total_reward:.3f}  sends {sends}  opens {opens}"
+        lines.append(totals.format(**self._metrics()))
         return "\n".join(lines) + "\n"
 
 
