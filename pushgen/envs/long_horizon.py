@@ -136,9 +136,8 @@ class LongHorizonEnv(ReplayEnv):
                  horizon_days: float = 42.0, send_cost: float = 0.0, candidate_seed: int = 0,
                  task: int | None = None, render_mode: str | None = None) -> None:
         self.k, self.candidate_seed, self.send_cost = check_options(k, candidate_seed, send_cost, False)
-        days = horizon_days
-        number = isinstance(days, (int, float, np.integer, np.floating)) and not isinstance(days, bool)
-        if not number or not 0 < days < np.inf:
+        days, number = horizon_days, isinstance(horizon_days, (int, float, np.integer, np.floating))
+        if not number or isinstance(days, bool) or not 0 < days < np.inf:
             raise ValueError(f"horizon_days must be a number of days > 0; got {horizon_days!r}")
         self.horizon_days = float(horizon_days)
         self.observation_space = horizon_space(self.k, self.horizon_days)
