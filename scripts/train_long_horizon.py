@@ -30,31 +30,45 @@ COUNTERS = ("app_counts", "days_into_episode", "hours_since_last")  # the Box en
 
 
 class Trained:
-    """A trained model on the policy interface: deterministic, masked actions."""
+    """A trained model on the policy interface: masked actions, the most likely one
+    (``deterministic``) or drawn from the policy's distribution."""
 
-    def __init__(self, model: Any, normalize: Any) -> None:
-        self.model, self.normalize = model, normalize
+    def __init__(self, model: Any, normalize: Any, deterministic: bool = True) -> None:
+        self.model, self.normalize, self.deterministic = model, normalize, deterministic
 
     def act(self, observation: dict[str, Any]) -> int:
         mask = np.append(np.asarray(observation["candidate_mask"], dtype=bool), True)
-        action, _ = self.model.predict(self.normalize.normalize_obs(observation), deterministic=True,
-                                       action_masks=mask)
+        action, _ = self.model.predict(self.normalize.normalize_obs(observation),
+                                       deterministic=self.deterministic, action_masks=mask)
         return int(action)
 
     def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
         return None
 
 
-def held_out_score(model: Any, normalize: Any, split: str, held_out: list[int], options: Options) -> float:
+def held_out_score(model: Any, normalize: Any, split: str, held_out: list[int], options: Options,
+                   deterministic: bool = True) -> float:
     """Mean over ``held_out`` of the mean opens per replicate (the board's entropy)."""
+    import torch
+
+    torch.manual_seed(0)  # the policy's own draws when it samples (the outcomes are the board's)
     scores = []
     for user in held_out:
         env = LongHorizonEnv(split, user=user, k=options.k, horizon_days=options.horizon_days,
                              send_cost=options.send_cost, task=2)
-        policy = Trained(model, normalize)
+        policy = Trained(model, normalize, deterministic)
         scores.append(np.mean([play(env, policy, outcome_entropy(user, r, options.entropy))[0]
                                for r in range(options.replicates)]))
     return float(np.mean(scores))
+
+
+def report(model: Any, normalize: Any, split: str, held_out: list[int], options: Options, what: str) -> None:
+    """Print the held-out score of the most likely actions and of actions drawn from the policy."""
+    normalize.training = False
+    scores = [held_out_score(model, normalize, split, held_out, options, d) for d in (True, False)]
+    normalize.training = True
+    print(f"  {model.num_timesteps:>9,} steps  held-out opens per user {scores[0]:.1f} most likely action, "
+          f"{scores[1]:.1f} sampled  ({what})", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--ent-coef", type=float, default=0.001)
     parser.add_argument("--extractor", choices=("slot", "flat"), default="slot")
+    parser.add_argument("--hold-bias", type=float, default=0.0)
     args = parser.parse_args(argv)
     if args.steps < 1 or args.eval_every < 1 or args.replicates < 1:
         parser.exit(2, "train_long_horizon.py: --steps, --eval-every and --replicates must be >= 1\n")
@@ -96,20 +111,20 @@ def main(argv: list[str] | None = None) -> int:
                         gamma=args.gamma, ent_coef=args.ent_coef, seed=args.seed, device="cpu", verbose=0,
                         policy_kwargs=slot_policy_kwargs() if slot else None)
     if slot:
-        read_scores(model)
-    print(f"MaskablePPO ({args.extractor} extractor, gamma {args.gamma:g}, ent_coef {args.ent_coef:g}) on "
+        read_scores(model, args.hold_bias)
+    else:
+        with torch.no_grad():
+            model.policy.action_net.bias[-1] = args.hold_bias
+    print(f"MaskablePPO ({args.extractor} extractor, gamma {args.gamma:g}, ent_coef {args.ent_coef:g}, "
+          f"hold bias {args.hold_bias:g}) on "
           f"{len(train_users)} training users of {args.split} ({args.train_days:g}-day episodes); scored on "
           f"{len(held_out)} held-out users ({options.horizon_days:g} days), {args.replicates} replicates")
+    report(model, envs, args.split, held_out, options, "the start")
     started = time.perf_counter()
     while model.num_timesteps < args.steps:
         model.learn(total_timesteps=min(args.eval_every, args.steps - model.num_timesteps),
                     reset_num_timesteps=False)
-        trained = time.perf_counter() - started
-        envs.training = False
-        score = held_out_score(model, envs, args.split, held_out, options)
-        envs.training = True
-        print(f"  {model.num_timesteps:>9,} steps  held-out opens per user {score:.1f}  "
-              f"(training {trained:.0f} s)", flush=True)
+        report(model, envs, args.split, held_out, options, f"training {time.perf_counter() - started:.0f} s")
     return 0
 
 
