@@ -156,7 +156,8 @@ def test_candidate_history_counts_the_apps_own_sends_by_channel_and_subject(env)
     assert env.observation_space.contains(observation)
 
 
-@pytest.mark.parametrize("name", ["slot-0", "random", "greedy", "threshold", "planner", "linucb"])
+@pytest.mark.parametrize("name", ["slot-0", "random", "history-cap", "greedy", "threshold", "planner",
+                                  "linucb"])
 @pytest.mark.parametrize("send_cost", [0.0, 0.2])
 def test_no_policy_beats_the_bound(name, send_cost):
     env = LongHorizonEnv(SPLIT, user=USER, horizon_days=5, send_cost=send_cost)
@@ -182,6 +183,37 @@ def test_no_random_sender_beats_the_bound(env, send_rate, entropy):
         _, _, terminated, _, info = env.step(action)
         expected += env.last_p_open - env.send_cost if info["sent"] else 0.0
     assert expected <= bound + 1e-9
+
+
+@pytest.mark.parametrize("rate", [0.1, 0.5])
+def test_random_rate_sends_at_its_rate(env, rate):
+    made = policy(env, "random", rate=rate)
+    observation, _ = env.reset(options={"outcome_entropy": 9})
+    sends = holds = 0
+    for _ in range(600):
+        action = made.act(observation)
+        observation, _, terminated, _, info = env.step(action)
+        sends, holds = sends + info["sent"], holds + (not info["sent"])
+        if terminated:
+            break
+    share = sends / (sends + holds)
+    assert abs(share - rate) < 4 * np.sqrt(rate * (1 - rate) / (sends + holds)) + 0.02
+
+
+def test_history_cap_sends_the_best_observed_rate_under_its_cap(env):
+    made = policy(env, "history-cap", cap=3)
+    observation, _ = env.reset(options={"outcome_entropy": 11})
+    terminated = False
+    while not terminated:
+        history = observation["candidate_history"]
+        action = made.act(observation)
+        if action != env.hold:
+            allowed = np.flatnonzero(observation["candidate_mask"])
+            best = np.maximum(history[allowed, 1], history[allowed, 3]).max()
+            assert max(history[action, 1], history[action, 3]) == pytest.approx(best)
+            assert observation["app_counts"][0] < 3
+        observation, _, terminated, _, _ = env.step(action)
+        assert observation["app_counts"][0] <= 3  # sends in the last 24 hours
 
 
 def test_bad_options_are_one_line_errors():

@@ -6,7 +6,11 @@ simulated user's public what-if (``candidate_probabilities``: the true P(open) n
 ``annoyance_after``: the annoyance a send would leave; the long-term user's ``tolerance``).
 
 - ``hold`` never sends; ``slot-0`` always sends the first slot (when it is allowed); ``random``
-  a uniform allowed candidate;
+  a uniform allowed candidate, at each context with probability ``rate`` (1 by default; the
+  board tunes it as ``random-rate``);
+- ``history-cap``: no model: at most ``cap`` sends in the last 24 hours, each the candidate whose
+  channel or subject has the best smoothed open rate among the app's own sends so far
+  (``candidate_history``), at each context with probability ``rate``;
 - ``greedy``: the myopic true model: its best candidate whenever its P(open) now exceeds the
   send cost;
 - ``threshold``: the best candidate when its true P(open) now is at least ``theta``;
@@ -44,6 +48,7 @@ class HorizonSetting:
     theta: float = 0.0
     cap: int = 1_000_000
     rho: float = np.inf
+    rate: float = 1.0
     env: LongHorizonEnv | None = None
     shared: dict = field(default_factory=dict)
 
@@ -86,7 +91,24 @@ class RandomSlot(Static):
 
     def act(self, observation: dict[str, Any]) -> int:
         slots = allowed_slots(observation)
-        return int(self.rng.choice(slots)) if len(slots) else self.hold
+        if not len(slots) or self.rng.random() >= self.setting.rate:
+            return self.hold
+        return int(self.rng.choice(slots))
+
+
+class HistoryCap(RandomSlot):
+    """No model: at most ``cap`` sends in the last 24 hours, at each context with probability
+    ``rate``, of the candidate whose channel or subject has the app's best smoothed open rate so
+    far (``candidate_history``; ties at random)."""
+
+    def act(self, observation: dict[str, Any]) -> int:
+        slots = allowed_slots(observation)
+        s = self.setting
+        if not len(slots) or observation["app_counts"][0] >= s.cap or self.rng.random() >= s.rate:
+            return self.hold
+        history = np.asarray(observation["candidate_history"]).reshape(s.k, -1)[slots]
+        rates = np.maximum(history[:, 1], history[:, 3]) + 1e-9 * self.rng.random(len(slots))
+        return int(slots[np.argmax(rates)])
 
 
 class Threshold(Static):
@@ -177,6 +199,7 @@ HORIZON_BASELINES: dict[str, HorizonBaseline] = {b.name: b for b in (
     HorizonBaseline("hold", "never send", Never),
     HorizonBaseline("slot-0", "always send slot 0", FirstSlot),
     HorizonBaseline("random", "uniform random candidate", RandomSlot),
+    HorizonBaseline("history-cap", "best observed open rate, capped a day", HistoryCap),
     HorizonBaseline("linucb", "LinUCB, online, under the tuned daily cap", CappedLinUCB),
     HorizonBaseline("greedy", "myopic greedy true model", Threshold, reads_truth=True),
     HorizonBaseline("threshold", "threshold on the true P(open), tuned", Threshold, reads_truth=True),
@@ -185,5 +208,5 @@ HORIZON_BASELINES: dict[str, HorizonBaseline] = {b.name: b for b in (
                     reads_truth=True),
 )}
 
-__all__ = ["HORIZON_BASELINES", "CappedLinUCB", "HorizonBaseline", "HorizonSetting", "Threshold",
-           "allowed_slots", "horizon_bound"]
+__all__ = ["HORIZON_BASELINES", "CappedLinUCB", "HistoryCap", "HorizonBaseline", "HorizonSetting",
+           "Threshold", "allowed_slots", "horizon_bound"]

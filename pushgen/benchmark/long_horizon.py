@@ -34,6 +34,7 @@ from pushgen.text_tables import markdown_table
 BOARD_SEED = 34
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 CAPS = (2, 5, 10, 20, 50)
+RATES = (0.02, 0.05, 0.1, 0.2, 0.5)
 PLANNER_GRID = tuple(product((0.0, 0.1, 0.2, 0.3, 0.4), (0.5, 0.8, 1.0)))  # (theta, rho)
 PLANNING = ("planning oracle", "threshold", "daily-cap")
 
@@ -106,14 +107,18 @@ def best_knobs(table: pd.DataFrame, configs: dict[str, tuple[str, dict]]) -> dic
 
 
 def tune(split: str | Path, users: list[int], options: Options) -> dict[str, dict]:
-    """The heuristics' knobs tuned on ``users`` (the training users): threshold's theta and the
-    daily cap's (cap, theta)."""
+    """The heuristics' knobs tuned on ``users`` (the training users): threshold's theta, the
+    daily cap's (cap, theta), the send rate of ``random-rate`` and the cap of ``history-cap``."""
     thresholds = {f"theta {t}": ("threshold", {"theta": t}) for t in THRESHOLDS}
     caps = {f"cap {c} theta {t}": ("daily-cap", {"cap": c, "theta": t})
             for c, t in product(CAPS, (0.0, *THRESHOLDS[:3]))}
-    table = score(split, users, {**thresholds, **caps}, replace(options, replicates=options.tune_replicates))
-    return {"threshold": best_knobs(table[table.policy.isin(thresholds)], thresholds),
-            "daily-cap": best_knobs(table[table.policy.isin(caps)], caps)}
+    rates = {f"rate {r}": ("random", {"rate": r}) for r in RATES}
+    history = {f"history cap {c}": ("history-cap", {"cap": c}) for c in CAPS}
+    families: dict[str, dict[str, tuple[str, dict]]] = {
+        "threshold": thresholds, "daily-cap": caps, "random-rate": rates, "history-cap": history}
+    configs = {name: config for family in families.values() for name, config in family.items()}
+    table = score(split, users, configs, replace(options, replicates=options.tune_replicates))
+    return {row: best_knobs(table[table.policy.isin(family)], family) for row, family in families.items()}
 
 
 def held_out_table(split: str | Path, users: list[int], knobs: dict[str, dict], options: Options
@@ -123,6 +128,8 @@ def held_out_table(split: str | Path, users: list[int], knobs: dict[str, dict], 
     configs: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in cheap}
     configs["threshold"] = ("threshold", knobs["threshold"])
     configs["daily-cap"] = ("daily-cap", knobs["daily-cap"])
+    configs["random-rate"] = ("random", knobs["random-rate"])
+    configs["history-cap"] = ("history-cap", knobs["history-cap"])
     configs["linucb"] = ("linucb", {"cap": knobs["daily-cap"]["cap"]})
     planners = {f"planner {t} {r}": ("planner", {"theta": t, "rho": r}) for t, r in PLANNER_GRID}
     table = score(split, users, {**configs, **planners}, options)
@@ -201,7 +208,9 @@ def markdown(result: Board) -> str:
             "an app the task can play), "
             f"{o.replicates} replicates each, k {o.k}, {o.horizon_days:g} days, send cost {o.send_cost:g}. "
             f"Tuned on the training users ({o.tune_replicates} replicates): threshold theta "
-            f"{threshold['theta']:g}; daily cap {cap['cap']} a day with theta {cap['theta']:g}.\n")
+            f"{threshold['theta']:g}; daily cap {cap['cap']} a day with theta {cap['theta']:g}; random-rate "
+            f"sends at {result.knobs['random-rate']['rate']:g} of the contexts; history-cap at most "
+            f"{result.knobs['history-cap']['cap']} a day.\n")
 
 
 __all__ = ["BOARD_SEED", "Board", "Options", "board", "held_out_table", "markdown", "outcome_entropy", "play",
