@@ -19,56 +19,96 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from pushgen.benchmark.long_horizon import Options, outcome_entropy, play, users
+from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting
+from pushgen.benchmark.long_horizon import BOARD_SEED, Options, outcome_entropy, play, users
 from pushgen.envs.long_horizon import LongHorizonEnv
+from pushgen.replay.metrics import paired
 
 COUNTERS = ("app_counts", "days_into_episode", "hours_since_last")  # the Box entries, normalised
 
 
 class Trained:
     """A trained model on the policy interface: masked actions, the most likely one
-    (``deterministic``) or drawn from the policy's distribution."""
+    (``deterministic``) or drawn from the policy's distribution; counts its steps and sends."""
 
     def __init__(self, model: Any, normalize: Any, deterministic: bool = True) -> None:
         self.model, self.normalize, self.deterministic = model, normalize, deterministic
+        self.steps = self.sends = 0
 
     def act(self, observation: dict[str, Any]) -> int:
         mask = np.append(np.asarray(observation["candidate_mask"], dtype=bool), True)
         action, _ = self.model.predict(self.normalize.normalize_obs(observation),
                                        deterministic=self.deterministic, action_masks=mask)
+        self.steps, self.sends = self.steps + 1, self.sends + int(action != len(mask) - 1)
         return int(action)
 
     def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
         return None
 
 
-def held_out_score(model: Any, normalize: Any, split: str, held_out: list[int], options: Options,
-                   deterministic: bool = True) -> float:
-    """Mean over ``held_out`` of the mean opens per replicate (the board's entropy)."""
-    import torch
-
-    torch.manual_seed(0)  # the policy's own draws when it samples (the outcomes are the board's)
+def held_out_scores(make: Callable[[LongHorizonEnv, int], Any], split: str, held_out: list[int],
+                    options: Options) -> np.ndarray:
+    """Per held-out user, the mean opens over the replicates (the board's entropy) of the policy
+    ``make(env, user)`` returns."""
     scores = []
     for user in held_out:
         env = LongHorizonEnv(split, user=user, k=options.k, horizon_days=options.horizon_days,
                              send_cost=options.send_cost, task=2)
-        policy = Trained(model, normalize, deterministic)
+        policy = make(env, user)
         scores.append(np.mean([play(env, policy, outcome_entropy(user, r, options.entropy))[0]
                                for r in range(options.replicates)]))
-    return float(np.mean(scores))
+    return np.array(scores)
 
 
-def report(model: Any, normalize: Any, split: str, held_out: list[int], options: Options, what: str) -> None:
-    """Print the held-out score of the most likely actions and of actions drawn from the policy."""
+def trained_scores(model: Any, normalize: Any, split: str, held_out: list[int], options: Options,
+                   deterministic: bool) -> tuple[np.ndarray, float]:
+    """The trained policy's per-user scores and its share of steps that send."""
+    import torch
+
+    torch.manual_seed(0)  # the policy's own draws when it samples (the outcomes are the board's)
+    policy = Trained(model, normalize, deterministic)
     normalize.training = False
-    scores = [held_out_score(model, normalize, split, held_out, options, d) for d in (True, False)]
+    scores = held_out_scores(lambda env, user: policy, split, held_out, options)
     normalize.training = True
-    print(f"  {model.num_timesteps:>9,} steps  held-out opens per user {scores[0]:.1f} most likely action, "
-          f"{scores[1]:.1f} sampled  ({what})", flush=True)
+    return scores, policy.sends / max(policy.steps, 1)
+
+
+def report(model: Any, normalize: Any, split: str, held_out: list[int], options: Options, what: str
+           ) -> tuple[np.ndarray, float]:
+    """Print the held-out score of the most likely actions and of actions drawn from the policy;
+    return the drawn ones' per-user scores and send share."""
+    likely, _ = trained_scores(model, normalize, split, held_out, options, True)
+    drawn, share = trained_scores(model, normalize, split, held_out, options, False)
+    print(f"  {model.num_timesteps:>9,} steps  held-out opens per user {likely.mean():.1f} most likely "
+          f"action, {drawn.mean():.1f} sampled (sends at {share:.3f} of the steps)  ({what})", flush=True)
+    return drawn, share
+
+
+def baseline(name: str, options: Options, **knobs: Any) -> Callable[[LongHorizonEnv, int], Any]:
+    """A maker of the board's baseline ``name`` with ``knobs`` for ``held_out_scores``."""
+    made = HORIZON_BASELINES[name]
+
+    def make(env: LongHorizonEnv, user: int) -> Any:
+        seed = np.random.SeedSequence([BOARD_SEED, user])
+        return made.make(HorizonSetting(options.k, seed, **knobs, env=env if made.reads_truth else None))
+
+    return make
+
+
+def compare(drawn: np.ndarray, share: float, split: str, held_out: list[int], options: Options) -> None:
+    """The trained (sampled) policy against the myopic greedy true model and against a uniform
+    random candidate sent at the trained policy's own send share, on the same draws."""
+    for label, make in (("greedy true model", baseline("greedy", options)),
+                        (f"random at {share:.3f} of the steps", baseline("random", options, rate=share))):
+        scores = held_out_scores(make, split, held_out, options)
+        c = paired(drawn, scores)
+        print(f"  vs {label} ({scores.mean():.1f}): {c['difference']:+.1f} "
+              f"[{c['low']:+.1f}, {c['high']:+.1f}] per held-out user, paired 95%", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,14 +123,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ent-coef", type=float, default=0.001)
     parser.add_argument("--extractor", choices=("slot", "flat"), default="slot")
     parser.add_argument("--hold-bias", type=float, default=0.0)
+    parser.add_argument("--reward-scale", choices=("per-user", "shared"), default="per-user",
+                        help="normalise each training user's rewards by its own returns, or all together")
+    parser.add_argument("--train-send-cost", type=float, default=0.0,
+                        help="a cost per send in the training episodes only (scored: opens)")
     args = parser.parse_args(argv)
     if args.steps < 1 or args.eval_every < 1 or args.replicates < 1:
         parser.exit(2, "train_long_horizon.py: --steps, --eval-every and --replicates must be >= 1\n")
-    if not args.train_days > 0 or not 0 < args.gamma <= 1 or not args.ent_coef >= 0:
+    if not (args.train_days > 0 and 0 < args.gamma <= 1 and min(args.ent_coef, args.train_send_cost) >= 0):
         parser.exit(2, "train_long_horizon.py: --train-days must be > 0, --gamma in (0, 1], "
-                    "--ent-coef >= 0\n")
+                    "--ent-coef and --train-send-cost >= 0\n")
     try:
+        import gymnasium as gym
         import torch
+        from gymnasium.wrappers import NormalizeReward
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
@@ -103,10 +149,17 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     options = Options(replicates=args.replicates)
     train_users, held_out = users(args.split, 1), users(args.split, 2)
-    single = DummyVecEnv([lambda u=u: LongHorizonEnv(args.split, user=u, task=1, horizon_days=args.train_days)
-                          for u in train_users])
+    per_user = args.reward_scale == "per-user"
+
+    def training_env(user: int) -> gym.Env:
+        env = LongHorizonEnv(args.split, user=user, task=1, horizon_days=args.train_days,
+                             send_cost=args.train_send_cost)
+        return NormalizeReward(env, gamma=args.gamma) if per_user else env
+
+    single = DummyVecEnv([lambda u=u: training_env(u) for u in train_users])
     slot = args.extractor == "slot"  # the slot scorer scales its own counts
-    envs = VecNormalize(single, norm_obs=not slot, norm_obs_keys=list(COUNTERS), gamma=args.gamma)
+    envs = VecNormalize(single, norm_obs=not slot, norm_obs_keys=list(COUNTERS), norm_reward=not per_user,
+                        gamma=args.gamma)
     model = MaskablePPO("MultiInputPolicy", envs, n_steps=256, batch_size=512, n_epochs=4, learning_rate=3e-4,
                         gamma=args.gamma, ent_coef=args.ent_coef, seed=args.seed, device="cpu", verbose=0,
                         policy_kwargs=slot_policy_kwargs() if slot else None)
@@ -116,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         with torch.no_grad():
             model.policy.action_net.bias[-1] = args.hold_bias
     print(f"MaskablePPO ({args.extractor} extractor, gamma {args.gamma:g}, ent_coef {args.ent_coef:g}, "
-          f"hold bias {args.hold_bias:g}) on "
+          f"hold bias {args.hold_bias:g}, training send cost {args.train_send_cost:g}, rewards scaled "
+          f"{args.reward_scale}) on "
           f"{len(train_users)} training users of {args.split} ({args.train_days:g}-day episodes); scored on "
           f"{len(held_out)} held-out users ({options.horizon_days:g} days), {args.replicates} replicates")
     report(model, envs, args.split, held_out, options, "the start")
@@ -124,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     while model.num_timesteps < args.steps:
         model.learn(total_timesteps=min(args.eval_every, args.steps - model.num_timesteps),
                     reset_num_timesteps=False)
-        report(model, envs, args.split, held_out, options, f"training {time.perf_counter() - started:.0f} s")
+        drawn, share = report(model, envs, args.split, held_out, options,
+                              f"training {time.perf_counter() - started:.0f} s")
+    compare(drawn, share, args.split, held_out, options)
     return 0
 
 

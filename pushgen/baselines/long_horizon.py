@@ -19,7 +19,8 @@ simulated user's public what-if (``candidate_probabilities``: the true P(open) n
   ``theta`` and the annoyance it would leave stays below ``rho`` times the user's tolerance (the
   planning oracle is the best of the family per user);
 - ``linucb``: LinUCB (``pushgen.baselines.selection_online``) learning from the sampled opens
-  only, sending its best upper bound when it is at least ``theta`` and under the daily ``cap``;
+  only, sending its best upper bound when it is at least ``theta`` and under the daily ``cap``
+  (the board tunes ``theta`` on the training users);
 - ``horizon_bound``: the proven upper bound (computed, not played).
 """
 
@@ -200,7 +201,7 @@ HORIZON_BASELINES: dict[str, HorizonBaseline] = {b.name: b for b in (
     HorizonBaseline("slot-0", "always send slot 0", FirstSlot),
     HorizonBaseline("random", "uniform random candidate", RandomSlot),
     HorizonBaseline("history-cap", "best observed open rate, capped a day", HistoryCap),
-    HorizonBaseline("linucb", "LinUCB, online, under the tuned daily cap", CappedLinUCB),
+    HorizonBaseline("linucb", "LinUCB, online, with a tuned least upper bound", CappedLinUCB),
     HorizonBaseline("greedy", "myopic greedy true model", Threshold, reads_truth=True),
     HorizonBaseline("threshold", "threshold on the true P(open), tuned", Threshold, reads_truth=True),
     HorizonBaseline("daily-cap", "daily cap with a threshold, tuned", Threshold, reads_truth=True),

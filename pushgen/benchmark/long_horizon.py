@@ -35,6 +35,7 @@ BOARD_SEED = 34
 THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
 CAPS = (2, 5, 10, 20, 50)
 RATES = (0.02, 0.05, 0.1, 0.2, 0.5)
+BOUNDS = (0.0, 0.3, 0.5, 0.7, 0.9)  # linucb's least upper bound worth a send
 PLANNER_GRID = tuple(product((0.0, 0.1, 0.2, 0.3, 0.4), (0.5, 0.8, 1.0)))  # (theta, rho)
 PLANNING = ("planning oracle", "threshold", "daily-cap")
 
@@ -108,14 +109,17 @@ def best_knobs(table: pd.DataFrame, configs: dict[str, tuple[str, dict]]) -> dic
 
 def tune(split: str | Path, users: list[int], options: Options) -> dict[str, dict]:
     """The heuristics' knobs tuned on ``users`` (the training users): threshold's theta, the
-    daily cap's (cap, theta), the send rate of ``random-rate`` and the cap of ``history-cap``."""
+    daily cap's (cap, theta), the send rate of ``random-rate``, the cap of ``history-cap`` and the
+    least upper bound LinUCB sends (under the grid's largest cap)."""
     thresholds = {f"theta {t}": ("threshold", {"theta": t}) for t in THRESHOLDS}
     caps = {f"cap {c} theta {t}": ("daily-cap", {"cap": c, "theta": t})
             for c, t in product(CAPS, (0.0, *THRESHOLDS[:3]))}
     rates = {f"rate {r}": ("random", {"rate": r}) for r in RATES}
     history = {f"history cap {c}": ("history-cap", {"cap": c}) for c in CAPS}
+    bounds = {f"linucb theta {t}": ("linucb", {"cap": max(CAPS), "theta": t}) for t in BOUNDS}
     families: dict[str, dict[str, tuple[str, dict]]] = {
-        "threshold": thresholds, "daily-cap": caps, "random-rate": rates, "history-cap": history}
+        "threshold": thresholds, "daily-cap": caps, "random-rate": rates, "history-cap": history,
+        "linucb": bounds}
     configs = {name: config for family in families.values() for name, config in family.items()}
     table = score(split, users, configs, replace(options, replicates=options.tune_replicates))
     return {row: best_knobs(table[table.policy.isin(family)], family) for row, family in families.items()}
@@ -130,7 +134,7 @@ def held_out_table(split: str | Path, users: list[int], knobs: dict[str, dict], 
     configs["daily-cap"] = ("daily-cap", knobs["daily-cap"])
     configs["random-rate"] = ("random", knobs["random-rate"])
     configs["history-cap"] = ("history-cap", knobs["history-cap"])
-    configs["linucb"] = ("linucb", {"cap": knobs["daily-cap"]["cap"]})
+    configs["linucb"] = ("linucb", knobs["linucb"])
     planners = {f"planner {t} {r}": ("planner", {"theta": t, "rho": r}) for t, r in PLANNER_GRID}
     table = score(split, users, {**configs, **planners}, options)
     family = table[table.policy.isin(planners)]
@@ -210,7 +214,8 @@ def markdown(result: Board) -> str:
             f"Tuned on the training users ({o.tune_replicates} replicates): threshold theta "
             f"{threshold['theta']:g}; daily cap {cap['cap']} a day with theta {cap['theta']:g}; random-rate "
             f"sends at {result.knobs['random-rate']['rate']:g} of the contexts; history-cap at most "
-            f"{result.knobs['history-cap']['cap']} a day.\n")
+            f"{result.knobs['history-cap']['cap']} a day; linucb sends an upper bound of at least "
+            f"{result.knobs['linucb']['theta']:g}, at most {result.knobs['linucb']['cap']} a day.\n")
 
 
 __all__ = ["BOARD_SEED", "Board", "Options", "board", "held_out_table", "markdown", "outcome_entropy", "play",
