@@ -45,7 +45,35 @@ def episode_card(log: EpisodeLog, description: dict) -> str:
 
 
 def write_episode_log(log: EpisodeLog, out: Path, force: bool = False) -> dict:
-    """Write ``log`` as a folder at ``out``; returns its description (``log.json``)."""
+    """Write ``log`` as a folder at ``out`` (atomically: all of it or nothing).
+
+    Parameters
+    ----------
+    log : EpisodeLog
+        The logged episodes (``pushgen.ope.episodes.log_episodes``).
+    out : pathlib.Path
+        The folder to write; an existing one is replaced only with ``force``.
+    force : bool, default False
+        Replace ``out`` if it exists.
+
+    Returns
+    -------
+    dict
+        The folder's description, as written to ``log.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from pushgen.ope import read_episode_log, validate_episode_log, write_episode_log
+    >>> from pushgen.ope.episodes import HorizonOptions, log_episodes
+    >>> log = log_episodes("pushgen-mini-v4", replicates=1, options=HorizonOptions(horizon_days=0.25))
+    >>> folder = Path(tempfile.mkdtemp()) / "episodes"
+    >>> write_episode_log(log, folder)["episodes"], validate_episode_log(folder)
+    (1, [])
+    >>> len(read_episode_log(folder).steps) == len(log.steps)
+    True
+    """
     out = Path(out)
     split = resolve_split(log.recipe["split"])
     with atomic_folder(out, force, keep=(split,)) as work:
@@ -61,7 +89,27 @@ def write_episode_log(log: EpisodeLog, out: Path, force: bool = False) -> dict:
 
 
 def read_episode_log(folder: Path) -> EpisodeLog:
-    """An episode log folder read back (every file checked against ``log.json`` first)."""
+    """An episode log folder read back, every file checked against ``log.json`` first.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        A folder written by ``write_episode_log`` (or ``pushgen log SPLIT --task long-horizon``).
+
+    Returns
+    -------
+    EpisodeLog
+        Its steps and recipe.
+
+    Raises
+    ------
+    pushgen.DatasetError
+        When the folder is not an episode log, or a file is missing, unlisted or changed.
+
+    Examples
+    --------
+    See ``write_episode_log``.
+    """
     folder = Path(folder)
     description = read_description(folder)
     if not is_episode_log(description):
@@ -76,8 +124,23 @@ def read_episode_log(folder: Path) -> EpisodeLog:
 
 
 def validate_episode_log(folder: Path) -> list[str]:
-    """Every problem of an episode log folder (empty: valid): its files, its columns, each episode's
-    steps in order from 0, and every propensity equal to the logging policy's own, recomputed."""
+    """Every problem of an episode log folder: its files, its columns, each episode's steps in order
+    from 0, and every propensity equal to the logging policy's own, recomputed.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder to check.
+
+    Returns
+    -------
+    list of str
+        One line per problem; empty when the folder is a valid episode log.
+
+    Examples
+    --------
+    See ``write_episode_log``.
+    """
     try:
         log = read_episode_log(folder)
     except DatasetError as error:

@@ -1,19 +1,16 @@
 """Logged episodes of the long-horizon task (``pushgen/LongHorizon-v0``) from a known stochastic
-logging policy, the target policies, and their true values.
-
-Every policy here is a true-model policy of the task: at each step it reads the true P(open) now
+logging policy, the target policies, and their true values. Every policy here is a true-model
+policy of the task: at each step it reads the true P(open) now
 of the app's candidates (``LongHorizonEnv.candidate_probabilities``), the allowed actions and the
 sends of the last 24 hours, and gives a probability to each action (``k`` candidates and hold):
 
     pi(a) = epsilon / |allowed| + (1 - epsilon) * [a = best] s + (1 - epsilon) * [a = hold] (1 - s)
 
 where ``best`` is the candidate with the highest P(open) p and ``s`` the probability of sending it:
-``sigmoid((p - theta) / scale)`` (a softened threshold, ``scale > 0``) or ``[p >= theta and p > 0]``
-(``scale = 0``), and 0 once ``cap`` sends were made in the last 24 hours. A log records per step
-what it takes to recompute any such policy's probability of the logged action afterwards (the
-candidates' true P(open), the allowed actions, the sends of the last day), the app's public
-counters, and a state key (``state_key``) that a real system knows. (A key with the hours since the
-last send, or finer buckets, splits the log's episodes into more cells and makes MIS worse here.)
+``sigmoid((p - theta) / scale)`` (``scale > 0``) or ``[p >= theta and p > 0]`` (``scale = 0``), and
+0 once ``cap`` sends were made in the last 24 hours. A log records per step what recomputes any
+such policy's probability of the logged action (the candidates' true P(open), the allowed
+actions, the sends of the last day), the app's public counters and a state key (``state_key``).
 """
 
 from __future__ import annotations
@@ -54,6 +51,13 @@ class EpisodePolicy:
         The most sends in the last 24 hours.
     epsilon : float
         The share of uniform choices over the allowed actions.
+
+    Examples
+    --------
+    >>> from pushgen.ope import EpisodePolicy
+    >>> policy = EpisodePolicy("threshold", theta=0.4)  # candidates' P(open), allowed, sends today
+    >>> policy.probabilities([0.2, 0.5], [True, True, True], [0]).tolist()
+    [[0.0, 1.0, 0.0]]
     """
 
     name: str
@@ -92,16 +96,11 @@ TARGET_POLICIES = (
 
 
 def state_key(observation: dict, channels_on: list[bool]) -> tuple[int, int]:
-    """(sends in the last day bucketed by ``SENDS_EDGES``, 1 if a channel of the app is off) of an
-    observation and the app's channels: a summary of the app's public counters that a real system
-    keeps."""
+    """(the state's index, 1 if a channel of the app is off): the index is 2 x the sends of the last
+    day bucketed by ``SENDS_EDGES``, plus that flag: a summary of the app's public counters that a
+    real system keeps."""
     sends = int(np.searchsorted(SENDS_EDGES, observation["app_counts"][0], side="right"))
-    return sends, int(not all(channels_on))
-
-
-def state_index(key: tuple[int, int]) -> int:
-    """A state key as one integer."""
-    return key[0] * 2 + key[1]
+    return 2 * sends + int(not all(channels_on)), int(not all(channels_on))
 
 
 def _seed(*words: int) -> np.random.SeedSequence:
@@ -123,12 +122,10 @@ def play_episode(env: LongHorizonEnv, policy: EpisodePolicy, seed: np.random.See
         action = int(rng.choice(len(probabilities), p=probabilities))
         key = state_key(observation, env.channels_on())
         following, reward, terminated, _, info = env.step(action)
-        counts = observation["app_counts"].astype(int).tolist()
         records.append({"step": len(records), "context_id": int(info["context_id"]),
-                        **dict(zip(COUNTERS, counts, strict=True)),
+                        **dict(zip(COUNTERS, observation["app_counts"].astype(int).tolist(), strict=True)),
                         "hours_since_last": float(observation["hours_since_last"][0]),
-                        "channel_off": key[1], "state": state_index(key), "slot": action,
-                        "held": action == env.k,
+                        "channel_off": key[1], "state": key[0], "slot": action, "held": action == env.k,
                         "propensity": float(probabilities[action]), "reward": float(reward),
                         "p_open": p_open.tolist(), "allowed": allowed.tolist()})
         observation = following
@@ -156,7 +153,22 @@ def environments(split: str, users: list[int] | None, options: HorizonOptions) -
 
 @dataclass(repr=False)
 class EpisodeLog:
-    """Logged episodes (one row per step, ``STEP_COLUMNS``) and their recipe."""
+    """Logged episodes and their recipe.
+
+    Attributes
+    ----------
+    steps : pandas.DataFrame
+        One row per step (``STEP_COLUMNS``), each episode's rows consecutive and in order.
+    recipe : dict
+        How it was logged: ``log_episodes``' arguments and the logging policy's fields.
+
+    Examples
+    --------
+    >>> from pushgen.ope.episodes import HorizonOptions, log_episodes
+    >>> log = log_episodes("pushgen-mini-v4", replicates=1, options=HorizonOptions(horizon_days=0.25))
+    >>> log.trajectories(log.logged_policy()).episodes, log.k
+    (1, 8)
+    """
 
     steps: pd.DataFrame
     recipe: dict = field(default_factory=dict)
@@ -283,11 +295,6 @@ def true_value(split: str, policy: EpisodePolicy, users: list[int] | None = None
     """
     if episodes < 2:
         raise ValueError(f"episodes must be >= 2; got {episodes!r}")
-    totals = []
-    for env in environments(split, users, options):
-        returns = [sum(r["reward"] for r in play_episode(env, policy, _seed(seed, env.user, e, 1)))
-                   for e in range(episodes)]
-        totals.append(returns)
-    values = np.asarray(totals)
-    per_user_var = values.var(axis=1, ddof=1) / episodes
-    return float(values.mean()), float(np.sqrt(per_user_var.sum()) / len(values))
+    values = np.asarray([[sum(r["reward"] for r in play_episode(env, policy, _seed(seed, env.user, e, 1)))
+                          for e in range(episodes)] for env in environments(split, users, options)])
+    return float(values.mean()), float(np.sqrt((values.var(axis=1, ddof=1) / episodes).sum()) / len(values))

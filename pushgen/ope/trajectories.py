@@ -95,7 +95,31 @@ class Trajectories:
 
 
 def estimate_trajectories(log: Trajectories, estimator: str) -> Estimate:
-    """One of ``TRAJECTORY_ESTIMATORS`` of the target policy's value (total reward per episode)."""
+    """The target policy's value (total reward per episode) by one of ``TRAJECTORY_ESTIMATORS``.
+
+    Parameters
+    ----------
+    log : Trajectories
+        The logged episodes with both policies' probabilities of the logged actions.
+    estimator : str
+        ``"PDIS"``, ``"WPDIS"``, ``"DR"`` (needs ``log.q`` and ``log.v``) or ``"MIS"``.
+
+    Returns
+    -------
+    Estimate
+        The value, its 95% interval (NaN for WPDIS), the episodes, the effective sample size of the
+        episodes' full ratios and the largest ratio.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from pushgen.ope import Trajectories, estimate_trajectories
+    >>> log = Trajectories(episode=np.array([0, 0, 1]), step=np.array([0, 1, 0]),
+    ...                    state=np.zeros(3, dtype=int), logging_p=np.full(3, 0.5),
+    ...                    target_p=np.array([1.0, 1.0, 0.0]), reward=np.ones(3))
+    >>> round(estimate_trajectories(log, "WPDIS").value, 3)
+    1.5
+    """
     if estimator not in TRAJECTORY_ESTIMATORS:
         raise ValueError(f"estimator must be one of {', '.join(TRAJECTORY_ESTIMATORS)}; got {estimator!r}")
     w, rho = log.ratios()
