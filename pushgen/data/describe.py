@@ -37,7 +37,7 @@ from pushgen.data.describe_time import (
     table_rows,
     tally,
 )
-from pushgen.data.folder_lock import session
+from pushgen.data.folder_lock import hold, session
 from pushgen.data.user_figures import asleep_stats
 from pushgen.data.verify import verify_dataset
 from pushgen.model.catalog import app_catalog
@@ -120,10 +120,12 @@ def describe_path(path: Path) -> dict:
     return described.stats
 
 
+@session()
 def describe_tables(path: Path, calibration: bool = False) -> Described:
     """``describe_path``'s statistics together with the tables read for them (with ``calibration``,
     the figures against their targets under ``"calibration"``)."""
     path = Path(path)
+    hold(path)  # before looking: a folder being replaced is absent between two renames
     if path.is_file():
         frame = _read(path)
         stats = describe(frame)
