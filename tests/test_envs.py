@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import pushgen
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError
-from pushgen.envs import ENTRY_POINTS, GENERATION_ID, INBOX_ID, SELECTION_ID, decode, encode
+from pushgen.envs import ENTRY_POINTS, GENERATION_ID, INBOX_ID, LONG_HORIZON_ID, SELECTION_ID, decode, encode
 from pushgen.envs.spaces import CONTEXT_FEATURES, DISMISSED, NOTIFICATION_FEATURES, OPENED
 from pushgen.publishing.access import load_split
 from pushgen.replay.outcomes import outcome_generator
@@ -46,6 +46,11 @@ def run(env, actions, seed=0):
 def test_registered_on_import():
     assert GENERATION_ID in gym.registry and INBOX_ID in gym.registry
     assert gym.registry[GENERATION_ID].entry_point == "pushgen.envs.generation:NotificationGenerationEnv"
+
+
+def test_environments_with_fresh_outcome_entropy_are_registered_nondeterministic():
+    flags = {env_id: gym.spec(env_id).nondeterministic for env_id in ENTRY_POINTS}
+    assert flags == {GENERATION_ID: True, SELECTION_ID: True, LONG_HORIZON_ID: True, INBOX_ID: False}
 
 
 @pytest.mark.parametrize("env_id", sorted(ENTRY_POINTS))

@@ -27,6 +27,8 @@ ENTRY_POINTS = {
     SELECTION_ID: "pushgen.envs.selection:NotificationSelectionEnv",
     LONG_HORIZON_ID: "pushgen.envs.long_horizon:LongHorizonEnv",
 }
+# outcomes drawn from entropy drawn afresh at each reset (sampled mode, the default), not from the seed
+NONDETERMINISTIC = (GENERATION_ID, SELECTION_ID, LONG_HORIZON_ID)
 VECTOR_ENTRY_POINTS: dict[str, str] = {
     GENERATION_ID: "pushgen.envs.vector:NotificationGenerationVectorEnv",
     SELECTION_ID: "pushgen.envs.selection_vector:NotificationSelectionVectorEnv",
@@ -68,7 +70,7 @@ def register_envs() -> None:
 
     for env_id, entry_point in ENTRY_POINTS.items():
         if env_id not in registry:
-            register(id=env_id, entry_point=entry_point,
+            register(id=env_id, entry_point=entry_point, nondeterministic=env_id in NONDETERMINISTIC,
                      vector_entry_point=VECTOR_ENTRY_POINTS.get(env_id))
 
 
