@@ -259,3 +259,39 @@ def test_the_board_prints_a_fresh_runs_figures(capsys, monkeypatch):
     assert means["greedy"] < means["planning oracle"]
     assert means.drop("upper bound").max() <= means["upper bound"]
     assert f"| {means.index.get_loc('greedy') + 1} | greedy | {means['greedy']:.1f}" in printed
+
+
+def test_the_agents_own_estimates_join_its_observation_and_its_slot_scores():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.preprocessing import preprocess_obs
+
+    from pushgen.baselines.slot_scorer import SlotScorer
+
+    env = script("train_long_horizon").with_estimates(LongHorizonEnv(SPLIT, user=USER, horizon_days=3))
+    first, _ = env.reset(options={"outcome_entropy": 5})
+    assert env.observation_space.contains(first)
+    allowed = np.flatnonzero(first["candidate_mask"])
+    estimates = first["candidate_estimates"][:, 0]
+    assert (estimates[first["candidate_mask"] == 0] == 0).all() and (estimates[allowed] > 0).all()
+    observation = first
+    for _ in range(40):  # the estimates learn from the opens of what the agent sends
+        observation, *_ = env.step(int(np.flatnonzero(observation["candidate_mask"])[0]))
+    again = env.estimates.augment({k: v for k, v in first.items() if k != "candidate_estimates"})
+    assert not np.allclose(again["candidate_estimates"][allowed, 0], estimates[allowed])
+
+    torch.manual_seed(0)
+    scorer = SlotScorer(env.observation_space)
+    assert scorer.estimates_width == 1
+
+    def scores(values: np.ndarray) -> np.ndarray:
+        batch = {key: torch.as_tensor(np.asarray(value)[None]) for key, value in observation.items()}
+        batch["candidate_estimates"] = torch.as_tensor(values[None], dtype=torch.float32)
+        with torch.no_grad():
+            return scorer(preprocess_obs(batch, env.observation_space))[0, : env.unwrapped.k].numpy()
+
+    raised = observation["candidate_estimates"].copy()
+    slot = int(np.flatnonzero(observation["candidate_mask"])[0])
+    raised[slot, 0] += 5.0
+    changed = scores(raised) != scores(observation["candidate_estimates"])
+    assert changed[slot] and changed.sum() == 1  # one shared scorer, slot by slot

@@ -6,8 +6,9 @@ scores every slot with one small network of (candidate, context, hours since the
 so what it learns about a candidate in one slot holds in every slot, and scores hold with a
 network of the context alone; empty slots score ``EMPTY``. Where the observation has them (the
 long-horizon task), each slot's ``candidate_history`` joins its candidate and the app's
-``app_counts`` join the situation, counts as log1p(count) / 5. Its features are the K + 1 scores
-followed by the mean of the slots' hidden units (for the value function):
+``app_counts`` join the situation, counts as log1p(count) / 5; an agent's own per-slot
+``candidate_estimates`` (added by a wrapper) join their candidate as they are. Its features are
+the K + 1 scores followed by the mean of the slots' hidden units (for the value function):
 
     model = PPO("MultiInputPolicy", env, policy_kwargs=slot_policy_kwargs())
     read_scores(model)
@@ -53,8 +54,10 @@ class SlotScorer(BaseFeaturesExtractor):
         self.history = "candidate_history" in observation_space.spaces
         self.history_width = flatdim(observation_space["candidate_history"]) // k if self.history else 0
         self.counts_width = flatdim(observation_space["app_counts"]) if self.history else 0
+        estimates = observation_space.spaces.get("candidate_estimates")
+        self.estimates_width = flatdim(estimates) // k if estimates is not None else 0
         situation = sum(discrete_size(observation_space[f]) for f in CONTEXT_FEATURES) + 1 + self.counts_width
-        width = self.slot_width + self.history_width + situation
+        width = self.slot_width + self.history_width + self.estimates_width + situation
         self.slot = nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU())
         self.score = nn.Linear(hidden, 1)
         self.hold = nn.Sequential(nn.Linear(situation, hidden), nn.ReLU(), nn.Linear(hidden, 1))
@@ -71,6 +74,9 @@ class SlotScorer(BaseFeaturesExtractor):
             history = observations["candidate_history"].reshape(n, self.k, self.history_width)
             counts = torch.log1p(history[:, :, 0::2]) / 5.0  # (sends, rate) pairs: scale the sends
             slots = torch.cat([slots, counts, history[:, :, 1::2]], dim=2)
+        if self.estimates_width:
+            estimates = observations["candidate_estimates"].reshape(n, self.k, self.estimates_width)
+            slots = torch.cat([slots, estimates], dim=2)
         situation = torch.cat(parts, dim=1)
         joined = torch.cat([slots, situation[:, None, :].expand(-1, self.k, -1)], dim=2)
         hidden = self.slot(joined)
