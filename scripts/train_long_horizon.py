@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, allowed_slots
+from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, allowed_first
 from pushgen.baselines.selection_online import LinUCB
 from pushgen.benchmark.long_horizon import BOARD_SEED, Options, outcome_entropy, play, users
 from pushgen.envs.long_horizon import LongHorizonEnv
@@ -47,13 +47,9 @@ class OnlineEstimates:
         self.learner, self.slots = LinUCB(None), np.zeros(0, dtype=int)
 
     def augment(self, observation: dict[str, Any]) -> dict[str, Any]:
-        self.slots = allowed_slots(observation)
+        self.slots, packed = allowed_first(observation, self.k)
         estimates = np.zeros((self.k, 1), dtype=np.float32)
         if len(self.slots):
-            packed = dict(observation)  # the allowed candidates first, as LinUCB reads them
-            candidates = np.asarray(observation["candidates"]).reshape(self.k, -1)
-            packed["candidates"] = candidates[self.slots].ravel()
-            packed["candidate_mask"] = np.ones(len(self.slots), dtype=np.int8)
             estimates[self.slots, 0] = self.learner.upper_bounds(packed)
         return {**observation, "candidate_estimates": estimates}
 

@@ -64,6 +64,16 @@ def allowed_slots(observation: dict[str, Any]) -> np.ndarray:
     return np.flatnonzero(np.asarray(observation["candidate_mask"]))
 
 
+def allowed_first(observation: dict[str, Any], k: int) -> tuple[np.ndarray, dict[str, Any]]:
+    """The allowed slots, and the observation with only their candidates, in slot order (as the
+    selection task's learners read a slate)."""
+    slots = allowed_slots(observation)
+    packed = dict(observation)
+    packed["candidates"] = np.asarray(observation["candidates"]).reshape(k, -1)[slots].ravel()
+    packed["candidate_mask"] = np.ones(len(slots), dtype=np.int8)
+    return slots, packed
+
+
 class Static(NoHistory):
     """A policy that does not learn."""
 
@@ -146,13 +156,10 @@ class CappedLinUCB(NoHistory):
 
     def act(self, observation: dict[str, Any]) -> int:
         s = self.setting
-        slots = allowed_slots(observation)
+        slots, packed = allowed_first(observation, s.k)
         self._slots = None
         if observation["app_counts"][0] >= s.cap or not len(slots):
             return self.hold
-        packed = dict(observation)  # the allowed candidates first, as LinUCB reads them
-        packed["candidates"] = np.asarray(observation["candidates"]).reshape(s.k, -1)[slots].ravel()
-        packed["candidate_mask"] = np.ones(len(slots), dtype=np.int8)
         score = self.learner.upper_bounds(packed)
         j = int(np.argmax(score))
         if score[j] < s.theta:
@@ -210,4 +217,4 @@ HORIZON_BASELINES: dict[str, HorizonBaseline] = {b.name: b for b in (
 )}
 
 __all__ = ["HORIZON_BASELINES", "CappedLinUCB", "HistoryCap", "HorizonBaseline", "HorizonSetting",
-           "Threshold", "allowed_slots", "horizon_bound"]
+           "Threshold", "allowed_first", "allowed_slots", "horizon_bound"]
