@@ -156,9 +156,11 @@ class CappedLinUCB(NoHistory):
 
     def act(self, observation: dict[str, Any]) -> int:
         s = self.setting
-        slots, packed = allowed_first(observation, s.k)
         self._slots = None
-        if observation["app_counts"][0] >= s.cap or not len(slots):
+        if observation["app_counts"][0] >= s.cap:
+            return self.hold
+        slots, packed = allowed_first(observation, s.k)
+        if not len(slots):
             return self.hold
         score = self.learner.upper_bounds(packed)
         j = int(np.argmax(score))

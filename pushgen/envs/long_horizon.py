@@ -26,7 +26,7 @@ from pushgen.envs.horizon import (
 )
 from pushgen.envs.online import simulated_user
 from pushgen.envs.outcomes import fresh_entropy, outcome_entropy_of, outcome_generator
-from pushgen.envs.slates import check_options, check_slot
+from pushgen.envs.slates import check_options, check_slot, is_number
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.catalog import app_catalog
 from pushgen.model.long_term import EVENTS, abandonable
@@ -136,8 +136,7 @@ class LongHorizonEnv(ReplayEnv):
                  horizon_days: float = 42.0, send_cost: float = 0.0, candidate_seed: int = 0,
                  task: int | None = None, render_mode: str | None = None) -> None:
         self.k, self.candidate_seed, self.send_cost = check_options(k, candidate_seed, send_cost, False)
-        days, number = horizon_days, isinstance(horizon_days, (int, float, np.integer, np.floating))
-        if not number or isinstance(days, bool) or not 0 < days < np.inf:
+        if not is_number(horizon_days) or not 0 < horizon_days < np.inf:
             raise ValueError(f"horizon_days must be a number of days > 0; got {horizon_days!r}")
         self.horizon_days = float(horizon_days)
         self.observation_space = horizon_space(self.k, self.horizon_days)

@@ -47,6 +47,11 @@ def selection_space(k: int) -> spaces.Dict:
     })
 
 
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (a bool is not)."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+
+
 def check_options(k: Any, candidate_seed: Any, cost: Any, stationary: Any,
                   **flags: Any) -> tuple[int, int, float]:
     """The selection options checked: one-line errors naming the parameter."""
@@ -55,8 +60,7 @@ def check_options(k: Any, candidate_seed: Any, cost: Any, stationary: Any,
     if (isinstance(candidate_seed, bool) or not isinstance(candidate_seed, (int, np.integer))
             or candidate_seed < 0):
         raise ValueError(f"candidate_seed must be a whole number >= 0; got {candidate_seed!r}")
-    if (isinstance(cost, bool) or not isinstance(cost, (int, float, np.integer, np.floating))
-            or not math.isfinite(cost) or cost < 0):
+    if not is_number(cost) or not math.isfinite(cost) or cost < 0:
         raise ValueError(f"cost (per notification sent) must be a finite number >= 0; got {cost!r}")
     for name, value in {"stationary": stationary, **flags}.items():
         if not isinstance(value, (bool, np.bool_)):

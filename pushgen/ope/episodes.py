@@ -1,8 +1,8 @@
 """Logged episodes of the long-horizon task (``pushgen/LongHorizon-v0``) from a known stochastic
 logging policy, the target policies, and their true values. Every policy here is a true-model
-policy of the task: at each step it reads the true P(open) now
-of the app's candidates (``LongHorizonEnv.candidate_probabilities``), the allowed actions and the
-sends of the last 24 hours, and gives a probability to each action (``k`` candidates and hold):
+policy of the task: at each step it reads the true P(open) now of the app's candidates
+(``LongHorizonEnv.candidate_probabilities``), the allowed actions and the sends of the last 24
+hours, and gives a probability to each action (``k`` candidates and hold):
 
     pi(a) = epsilon / |allowed| + (1 - epsilon) * [a = best] s + (1 - epsilon) * [a = hold] (1 - s)
 
@@ -95,12 +95,11 @@ TARGET_POLICIES = (
 )
 
 
-def state_key(observation: dict, channels_on: list[bool]) -> tuple[int, int]:
-    """(the state's index, 1 if a channel of the app is off): the index is 2 x the sends of the last
-    day bucketed by ``SENDS_EDGES``, plus that flag: a summary of the app's public counters that a
-    real system keeps."""
+def state_key(observation: dict, channels_on: list[bool]) -> int:
+    """The state's index: 2 x the sends of the last day bucketed by ``SENDS_EDGES``, plus 1 if a
+    channel of the app is off (a summary of the app's public counters that a real system keeps)."""
     sends = int(np.searchsorted(SENDS_EDGES, observation["app_counts"][0], side="right"))
-    return 2 * sends + int(not all(channels_on)), int(not all(channels_on))
+    return 2 * sends + int(not all(channels_on))
 
 
 def _seed(*words: int) -> np.random.SeedSequence:
@@ -125,7 +124,7 @@ def play_episode(env: LongHorizonEnv, policy: EpisodePolicy, seed: np.random.See
         records.append({"step": len(records), "context_id": int(info["context_id"]),
                         **dict(zip(COUNTERS, observation["app_counts"].astype(int).tolist(), strict=True)),
                         "hours_since_last": float(observation["hours_since_last"][0]),
-                        "channel_off": key[1], "state": key[0], "slot": action, "held": action == env.k,
+                        "channel_off": key % 2, "state": key, "slot": action, "held": action == env.k,
                         "propensity": float(probabilities[action]), "reward": float(reward),
                         "p_open": p_open.tolist(), "allowed": allowed.tolist()})
         observation = following

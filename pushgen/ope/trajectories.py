@@ -114,11 +114,11 @@ def estimate_trajectories(log: Trajectories, estimator: str) -> Estimate:
     --------
     >>> import numpy as np
     >>> from pushgen.ope import Trajectories, estimate_trajectories
-    >>> log = Trajectories(episode=np.array([0, 0, 1]), step=np.array([0, 1, 0]),
-    ...                    state=np.zeros(3, dtype=int), logging_p=np.full(3, 0.5),
-    ...                    target_p=np.array([1.0, 1.0, 0.0]), reward=np.ones(3))
-    >>> round(estimate_trajectories(log, "WPDIS").value, 3)
-    1.5
+    >>> zeros = np.zeros(4, dtype=int)
+    >>> one_step = Trajectories(episode=np.arange(4), step=zeros, state=zeros, logging_p=np.full(4, 0.5),
+    ...                         target_p=np.array([1.0, 1, 0, 0]), reward=np.array([1.0, 0, 1, 1]))
+    >>> [round(estimate_trajectories(one_step, name).value, 3) for name in ("PDIS", "WPDIS")]
+    [0.5, 0.5]
     """
     if estimator not in TRAJECTORY_ESTIMATORS:
         raise ValueError(f"estimator must be one of {', '.join(TRAJECTORY_ESTIMATORS)}; got {estimator!r}")
