@@ -1,7 +1,8 @@
 """pushgen: synthetic smartphone push-notification datasets and benchmarks.
 
 The public names load their modules when first used, so ``import pushgen`` stays light; the
-gymnasium environments are registered on import.
+gymnasium environments are registered on import (except in the ``pushgen`` program, which makes
+none of them by name).
 """
 
 # ruff: noqa: E402  (the program's stop handling comes before every other import)
@@ -10,20 +11,31 @@ from __future__ import annotations
 import os
 import sys
 
-_PROGRAM = (getattr(sys, "argv", None) or [""])[0]
-if os.path.basename(_PROGRAM).split(".")[0] == "pushgen" or _PROGRAM == "-m":
-    from pushgen import stopping  # the pushgen program (or python -m pushgen): from its first import
+
+def _is_program() -> bool:
+    """Whether this process is the pushgen program (``pushgen ...`` or ``python -m pushgen ...``)."""
+    program = (getattr(sys, "argv", None) or [""])[0]
+    arguments = getattr(sys, "orig_argv", [])
+    as_module = "-m" in arguments and arguments[arguments.index("-m") + 1:][:1] == ["pushgen"]
+    return os.path.basename(program).split(".")[0] == "pushgen" or as_module
+
+
+_IS_PROGRAM = _is_program()
+if _IS_PROGRAM:
+    from pushgen import stopping  # the pushgen program: from its first import
 
     stopping.starting()
-del _PROGRAM
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from pushgen import envs as envs  # registers the gymnasium environments
-from pushgen._version import __version__
+from pushgen import envs as envs
+
+if not _IS_PROGRAM:  # the program makes no environment by name and skips gymnasium's import (0.1 s)
+    envs.register_envs()
 
 if TYPE_CHECKING:
+    from pushgen._version import __version__
     from pushgen.benchmark import run_benchmark
     from pushgen.data.generator import Dataset, GenerationError, generate
     from pushgen.data.outputs import DatasetError
@@ -35,6 +47,7 @@ if TYPE_CHECKING:
     from pushgen.replay.evaluation import evaluate
 
 _LAZY = {
+    "__version__": "pushgen._version",
     "Dataset": "pushgen.data.generator",
     "DatasetError": "pushgen.data.outputs",
     "GenerationError": "pushgen.data.generator",

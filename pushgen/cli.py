@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from pushgen import own_process
-from pushgen._version import __version__
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     try:
         if args == ["--version"]:
+            from pushgen._version import __version__
+
             print(f"pushgen, version {__version__}")
             code = 0
         else:

@@ -12,9 +12,9 @@ import click
 from pushgen.cli_support import UserFacingError, folder_or_standard_split, user_errors
 from pushgen.cli_types import WholeNumber
 from pushgen.data.dataset import FORMATS
-from pushgen.data.engines import ENGINES
-from pushgen.data.generator import MAX_DAYS, MAX_MONTHS, MAX_USERS, make_recipe
+from pushgen.data.errors import ENGINES
 from pushgen.data.outputs import check_output
+from pushgen.data.recipe import MAX_DAYS, MAX_MONTHS, MAX_USERS, make_recipe
 from pushgen.progress import note, quiet_option, shown
 
 

@@ -10,9 +10,8 @@ import click
 import pyarrow as pa
 
 from pushgen.data.dataset import DatasetError, first_line
-from pushgen.data.engines import EngineError
-from pushgen.data.generator import GenerationError
-from pushgen.data.outputs import os_error_message
+from pushgen.data.errors import EngineError, os_error_message
+from pushgen.data.recipe import GenerationError
 from pushgen.progress import shown
 
 USER_ERRORS = (GenerationError, DatasetError, EngineError)

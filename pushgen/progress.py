@@ -13,12 +13,9 @@ import functools
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
-
-if TYPE_CHECKING:
-    from tqdm import tqdm
 
 T = TypeVar("T")
 
@@ -45,13 +42,16 @@ def shown(outside: bool = False) -> bool:
     return outside if bars is None else bars
 
 
-def bar(iterable: Iterable[T] | None = None, *, desc: str, total: float | None = None,
-        unit: str = "it", **options: Any) -> tqdm:
-    """A tqdm bar on stderr, drawn only when ``shown()``; it disappears when done."""
+def bar(iterable: Iterable[T], *, desc: str, unit: str = "it") -> Iterable[T]:
+    """``iterable`` with a tqdm bar on stderr when ``shown()`` (it disappears when done), else
+    ``iterable`` itself (and tqdm is not even imported)."""
+    if not shown():
+        return iterable
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, desc=desc, total=total, unit=unit, leave=False, file=sys.stderr,
-                disable=not shown(), dynamic_ncols=True, **options)
+    drawn: Iterable[T] = tqdm(iterable, desc=desc, unit=unit, leave=False, file=sys.stderr,
+                              dynamic_ncols=True)
+    return drawn
 
 
 @contextlib.contextmanager
@@ -88,9 +88,15 @@ def quiet_option(command: Callable[..., T]) -> Callable[..., T]:
 
 @contextlib.contextmanager
 def stages(desc: str, total: int) -> Iterator[Callable[[str], None]]:
-    """A bar over ``total`` named stages of one job: call the yielded function with each stage's
-    name as it begins (the previous one is then counted as done)."""
-    with bar(desc=desc, total=total, unit="step", bar_format="{desc} [step {n}/{total}, {elapsed}]") as steps:
+    """A bar over ``total`` named stages of one job, drawn when ``shown()``: call the yielded
+    function with each stage's name as it begins (the previous one is then counted as done)."""
+    if not shown():
+        yield lambda name: None
+        return
+    from tqdm.auto import tqdm
+
+    with tqdm(desc=desc, total=total, unit="step", leave=False, file=sys.stderr, dynamic_ncols=True,
+              bar_format="{desc} [step {n}/{total}, {elapsed}]") as steps:
         begun = False
 
         def begin(name: str) -> None:

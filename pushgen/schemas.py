@@ -184,6 +184,11 @@ def _categorical(column: pd.Series, f: Field) -> pd.Categorical[Any]:
     """``column`` over ``f``'s full value set (values outside it become missing), by Arrow when
     the column is strings: ten times faster than pandas on the string columns Parquet gives."""
     import pandas as pd
+    if isinstance(column.dtype, pd.CategoricalDtype):  # Parquet's dictionary: map the few categories
+        positions = pd.Index(f.listed()).get_indexer(column.cat.categories)
+        codes = column.cat.codes.to_numpy()
+        codes = np.where(codes >= 0, positions[codes], -1)
+        return pd.Categorical.from_codes(codes, dtype=f.categorical_dtype())
     try:
         values = pa.array(column, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):

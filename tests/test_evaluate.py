@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -418,3 +420,39 @@ def test_odd_submissions_and_users_are_named_in_one_line(split, logged):
     holes.loc[3, "context_id"] = pd.NA
     with pytest.raises(SubmissionError, match="column 'context_id' row 3: missing value"):
         pushgen.evaluate(split, task=1, submission=holes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(probability=st.floats(0.001, 0.999).filter(lambda p: abs(p - 0.5) > 1e-6),
+       degrees=st.integers(1, 3000))
+def test_the_t_quantile_is_scipys_to_within_1e_10(probability, degrees):
+    assert metrics.t_quantile(probability, degrees) == pytest.approx(stats.t.ppf(probability, degrees),
+                                                                      rel=1e-10, abs=1e-12)
+
+
+def test_the_t_quantile_is_symmetric_and_refuses_what_is_not_a_probability():
+    assert metrics.t_quantile(0.975, 49) == -metrics.t_quantile(0.025, 49) == pytest.approx(2.0095752)
+    assert metrics.t_quantile(0.5, 7) == 0.0
+    for probability, degrees in [(0.0, 5), (1.0, 5), (0.9, 0)]:
+        with pytest.raises(ValueError, match="t_quantile needs 0 < probability < 1 and degrees >= 1; got"):
+            metrics.t_quantile(probability, degrees)
+
+
+def test_the_program_evaluates_without_scipy_gymnasium_or_tqdm_and_the_library_registers(split, logged,
+                                                                                        tmp_path):
+    path = tmp_path / "logged.parquet"
+    logged.to_parquet(path, index=False)
+    script = ("import runpy, sys\n"
+              "sys.argv = ['pushgen', 'evaluate', '--split', sys.argv[1], '--submission', sys.argv[2],"
+              " '-q']\n"
+              "try:\n    runpy.run_module('pushgen', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+              "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'gymnasium', 'tqdm'}))\n")
+    done = subprocess.run([sys.executable, "-c", script, str(split), str(path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].startswith("mean reward ")
+    assert done.stdout.splitlines()[-1] == "[]"
+    library = subprocess.run([sys.executable, "-c", "import pushgen, gymnasium as gym; "
+                              "print(sorted(i for i in gym.registry if i.startswith('pushgen/')))"],
+                             capture_output=True, text=True, timeout=300)
+    assert library.stdout.strip() == str(sorted(pushgen.envs.ENTRY_POINTS))

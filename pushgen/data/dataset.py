@@ -32,7 +32,6 @@ import pyarrow.parquet as pq
 from pushgen import schemas, stopping
 from pushgen._version import __version__
 from pushgen.data.folder_lock import replacing, session
-from pushgen.data.generator import Dataset, Recipe
 from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
 from pushgen.data.layout import FORMATS as FORMATS
 from pushgen.data.layout import MANIFEST as MANIFEST
@@ -57,6 +56,8 @@ from pushgen.model.engagement import EngagementParameters
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from pushgen.data.generator import Dataset
 
 KEY_DTYPES = {"user_id": "int32", "notification_id": "int64", "context_id": "int64"}
 
@@ -257,6 +258,8 @@ def read_dataset(folder: Path) -> Dataset:
     manifest = verify_dataset(folder)
     frames = {name: read_table(table_path(folder, name, manifest))
               for name in ("notifications", "users")}
+    from pushgen.data.generator import Dataset, Recipe  # the simulation's modules, only when read back
+
     return Dataset(
         recipe=Recipe.from_dict(manifest["recipe"]),
         notifications_arrow=pa.Table.from_pandas(frames["notifications"], preserve_index=False),

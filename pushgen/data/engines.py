@@ -35,13 +35,14 @@ from typing import Any, TypeVar
 import pyarrow as pa
 
 from pushgen import own_process
+from pushgen.data.errors import ENGINES as ENGINES
+from pushgen.data.errors import EngineError as EngineError
 from pushgen.data.generator import Dataset, Recipe, simulate
 from pushgen.data.scheduler_probe import check_scheduler
 from pushgen.data.writer import Bucket, Tables
 from pushgen.extras import install_line
 from pushgen.model.compiled import announce_compiling
 
-ENGINES = ("local", "dask")
 TARGET_BUCKET_ROWS = 200_000
 ROWS_PER_USER_DAY = 75  # a generous estimate of notifications per user and day
 SINGLE_FILE_ROWS = 1_500_000
@@ -56,10 +57,6 @@ class _End(enum.Enum):
 
 
 NONE_LEFT = _End.NONE_LEFT
-
-
-class EngineError(ValueError):
-    """An engine that cannot be used (missing extra, unreachable scheduler)."""
 
 
 def bucket_size(recipe: Recipe) -> int:

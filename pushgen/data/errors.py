@@ -1,4 +1,5 @@
-"""The errors of dataset folders and output paths, and one-line messages for operating system errors."""
+"""The errors of dataset folders, output paths and engines, and one-line messages for operating system
+errors."""
 
 from __future__ import annotations
 
@@ -14,6 +15,13 @@ class DatasetError(ValueError):
 
 class OutputBusy(DatasetError):
     """Another run is writing the same output path."""
+
+
+ENGINES = ("local", "dask")  # what simulates the users (pushgen.data.engines)
+
+
+class EngineError(ValueError):
+    """An engine that cannot be used (missing extra, unreachable scheduler)."""
 
 
 def os_error_message(error: OSError) -> str:

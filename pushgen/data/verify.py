@@ -15,7 +15,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pushgen.data.folder_lock import hold, session
-from pushgen.data.generator import Recipe, make_recipe
 from pushgen.data.layout import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
 from pushgen.data.outputs import (
     DatasetError,
@@ -25,6 +24,7 @@ from pushgen.data.outputs import (
     listed_files,
     read_json_object,
 )
+from pushgen.data.recipe import Recipe, make_recipe
 from pushgen.model.engagement import MODEL_VERSION
 
 SPLIT_FILE = "split.json"

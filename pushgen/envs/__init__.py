@@ -80,7 +80,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'pushgen.envs' has no attribute {name!r}")
 
 
-register_envs()
-
 __all__ = ["ENTRY_POINTS", "GENERATION_ID", "INBOX_ID", "LONG_HORIZON_ID", "SELECTION_ID", "register_envs",
            *_LAZY]

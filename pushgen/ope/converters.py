@@ -168,8 +168,9 @@ def minari_env_spec(log: BanditLog) -> Any:
 
     import gymnasium as gym
 
-    from pushgen.envs import SELECTION_ID
+    from pushgen.envs import SELECTION_ID, register_envs
 
+    register_envs()
     recipe = log.recipe
     return dataclasses.replace(gym.spec(SELECTION_ID), kwargs={
         "split": str(recipe["split"]), "user": int(log.rounds["user_id"].iloc[0]), "k": log.k,

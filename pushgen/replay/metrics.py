@@ -58,18 +58,67 @@ def standard_error(values: np.ndarray) -> float:
 
 def interval(values: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Student-t interval of the mean of ``values`` (NaN with fewer than 2 values)."""
-    from scipy.special import stdtrit  # the t quantile, without importing scipy.stats
-
     values = np.asarray(values, dtype=np.float64)
     if len(values) < 2:
         return float("nan"), float("nan")
     mean, sem = float(values.mean()), standard_error(values)
     if sem == 0:
         return mean, mean
-    degrees = len(values) - 1
-    low = stdtrit(degrees, (1.0 - confidence) / 2) * sem + mean
-    high = stdtrit(degrees, (1.0 + confidence) / 2) * sem + mean
-    return float(low), float(high)
+    half_width = t_quantile((1.0 + confidence) / 2, len(values) - 1) * sem
+    return mean - half_width, mean + half_width
+
+
+def t_quantile(probability: float, degrees: int) -> float:
+    """The ``probability`` quantile of Student's t distribution with ``degrees`` (a whole number
+    >= 1) degrees of freedom.
+
+    It solves the closed form of the t distribution's central probability for whole degrees of
+    freedom (Abramowitz and Stegun 26.7.3-4) by bisection of the angle ``atan(t / sqrt(degrees))``,
+    to the last bit. ``scipy.special.stdtrit`` gives the same to about 1e-14, but importing it costs
+    ``pushgen evaluate`` about 0.3 CPU-seconds, a sixth of the command.
+
+    Parameters
+    ----------
+    probability : float
+        In (0, 1).
+    degrees : int
+        Degrees of freedom, >= 1.
+
+    Returns
+    -------
+    float
+        ``t`` with P(T <= t) = ``probability``.
+
+    Examples
+    --------
+    >>> round(t_quantile(0.975, 10), 6)
+    2.228139
+    >>> t_quantile(0.5, 3)
+    0.0
+    """
+    if not (0.0 < probability < 1.0 and degrees >= 1):
+        raise ValueError(f"t_quantile needs 0 < probability < 1 and degrees >= 1; got {probability}, "
+                         f"{degrees}")
+    central = abs(2.0 * probability - 1.0)  # P(|T| <= t)
+    odd = degrees % 2 == 1
+    k = np.arange((degrees - 1) // 2 if odd else degrees // 2, dtype=np.float64)  # terms of the sum
+    if odd:  # (2/pi) (theta + sin cos sum_k prod_j 2j/(2j+1) cos^2k), theta = atan(t / sqrt(degrees))
+        weights = np.cumprod(np.concatenate(([1.0], (2 * k[1:]) / (2 * k[1:] + 1))))
+    else:  # sin sum_k prod_j (2j-1)/(2j) cos^2k
+        weights = np.cumprod(np.concatenate(([1.0], (2 * k[1:] - 1) / (2 * k[1:]))))
+
+    def central_probability(theta: float) -> float:
+        sin, cos = np.sin(theta), np.cos(theta)
+        series = float(weights @ cos ** (2 * k)) if len(k) else 0.0
+        if odd:
+            return float(2 / np.pi * (theta + sin * cos * series))
+        return float(sin * series)
+
+    low, high = 0.0, np.pi / 2
+    while (middle := (low + high) / 2) not in (low, high):
+        low, high = (middle, high) if central_probability(middle) < central else (low, middle)
+    t = float(np.sqrt(degrees) * np.tan(low))
+    return t if probability > 0.5 else -t
 
 
 def paired(values: np.ndarray, reference: np.ndarray, confidence: float = CONFIDENCE) -> dict[str, float]:
