@@ -153,7 +153,7 @@ PROGRAM_PAUSED_WHILE_LOADING = PAUSED_WHILE_LOADING.replace(
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
-@pytest.mark.parametrize("module", ["gymnasium", "click", "pyarrow"])
+@pytest.mark.parametrize("module", ["numpy", "click", "pyarrow"])
 def test_a_stop_from_the_programs_first_import_is_one_line(tmp_path, module, stop):
     marker, cwd = tmp_path / "loading", tmp_path / "run"
     cwd.mkdir()
