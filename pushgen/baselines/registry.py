@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen.baselines import fixed, oracle
+import pushgen.baselines.fixed as fixed
+import pushgen.baselines.oracle as oracle
 from pushgen.baselines.bandit import ThompsonPolicy
 from pushgen.baselines.base import Policy, Setting, Truth
 from pushgen.baselines.frequency import ContextFrequencyPolicy
