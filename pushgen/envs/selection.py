@@ -118,8 +118,7 @@ class NotificationSelectionEnv(ReplayEnv):
 
     Version History
     ---------------
-    - v0: pushgen 0.3.0. After 0.3.0, sampled mode, from per-reset entropy, is the default (before,
-      expected mode was).
+    - v0: pushgen 0.3.0. After 0.3.0, sampled mode (per-reset entropy) is the default, not expected.
 
     Examples
     --------
