@@ -57,13 +57,10 @@ class ThompsonPolicy:
     Examples
     --------
     >>> from pushgen.baselines import ThompsonPolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> policy = ThompsonPolicy(make_setting(data, task=1, name="bandit", user=0))
-    >>> policy.fit(data.histories[0])                      # the user's history
-    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
-    >>> notifications["postingApp"].shape                  # one notification per context
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> [run] = run_policy("pushgen-mini-v4", 2, "bandit", ThompsonPolicy)  # task 2: it learns online
+    >>> bool(run.reward.mean() > run.reference_reward.mean())  # above the reference without feedback
+    True
     """
 
     def __init__(self, setting: Setting, prior_precision: float = PRIOR_PRECISION, scale: float = SCALE,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes, batch_size
+from pushgen.baselines.base import Codes, NoHistory, Setting, StaticPolicy, as_codes, batch_size
 from pushgen.baselines.candidates import distinct, notification_matrix, opened
 from pushgen.replay.reference import first_possible, rank_by_open_rate
 
@@ -41,7 +41,7 @@ def best_fixed_from_history(history: pd.DataFrame, smoothing: float = SMOOTHING)
     return unique[np.lexsort((-counts, -rate))[0]]
 
 
-class FixedPolicy(StaticPolicy):
+class FixedPolicy(NoHistory, StaticPolicy):
     """Always ``self.choice``."""
 
     choice: np.ndarray
@@ -56,27 +56,22 @@ class BestFixedOverallPolicy(FixedPolicy):
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode.
+        What the policy is told about its episode; it reads the public history (``setting.public``).
 
     Examples
     --------
     >>> from pushgen.baselines import BestFixedOverallPolicy
     >>> from pushgen.benchmark import make_setting, task_data
     >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="BestFixedOverallPolicy", user=0)
-    >>> policy = BestFixedOverallPolicy(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> first, second = (BestFixedOverallPolicy(make_setting(data, 1, "best", user)) for user in (0, 1))
+    >>> bool((first.choice == second.choice).all())  # one notification for every user and context
+    True
     """
 
     def __init__(self, setting: Setting) -> None:
         if "best fixed overall" not in setting.shared:
             setting.shared["best fixed overall"] = best_fixed_overall(setting.public)
         self.choice = setting.shared["best fixed overall"]
-
-    def fit(self, history: pd.DataFrame) -> None:
-        return None
 
 
 class BestFixedFromHistoryPolicy(FixedPolicy):
@@ -86,18 +81,18 @@ class BestFixedFromHistoryPolicy(FixedPolicy):
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode.
+        What the policy is told about its episode; without history, it sends the public best.
 
     Examples
     --------
-    >>> from pushgen.baselines import BestFixedFromHistoryPolicy
+    >>> from pushgen.baselines import BestFixedFromHistoryPolicy, BestFixedOverallPolicy
     >>> from pushgen.benchmark import make_setting, task_data
     >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="BestFixedFromHistoryPolicy", user=0)
+    >>> setting = make_setting(data, task=1, name="own best", user=0)
     >>> policy = BestFixedFromHistoryPolicy(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> policy.fit(data.histories[0])                      # the user's history
+    >>> bool((policy.choice == BestFixedOverallPolicy(setting).choice).all())  # not the public best
+    False
     """
 
     def __init__(self, setting: Setting) -> None:
@@ -116,19 +111,16 @@ class AppsAwareReferencePolicy(FixedPolicy):
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode, with the simulated user
-        (``make_setting(..., reads_truth=True)``).
+        What the policy is told about its episode, with the simulated user, of which it reads only
+        which apps the user has (``make_setting(..., reads_truth=True)``).
 
     Examples
     --------
     >>> from pushgen.baselines import AppsAwareReferencePolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="AppsAwareReferencePolicy", user=0, reads_truth=True)
-    >>> policy = AppsAwareReferencePolicy(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> [run] = run_policy("pushgen-mini-v4", 2, "reference", AppsAwareReferencePolicy, reads_truth=True)
+    >>> bool((run.reward == run.reference_reward).all())  # it is task 2's reference
+    True
     """
 
     def __init__(self, setting: Setting) -> None:
@@ -136,6 +128,3 @@ class AppsAwareReferencePolicy(FixedPolicy):
         if "ranked public notifications" not in setting.shared:
             setting.shared["ranked public notifications"] = rank_by_open_rate(setting.public)
         self.choice = first_possible(setting.shared["ranked public notifications"], truth.has_app)
-
-    def fit(self, history: pd.DataFrame) -> None:
-        return None

@@ -50,14 +50,13 @@ class ContextFrequencyPolicy(StaticPolicy):
 
     Examples
     --------
+    >>> from functools import partial
     >>> from pushgen.baselines import ContextFrequencyPolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> policy = ContextFrequencyPolicy(make_setting(data, task=1, name="frequency", user=0))
-    >>> policy.fit(data.histories[0])                      # the user's history
-    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
-    >>> notifications["postingApp"].shape                  # one notification per context
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> by_place = partial(ContextFrequencyPolicy, levels=(("place",),))  # similar: at the same place
+    >>> [run] = run_policy("pushgen-mini-v4", 1, "frequency", by_place, users=[0])
+    >>> len(run.reward)  # one notification per test context of user 0
+    1363
     """
 
     def __init__(self, setting: Setting, levels: tuple[tuple[str, ...], ...] = LEVELS) -> None:

@@ -100,14 +100,15 @@ class LearnedPolicy(StaticPolicy):
 
     Examples
     --------
+    >>> import numpy as np
+    >>> from functools import partial
     >>> from pushgen.baselines import LearnedPolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> policy = LearnedPolicy(make_setting(data, task=1, name="learned", user=0))
-    >>> policy.fit(data.histories[0])                      # the user's history
-    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
-    >>> notifications["postingApp"].shape                  # one notification per context
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> diverse = partial(LearnedPolicy, temperature=1.0)
+    >>> runs = [run_policy("pushgen-mini-v4", 1, "learned", make, users=[0])[0]
+    ...         for make in (LearnedPolicy, diverse)]
+    >>> [len(np.unique(run.generated, axis=0)) for run in runs]  # distinct notifications sent
+    [16, 115]
     """
 
     def __init__(self, setting: Setting, temperature: float = 0.0,

@@ -26,9 +26,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 
-from pushgen.baselines.base import Codes, Setting, StaticPolicy, Truth, as_codes, batch_size
+from pushgen.baselines.base import Codes, NoHistory, Setting, StaticPolicy, Truth, as_codes, batch_size
 from pushgen.baselines.fixed import FixedPolicy
 from pushgen.baselines.planner import PRICE_SCALES, plan_episode, planned_user
 from pushgen.baselines.true_model import TrueCandidates, true_candidates
@@ -36,7 +35,7 @@ from pushgen.model.engagement import RowTerms
 from pushgen.model.simulated_user import p_open, penalty_weights, row_blocks
 
 
-class OraclePolicy(StaticPolicy):
+class OraclePolicy(NoHistory, StaticPolicy):
     """The true model's plan (``plan_episode``), replayed context by context.
 
     A yardstick, not a model: it reads the simulated user and plans for the fatigue and
@@ -56,13 +55,10 @@ class OraclePolicy(StaticPolicy):
     Examples
     --------
     >>> from pushgen.baselines import OraclePolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="OraclePolicy", user=0, reads_truth=True)
-    >>> policy = OraclePolicy(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> [run] = run_policy("pushgen-mini-v4", 1, "oracle", OraclePolicy, users=[0], reads_truth=True)
+    >>> bool(run.possible.all()), round(float(run.reward.mean()), 2)
+    (True, 1.39)
     """
 
     def __init__(self, setting: Setting, prices: tuple[float, ...] = PRICE_SCALES,
@@ -72,9 +68,6 @@ class OraclePolicy(StaticPolicy):
         self.prices = prices
         self.plan: np.ndarray | None = None
         self.answered = 0
-
-    def fit(self, history: pd.DataFrame) -> None:
-        return None
 
     def act(self, contexts: Codes) -> Codes:
         if self.plan is None:
@@ -93,24 +86,20 @@ def myopic_oracle(setting: Setting) -> OraclePolicy:
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode, with the simulated user
-        (``make_setting(..., reads_truth=True)``).
+        With the simulated user, as for ``OraclePolicy``.
 
     Returns
     -------
     OraclePolicy
-        The policy.
+        ``OraclePolicy(setting, prices=())``: the planner without shadow prices.
 
     Examples
     --------
     >>> from pushgen.baselines import myopic_oracle
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="myopic_oracle", user=0, reads_truth=True)
-    >>> policy = myopic_oracle(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> setting = make_setting(task_data("pushgen-mini-v4", 1), 1, "myopic", 0, reads_truth=True)
+    >>> myopic_oracle(setting).prices  # no price on the fatigue and habituation it leaves
+    ()
     """
     return OraclePolicy(setting, prices=())
 
@@ -121,24 +110,22 @@ def context_blind_oracle(setting: Setting) -> OraclePolicy:
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode, with the simulated user
-        (``make_setting(..., reads_truth=True)``).
+        As for ``OraclePolicy``.
 
     Returns
     -------
     OraclePolicy
-        The policy.
+        ``OraclePolicy(setting, context_blind=True)``.
 
     Examples
     --------
+    >>> import numpy as np
     >>> from pushgen.baselines import context_blind_oracle
     >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="context_blind_oracle", user=0, reads_truth=True)
-    >>> policy = context_blind_oracle(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> setting = make_setting(task_data("pushgen-mini-v4", 1), 1, "blind", 0, reads_truth=True)
+    >>> base = context_blind_oracle(setting).truth.row_terms.base
+    >>> bool(np.allclose(base, base[0]))  # every context looks alike to its planner
+    True
     """
     return OraclePolicy(setting, context_blind=True)
 
@@ -211,19 +198,17 @@ class BestFixedPerUserPolicy(FixedPolicy):
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode, with the simulated user
-        (``make_setting(..., reads_truth=True)``).
+        What the policy is told about its episode, with the simulated user, whose expected rewards
+        it compares (``make_setting(..., reads_truth=True)``).
 
     Examples
     --------
+    >>> import numpy as np
     >>> from pushgen.baselines import BestFixedPerUserPolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> setting = make_setting(data, task=1, name="BestFixedPerUserPolicy", user=0, reads_truth=True)
-    >>> policy = BestFixedPerUserPolicy(setting)
-    >>> policy.fit(data.histories[0])
-    >>> policy.act({f: codes[:3] for f, codes in data.contexts.items()})["postingApp"].shape
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> [run] = run_policy("pushgen-mini-v4", 1, "fixed", BestFixedPerUserPolicy, users=[0], reads_truth=True)
+    >>> len(np.unique(run.generated, axis=0))  # the same notification in every context
+    1
     """
 
     def __init__(self, setting: Setting) -> None:
@@ -231,6 +216,3 @@ class BestFixedPerUserPolicy(FixedPolicy):
         totals, matrix = fixed_probabilities(truth)
         # expected reward = 2 P(open) - logged open, so the highest total P(open) wins
         self.choice = matrix[int(np.argmax(totals))] if len(matrix) else np.zeros(7, dtype=np.int64)
-
-    def fit(self, history: pd.DataFrame) -> None:
-        return None

@@ -8,22 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import pushgen.baselines.fixed as fixed
+import pushgen.baselines.oracle as oracle
 from pushgen.baselines.bandit import ThompsonPolicy
 from pushgen.baselines.base import Policy, Setting, Truth
-from pushgen.baselines.fixed import (
-    AppsAwareReferencePolicy,
-    BestFixedFromHistoryPolicy,
-    BestFixedOverallPolicy,
-)
 from pushgen.baselines.frequency import ContextFrequencyPolicy
 from pushgen.baselines.learned import LearnedPolicy
-from pushgen.baselines.oracle import (
-    BestFixedPerUserPolicy,
-    OraclePolicy,
-    context_blind_oracle,
-    myopic_oracle,
-    upper_bound,
-)
 from pushgen.baselines.rotation import RateRotationPolicy, RotationPolicy
 from pushgen.baselines.uniform import RandomPolicy
 
@@ -85,9 +75,9 @@ def _diverse(setting: Setting) -> Policy:
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
     Baseline("random", "random (uniform over every published value)", RandomPolicy),
     Baseline("best-fixed-overall", "best fixed notification overall (public history; never learns)",
-             BestFixedOverallPolicy),
+             fixed.BestFixedOverallPolicy),
     Baseline("best-fixed-history", "best fixed notification per user from its history",
-             BestFixedFromHistoryPolicy, tasks=(1,)),
+             fixed.BestFixedFromHistoryPolicy, tasks=(1,)),
     Baseline("rotation", "probe: the user's 45 most opened history notifications in turn (no model, "
              "no context)", RotationPolicy, tasks=(1,)),
     Baseline("rate-rotation", "probe: the user's best smoothed-open-rate history notifications in turn "
@@ -98,16 +88,16 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
              LearnedPolicy),
     Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),
     Baseline("apps-aware-reference", "reference without feedback: the best public notification the "
-             "user's apps post (knows its apps, not its tastes)", AppsAwareReferencePolicy, tasks=(2,),
+             "user's apps post (knows its apps, not its tastes)", fixed.AppsAwareReferencePolicy, tasks=(2,),
              reads_truth=True),
     Baseline("best-fixed-user", "best fixed notification per user (true model, exhaustive search)",
-             BestFixedPerUserPolicy, reads_truth=True),
-    Baseline("myopic-oracle", "greedy on the true P(open), blind to the state it leaves", myopic_oracle,
-             reads_truth=True),
+             oracle.BestFixedPerUserPolicy, reads_truth=True),
+    Baseline("myopic-oracle", "greedy on the true P(open), blind to the state it leaves",
+             oracle.myopic_oracle, reads_truth=True),
     Baseline("context-blind-oracle", "oracle blind to the context (true model, each context replaced by "
-             "the user's average)", context_blind_oracle, reads_truth=True),
+             "the user's average)", oracle.context_blind_oracle, reads_truth=True),
     Baseline("oracle", "oracle (true model; plans for the fatigue and habituation it causes)",
-             OraclePolicy, reads_truth=True),
+             oracle.OraclePolicy, reads_truth=True),
     Baseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
-             bound=upper_bound, reads_truth=True, upper_bound=True),
+             bound=oracle.upper_bound, reads_truth=True, upper_bound=True),
 )}

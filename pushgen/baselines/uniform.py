@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from pushgen import schemas
-from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes, batch_size
+from pushgen.baselines.base import Codes, NoHistory, Setting, StaticPolicy, as_codes, batch_size
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 
 
-class RandomPolicy(StaticPolicy):
+class RandomPolicy(NoHistory, StaticPolicy):
     """Uniform over all valid notifications, as ``notification_space().sample()`` would be.
 
     One row of 7 uniform numbers per context, so a batch of n contexts draws exactly what n
@@ -19,26 +18,20 @@ class RandomPolicy(StaticPolicy):
     Parameters
     ----------
     setting : Setting
-        What the policy is told about its episode (``pushgen.benchmark.make_setting``).
+        What the policy is told about its episode; it draws from ``setting.rng()``.
 
     Examples
     --------
     >>> from pushgen.baselines import RandomPolicy
-    >>> from pushgen.benchmark import make_setting, task_data
-    >>> data = task_data("pushgen-mini-v4", 1)
-    >>> policy = RandomPolicy(make_setting(data, task=1, name="random", user=0))
-    >>> policy.fit(data.histories[0])                      # the user's history
-    >>> notifications = policy.act({f: codes[:3] for f, codes in data.contexts.items()})
-    >>> notifications["postingApp"].shape                  # one notification per context
-    (3,)
+    >>> from pushgen.benchmark import run_policy
+    >>> [run] = run_policy("pushgen-mini-v4", 1, "random", RandomPolicy, users=[0])
+    >>> float(run.possible.mean())  # none of its notifications could reach this user
+    0.0
     """
 
     def __init__(self, setting: Setting) -> None:
         self.rng = setting.rng()
         self.sizes = np.array([len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
-
-    def fit(self, history: pd.DataFrame) -> None:
-        return None
 
     def act(self, contexts: Codes) -> Codes:
         u = self.rng.random((batch_size(contexts), len(self.sizes)))

@@ -159,19 +159,19 @@ def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFA
     data : TaskData
         The task's data (``task_data``).
     task : int
-        1 or 2.
+        The task of ``data``, 1 or 2.
     baseline : Baseline
         The leaderboard row (``pushgen.baselines.BASELINES``).
     mode : str, default "expected"
-        ``"expected"`` or ``"sampled"`` rewards.
+        As for ``run_policy``.
     seed : int, default 0
-        The run's seed.
+        As for ``run_policy``.
     users : iterable of int, optional
-        Some of the task's test users; by default all.
+        As for ``run_policy``.
     on_user : callable, optional
-        Called after each user.
+        As for ``run_policy``.
     shared : dict, optional
-        The settings' scratch space.
+        As for ``run_policy``.
 
     Returns
     -------

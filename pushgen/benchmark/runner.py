@@ -168,7 +168,7 @@ def play(policies: dict[int, Policy[Codes, Codes]], episodes: Episodes,
     Raises
     ------
     PolicyError
-        When a policy answers with something that is not a batch of valid notification codes.
+        When a policy's answer is not a batch of valid notification codes.
 
     Examples
     --------

@@ -109,12 +109,12 @@ class LongHorizonEnv(ReplayEnv):
     task : int, optional
         1 or 2; by default the task of ``user``.
     render_mode : str, optional
-        ``"ansi"`` or None.
+        As for ``NotificationSelectionEnv``.
 
     Raises
     ------
     ValueError
-        When an option is out of its range, in one line naming what is allowed.
+        As for ``NotificationSelectionEnv``.
 
     Version History
     ---------------

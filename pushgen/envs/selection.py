@@ -78,8 +78,8 @@ class NotificationSelectionEnv(ReplayEnv):
 
     Episode End
     -----------
-    Terminated after the user's last test context; never truncated. A step after the end raises
-    ``gymnasium.error.ResetNeeded``.
+    As for ``NotificationGeneration-v0``: terminated after the user's last test context, never
+    truncated.
 
     Arguments
     ---------
@@ -118,12 +118,12 @@ class NotificationSelectionEnv(ReplayEnv):
 
     Version History
     ---------------
-    - v0: pushgen 0.3.0.
+    - v0: pushgen 0.3.0. After 0.3.0, sampled mode (per-reset entropy) is the default, not expected.
 
     Examples
     --------
     >>> import gymnasium as gym
-    >>> import pushgen
+    >>> import pushgen  # registers the environments with gymnasium
     >>> env = gym.make("pushgen/NotificationSelection-v0", split="pushgen-mini-v4", user=3, k=8)
     >>> observation, info = env.reset(seed=0)
     >>> observation["candidates"].shape, env.action_space

@@ -26,20 +26,16 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from pushgen.envs.base import Shown
-from pushgen.envs.outcomes import OutcomeDraws
 from pushgen.envs.slates import HOURS_CAP, EpisodeSlates, check_options, selection_facts, selection_space
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
-from pushgen.envs.vector import context_columns, context_matrix, episode_users, vector_facts
+from pushgen.envs.vector import ReplayVectorEnv, context_columns, context_matrix, vector_facts
 from pushgen.model import simulated_user
 from pushgen.replay.rewards import check_mode
-from pushgen.replay.scoring import Judge
 
 
-class NotificationSelectionVectorEnv(Shown, VectorEnv):
+class NotificationSelectionVectorEnv(ReplayVectorEnv):
     """``num_envs`` episodes of ``NotificationSelection-v0`` stepped as numpy arrays.
 
     Environment ``i`` replays the episode of user ``users[i % len(users)]`` again and again, with
@@ -51,31 +47,25 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
     Parameters
     ----------
     split : str or pathlib.Path
-        A standard split's name or a split folder.
+        As for ``NotificationGenerationVectorEnv``.
     num_envs : int, default 1
-        How many episodes step together, >= 1.
+        As for ``NotificationGenerationVectorEnv``.
     task : int, optional
-        1 or 2; by default the task of the first of ``users``, or 2.
+        As for ``NotificationGenerationVectorEnv``.
     users : list of int, optional
-        The users whose episodes the environments replay; by default every user of the part.
+        As for ``NotificationGenerationVectorEnv``.
     k : int, default 8
-        Candidates per context, 1 to 64.
+        As for ``NotificationSelectionEnv``.
     candidate_seed : int, default 0
-        The seed of the candidates, >= 0.
+        As for ``NotificationSelectionEnv``.
     mode : str, default "sampled"
-        ``"sampled"`` (learners) or ``"expected"`` (evaluation) rewards.
+        As for ``NotificationSelectionEnv``.
     cost : float, default 0.0
-        Subtracted from the reward of every send, >= 0.
+        As for ``NotificationSelectionEnv``.
     stationary : bool, default False
         Users without fatigue and habituation.
     render_mode : None
-        The vector environment does not render.
-
-    Raises
-    ------
-    ValueError
-        When ``num_envs`` is not a whole number >= 1, ``render_mode`` is given, or another option is
-        out of its range.
+        As for ``NotificationGenerationVectorEnv``, whose errors it raises too.
 
     Examples
     --------
@@ -85,23 +75,20 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
     >>> envs = gym.make_vec("pushgen/NotificationSelection-v0", num_envs=4,
     ...                     vectorization_mode="vector_entry_point", split="pushgen-mini-v4", task=1)
     >>> observations, infos = envs.reset(seed=0)
-    >>> observations["candidate_mask"].shape
-    (4, 8)
+    >>> envs.action_masks().shape  # per environment: its k slots and hold
+    (4, 9)
     >>> observations, rewards, terminated, truncated, infos = envs.step(np.full(4, 8))  # all hold
     >>> rewards.tolist()
     [0.0, 0.0, 0.0, 0.0]
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
-
     def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
                  users: list[int] | None = None, k: int = 8, candidate_seed: int = 0,
                  mode: str = "sampled", cost: float = 0.0, stationary: bool = False,
                  render_mode: str | None = None) -> None:
-        self.replay, self.users = episode_users(split, num_envs, task, users, "test", render_mode)
+        self._replay(split, num_envs, task, users, "test", render_mode)
         self.k, self.candidate_seed, self.cost = check_options(k, candidate_seed, cost, stationary)
         self.stationary = bool(stationary)
-        self.num_envs = int(num_envs)
         self.mode = check_mode(mode)
         slates = {u: EpisodeSlates(self.replay, u, self.k, self.candidate_seed)
                   for u in sorted(set(self.users.tolist()))}
@@ -121,12 +108,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
         self.single_action_space = spaces.Discrete(self.k + 1)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._judge = Judge(self.replay, self.users)
-        self._slots = np.arange(self.num_envs)
-        self._position = np.zeros(self.num_envs, dtype=np.int64)
         self._last_sent = np.zeros(self.num_envs)
-        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
-        self._draws = OutcomeDraws.at_reset(self.num_envs, None)
 
     def _facts(self) -> list[tuple[str, str]]:
         return vector_facts(self) + selection_facts(self)
@@ -153,15 +135,6 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
             return
         self._judge.reset(slots)
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        super().reset(seed=seed)
-        if seed is not None or (options or {}).get("outcome_entropy") is not None:
-            self._draws = OutcomeDraws.at_reset(self.num_envs, options)
-        self._needs_reset[:] = False
-        self._restart(self._slots)
-        return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
-
     def _actions(self, actions: Any) -> np.ndarray:
         array = np.asarray(actions)
         if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
@@ -174,10 +147,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
         actions = self._actions(actions)
-        resetting = self._needs_reset
-        stepping = ~resetting
-        if resetting.any():
-            self._restart(np.flatnonzero(resetting))
+        stepping = self._autoreset()
         rows = self._rows()
         draws = self._draws.next(stepping)
         sent = stepping & (actions < self.k)
@@ -201,9 +171,7 @@ class NotificationSelectionVectorEnv(Shown, VectorEnv):
         opened = sent & (draws < p_open)
         gain = p_open if self.mode == "expected" else opened.astype(np.float64)
         reward = np.where(sent, gain - self.cost, 0.0)
-        self._position[stepping] += 1
-        terminated = stepping & (self._position >= self._length)
-        self._needs_reset = terminated.copy()
+        terminated = self._advance(stepping)
         infos = {"sent": sent, "_sent": stepping, "opened": opened, "_opened": stepping}
         if self.mode == "expected":
             infos |= {"p_open": p_open, "_p_open": stepping}

@@ -52,7 +52,7 @@ def context_space() -> spaces.Dict:
     Returns
     -------
     gymnasium.spaces.Dict
-        Code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``.
+        As for ``notification_space``.
 
     Examples
     --------

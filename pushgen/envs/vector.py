@@ -81,7 +81,57 @@ def context_columns(contexts: np.ndarray, rows: np.ndarray) -> dict[str, np.ndar
     return {f: taken[:, j] for j, f in enumerate(CONTEXT_FEATURES)}
 
 
-class NotificationGenerationVectorEnv(Shown, VectorEnv):
+class ReplayVectorEnv(Shown, VectorEnv):
+    """What the native vector environments share: environment ``i`` replays the episode of user
+    ``users[i % len(users)]``, judged with the others by one ``Judge``, draws one outcome a step,
+    and resets at the step after its episode ends (gymnasium's next-step autoreset)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
+    _length: np.ndarray  # each environment's episode length
+
+    def _replay(self, split: str | Path, num_envs: int, task: int | None, users: list[int] | None,
+                part: str, render_mode: str | None) -> None:
+        self.replay, self.users = episode_users(split, num_envs, task, users, part, render_mode)
+        self.num_envs = int(num_envs)
+        self._judge = Judge(self.replay, self.users)
+        self._slots = np.arange(self.num_envs)
+        self._position = np.zeros(self.num_envs, dtype=np.int64)
+        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
+        self._draws = OutcomeDraws.at_reset(self.num_envs, None)
+
+    def _observe(self) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def _restart(self, slots: np.ndarray) -> None:
+        """Environments ``slots`` back at the first context of their episode."""
+        self._position[slots] = 0
+        self._judge.reset(slots)
+
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None or (options or {}).get("outcome_entropy") is not None:
+            self._draws = OutcomeDraws.at_reset(self.num_envs, options)
+        self._needs_reset[:] = False
+        self._restart(self._slots)
+        return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
+
+    def _autoreset(self) -> np.ndarray:
+        """Restart the environments whose episode ended at the last step; which ones step now."""
+        resetting = self._needs_reset
+        if resetting.any():
+            self._restart(np.flatnonzero(resetting))
+        return ~resetting
+
+    def _advance(self, stepping: np.ndarray) -> np.ndarray:
+        """The environments that stepped move to their next context; whether each episode ended."""
+        self._position[stepping] += 1
+        terminated = stepping & (self._position >= self._length)
+        self._needs_reset = terminated.copy()
+        return terminated
+
+
+class NotificationGenerationVectorEnv(ReplayVectorEnv):
     """``num_envs`` episodes of ``NotificationGeneration-v0`` stepped as numpy arrays.
 
     Environment ``i`` replays the episodes of user ``users[i % len(users)]`` again and again; one
@@ -129,13 +179,10 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     (4,)
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
-
     def __init__(self, split: str | Path, num_envs: int = 1, task: int | None = None,
                  users: list[int] | None = None, part: str = "test", mode: str = "sampled",
                  flat_actions: bool = False, render_mode: str | None = None) -> None:
-        self.replay, self.users = episode_users(split, num_envs, task, users, part, render_mode)
-        self.num_envs = int(num_envs)
+        self._replay(split, num_envs, task, users, part, render_mode)
         self.mode = check_mode(mode)
         self.flat_actions = flat_actions
         spans = [self.replay.rows_of(int(u)) for u in self.users]
@@ -146,12 +193,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._contexts = context_matrix(self.replay, np.arange(len(self.replay.seconds)))
-        self._draws = OutcomeDraws.at_reset(self.num_envs, None)
         self._logged = np.asarray(self.replay.logged_opened, dtype=bool)
-        self._judge = Judge(self.replay, self.users)
-        self._slots = np.arange(self.num_envs)
-        self._position = np.zeros(self.num_envs, dtype=np.int64)
-        self._needs_reset = np.zeros(self.num_envs, dtype=bool)
         self._sizes = np.array(NOTIFICATION_SIZES)
 
     def _facts(self) -> list[tuple[str, str]]:
@@ -159,16 +201,6 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
 
     def _observe(self) -> dict[str, np.ndarray]:
         return context_columns(self._contexts, self._first + np.minimum(self._position, self._length - 1))
-
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        super().reset(seed=seed)
-        if seed is not None or (options or {}).get("outcome_entropy") is not None:
-            self._draws = OutcomeDraws.at_reset(self.num_envs, options)
-        self._position[:] = 0
-        self._needs_reset[:] = False
-        self._judge.reset(self._slots)
-        return self._observe(), {"user_id": self.users.copy(), "_user_id": np.ones(self.num_envs, dtype=bool)}
 
     def _codes(self, actions: Any) -> dict[str, np.ndarray]:
         if self.flat_actions:
@@ -191,12 +223,8 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray,
                                           dict[str, Any]]:
         codes = self._codes(actions)
-        resetting = self._needs_reset
-        stepping = ~resetting
-        if resetting.any():
-            slots = np.flatnonzero(resetting)
-            self._position[slots] = 0
-            self._judge.reset(slots)
+        stepping = self._autoreset()
+        if not stepping.all():
             slots = np.flatnonzero(stepping)
             codes = {f: c[slots] for f, c in codes.items()}
         else:  # every environment steps: no copies by slot
@@ -208,9 +236,7 @@ class NotificationGenerationVectorEnv(Shown, VectorEnv):
         opened, logged_opened = np.zeros(self.num_envs, dtype=bool), np.zeros(self.num_envs, dtype=bool)
         p_open[slots], reward[slots] = p, rewards(logged, p, draw, self.mode)
         opened[slots], logged_opened[slots] = draw < p, logged
-        self._position[slots] += 1
-        terminated = stepping & (self._position >= self._length)
-        self._needs_reset = terminated.copy()
+        terminated = self._advance(stepping)
         infos = {"opened": opened, "_opened": stepping, "logged_opened": logged_opened,
                  "_logged_opened": stepping}
         if self.mode == "expected":

@@ -40,80 +40,24 @@ class KindProfile:
 
 
 KINDS: dict[str, KindProfile] = {
-    "messaging": KindProfile(
-        adoption=0.22, daily_rate=2.3, peaks=((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)),
-        asleep=0.04, weekend=1.0,
-        open_logit=3.6,
-    ),
-    "email": KindProfile(
-        adoption=0.3, daily_rate=2.5, peaks=((9.5, 1.0), (14.0, 0.7)), asleep=0.1, weekend=0.35,
-        open_logit=-3.6,
-    ),
-    "social": KindProfile(
-        adoption=0.3, daily_rate=1.6, peaks=((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)),
-        asleep=0.03, weekend=1.1,
-        open_logit=-3.0,
-    ),
-    "news": KindProfile(
-        adoption=0.15, daily_rate=1.8, peaks=((7.5, 0.8), (12.0, 0.5), (17.5, 0.7)),
-        asleep=0.02, weekend=0.9,
-        open_logit=-3.5,
-    ),
-    "audio": KindProfile(
-        adoption=0.14, daily_rate=0.4, peaks=((8.0, 0.5), (18.0, 0.5)), asleep=0.02, weekend=1.0,
-        open_logit=-0.8, trigger="music", trigger_rate=1.8,
-    ),
-    "system": KindProfile(
-        adoption=0.25, daily_rate=0.7, peaks=((3.0, 0.6), (13.0, 0.3)), asleep=0.1, weekend=1.0,
-        open_logit=-2.1,
-    ),
-    "productivity": KindProfile(
-        adoption=0.1, daily_rate=2.0, peaks=((10.0, 1.0), (15.0, 1.0)), asleep=0.02, weekend=0.3,
-        open_logit=-1.3,
-    ),
-    "calendar": KindProfile(
-        adoption=0.25, daily_rate=1.2, peaks=((8.5, 1.0), (13.0, 0.5)), asleep=0.02, weekend=0.5,
-        open_logit=-1.0,
-    ),
-    "calls": KindProfile(
-        adoption=0.1, daily_rate=1.5, peaks=((11.0, 1.0), (16.5, 1.0), (19.0, 0.5)), asleep=0.02,
-        weekend=0.8,
-        open_logit=0.7,
-    ),
-    "clock": KindProfile(
-        adoption=0.0, daily_rate=0.0, peaks=((7.0, 1.0),), asleep=1.0, weekend=1.0,
-        open_logit=-1.0,
-    ),
-    "travel": KindProfile(
-        adoption=0.12, daily_rate=0.4, peaks=((8.0, 1.0), (18.0, 1.0)), asleep=0.02, weekend=1.0,
-        open_logit=-0.2, trigger="commute",
-        trigger_rate=1.2,
-    ),
-    "finance": KindProfile(
-        adoption=0.12, daily_rate=0.8, peaks=((10.0, 1.0), (15.0, 0.7), (20.0, 0.3)), asleep=0.02,
-        weekend=0.6,
-        open_logit=-0.1,
-    ),
-    "shopping_food": KindProfile(
-        adoption=0.15, daily_rate=0.8, peaks=((12.0, 0.7), (18.5, 1.0)), asleep=0.02, weekend=1.1,
-        open_logit=-1.2,
-    ),
-    "dating": KindProfile(
-        adoption=0.08, daily_rate=3.0, peaks=((13.0, 0.4), (20.0, 1.0)), asleep=0.03, weekend=1.2,
-        open_logit=0.2,
-    ),
-    "video": KindProfile(
-        adoption=0.25, daily_rate=1.2, peaks=((13.0, 0.4), (19.0, 1.0)), asleep=0.02, weekend=1.2,
-        open_logit=-1.1,
-    ),
-    "health": KindProfile(
-        adoption=0.12, daily_rate=0.6, peaks=((21.0, 1.0),), asleep=0.02, weekend=1.1,
-        open_logit=-0.6, trigger="exercise", trigger_rate=2.0,
-    ),
-    "games": KindProfile(
-        adoption=0.08, daily_rate=1.5, peaks=((13.0, 0.5), (20.0, 1.0)), asleep=0.02, weekend=1.2,
-        open_logit=-0.7,
-    ),
+    # adoption, daily_rate, peaks, asleep, weekend, open_logit[, trigger, trigger_rate]: as above
+    "messaging": KindProfile(0.22, 2.3, ((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)), 0.04, 1.0, 3.6),
+    "email": KindProfile(0.3, 2.5, ((9.5, 1.0), (14.0, 0.7)), 0.1, 0.35, -3.6),
+    "social": KindProfile(0.3, 1.6, ((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)), 0.03, 1.1, -3.0),
+    "news": KindProfile(0.15, 1.8, ((7.5, 0.8), (12.0, 0.5), (17.5, 0.7)), 0.02, 0.9, -3.5),
+    "audio": KindProfile(0.14, 0.4, ((8.0, 0.5), (18.0, 0.5)), 0.02, 1.0, -0.8, "music", 1.8),
+    "system": KindProfile(0.25, 0.7, ((3.0, 0.6), (13.0, 0.3)), 0.1, 1.0, -2.1),
+    "productivity": KindProfile(0.1, 2.0, ((10.0, 1.0), (15.0, 1.0)), 0.02, 0.3, -1.3),
+    "calendar": KindProfile(0.25, 1.2, ((8.5, 1.0), (13.0, 0.5)), 0.02, 0.5, -1.0),
+    "calls": KindProfile(0.1, 1.5, ((11.0, 1.0), (16.5, 1.0), (19.0, 0.5)), 0.02, 0.8, 0.7),
+    "clock": KindProfile(0.0, 0.0, ((7.0, 1.0),), 1.0, 1.0, -1.0),
+    "travel": KindProfile(0.12, 0.4, ((8.0, 1.0), (18.0, 1.0)), 0.02, 1.0, -0.2, "commute", 1.2),
+    "finance": KindProfile(0.12, 0.8, ((10.0, 1.0), (15.0, 0.7), (20.0, 0.3)), 0.02, 0.6, -0.1),
+    "shopping_food": KindProfile(0.15, 0.8, ((12.0, 0.7), (18.5, 1.0)), 0.02, 1.1, -1.2),
+    "dating": KindProfile(0.08, 3.0, ((13.0, 0.4), (20.0, 1.0)), 0.03, 1.2, 0.2),
+    "video": KindProfile(0.25, 1.2, ((13.0, 0.4), (19.0, 1.0)), 0.02, 1.2, -1.1),
+    "health": KindProfile(0.12, 0.6, ((21.0, 1.0),), 0.02, 1.1, -0.6, "exercise", 2.0),
+    "games": KindProfile(0.08, 1.5, ((13.0, 0.5), (20.0, 1.0)), 0.02, 1.2, -0.7),
 }
 
 # Apps most users have (share of users); the rest take their kind's adoption.

@@ -7,27 +7,37 @@ import numpy as np
 from pushgen.model.routine import State, cdf_given_state
 from pushgen.model.sampling import categorical_rows
 
-NOISE_GIVEN_STATE = {
-    State.SLEEP: {"low": 0.95, "medium": 0.05},
-    State.HOME: {"low": 0.6, "medium": 0.35, "high": 0.05},
-    State.COMMUTE: {"low": 0.15, "medium": 0.5, "high": 0.35},
-    State.WORK: {"low": 0.35, "medium": 0.55, "high": 0.1},
-    State.ERRAND: {"low": 0.15, "medium": 0.55, "high": 0.3},
-    State.LEISURE: {"low": 0.05, "medium": 0.35, "high": 0.6},
-    State.EXERCISE: {"low": 0.3, "medium": 0.5, "high": 0.2},
-    State.TRAVEL: {"low": 0.05, "medium": 0.45, "high": 0.5},
-}
+
+def given_state(table: str) -> dict[State, dict[str, float]]:
+    """P(value | routine state) from a table written as text: a header of the values, then per
+    state its name and the probability of each value."""
+    values, *rows = (line.split() for line in table.strip().splitlines())
+    return {State[name]: dict(zip(values, map(float, row), strict=True)) for name, *row in rows}
+
+
+NOISE_GIVEN_STATE = given_state("""
+              low    medium  high
+    SLEEP     0.95   0.05    0
+    HOME      0.6    0.35    0.05
+    COMMUTE   0.15   0.5     0.35
+    WORK      0.35   0.55    0.1
+    ERRAND    0.15   0.55    0.3
+    LEISURE   0.05   0.35    0.6
+    EXERCISE  0.3    0.5     0.2
+    TRAVEL    0.05   0.45    0.5
+""")
 # "near": the phone is in a pocket or face down; "far": nothing in front of the screen.
-PROXIMITY_GIVEN_STATE = {
-    State.SLEEP: {"far": 0.7, "med": 0.15, "near": 0.15},
-    State.HOME: {"far": 0.6, "med": 0.25, "near": 0.15},
-    State.COMMUTE: {"near": 0.6, "med": 0.2, "far": 0.2},
-    State.WORK: {"far": 0.6, "med": 0.3, "near": 0.1},
-    State.ERRAND: {"near": 0.55, "med": 0.25, "far": 0.2},
-    State.LEISURE: {"near": 0.5, "med": 0.25, "far": 0.25},
-    State.EXERCISE: {"near": 0.85, "med": 0.1, "far": 0.05},
-    State.TRAVEL: {"near": 0.4, "med": 0.3, "far": 0.3},
-}
+PROXIMITY_GIVEN_STATE = given_state("""
+              far    med     near
+    SLEEP     0.7    0.15    0.15
+    HOME      0.6    0.25    0.15
+    COMMUTE   0.2    0.2     0.6
+    WORK      0.6    0.3     0.1
+    ERRAND    0.2    0.25    0.55
+    LEISURE   0.25   0.25    0.5
+    EXERCISE  0.05   0.1     0.85
+    TRAVEL    0.3    0.3     0.4
+""")
 NOISE_CDF = cdf_given_state("noise", NOISE_GIVEN_STATE)
 PROXIMITY_CDF = cdf_given_state("proximity", PROXIMITY_GIVEN_STATE)
 

@@ -43,7 +43,7 @@ def to_obp(log: BanditLog) -> dict[str, Any]:
     Parameters
     ----------
     log : BanditLog
-        The log.
+        A log of ``log_policy``.
 
     Returns
     -------

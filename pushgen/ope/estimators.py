@@ -71,29 +71,27 @@ def ipw(feedback: Feedback) -> Estimate:
     --------
     >>> import numpy as np
     >>> from pushgen.ope import Feedback, ipw
-    >>> action = np.tile([0, 1], 200)                 # 400 rounds of a uniform logging policy
-    >>> feedback = Feedback(action=action, reward=(action == 0).astype(float), pscore=np.full(400, 0.5),
-    ...                     target=np.tile([1.0, 0.0], (400, 1)), model=np.tile([0.8, 0.1], (400, 1)))
-    >>> round(ipw(feedback).value, 3)
-    1.0
+    >>> feedback = Feedback(action=np.tile([0, 1], 200), reward=np.tile([1.0, 0.0], 200),  # logged uniformly
+    ...                     pscore=np.full(400, 0.5), target=np.tile([1.0, 0.0], (400, 1)))
+    >>> ipw(feedback).value, ipw(feedback).effective_rounds  # half the rounds count, at weight 2
+    (1.0, 200.0)
     """
     w = feedback.weights
     return _estimate("IPW", w * feedback.reward, w)
 
 
 def snipw(feedback: Feedback) -> Estimate:
-    """Self-normalised IPW (Swaminathan & Joachims 2015): IPW divided by the mean weight, with the
-    delta method's interval.
+    """Self-normalised IPW (Swaminathan & Joachims 2015): IPW divided by the mean weight.
 
     Parameters
     ----------
     feedback : Feedback
-        The logged actions, rewards and propensities, the target's probabilities.
+        The log and the target's probabilities.
 
     Returns
     -------
     Estimate
-        The value, its 95% interval, the effective sample size and the largest weight.
+        As for ``ipw``, with the delta method's interval.
 
     Raises
     ------
@@ -103,12 +101,12 @@ def snipw(feedback: Feedback) -> Estimate:
     Examples
     --------
     >>> import numpy as np
-    >>> from pushgen.ope import Feedback, snipw
-    >>> action = np.tile([0, 1], 200)                 # 400 rounds of a uniform logging policy
-    >>> feedback = Feedback(action=action, reward=(action == 0).astype(float), pscore=np.full(400, 0.5),
-    ...                     target=np.tile([1.0, 0.0], (400, 1)), model=np.tile([0.8, 0.1], (400, 1)))
-    >>> round(snipw(feedback).value, 3)
-    1.0
+    >>> from pushgen.ope import Feedback, ipw, snipw
+    >>> always_first = np.tile([1.0, 0.0], (400, 1))  # the target; the log took action 0 400 times
+    >>> feedback = Feedback(action=np.zeros(400, dtype=int), reward=np.ones(400), pscore=np.full(400, 0.5),
+    ...                     target=always_first)
+    >>> ipw(feedback).value, snipw(feedback).value  # every weight is 2: IPW doubles, SNIPW does not
+    (2.0, 1.0)
     """
     w = feedback.weights
     mean_weight = w.mean()
@@ -119,36 +117,39 @@ def snipw(feedback: Feedback) -> Estimate:
     return _estimate("SNIPW", value + w * (feedback.reward - value) / mean_weight, w, value)
 
 
+def _model_value(feedback: Feedback) -> np.ndarray:
+    """Per round: the reward model's value of the target, sum_a pi_e(a | x_t) q(x_t, a)."""
+    return (feedback.target * feedback.required_model).sum(axis=1)
+
+
 def dm(feedback: Feedback) -> Estimate:
     """The direct method (Beygelzimer & Langford 2009): the reward model's value of the target.
 
     Parameters
     ----------
     feedback : Feedback
-        The logged actions, rewards and propensities, the target's probabilities and a reward model.
+        As for ``ipw``, with a reward model (``model``).
 
     Returns
     -------
     Estimate
-        The value, its 95% interval, the effective sample size and the largest weight.
+        As for ``ipw``; never an ``OPEWarning`` (the estimate uses no weight).
 
     Raises
     ------
     ValueError
-        When ``feedback`` has no reward model.
+        When ``feedback.model`` is None: no reward model.
 
     Examples
     --------
     >>> import numpy as np
     >>> from pushgen.ope import Feedback, dm
-    >>> action = np.tile([0, 1], 200)                 # 400 rounds of a uniform logging policy
-    >>> feedback = Feedback(action=action, reward=(action == 0).astype(float), pscore=np.full(400, 0.5),
-    ...                     target=np.tile([1.0, 0.0], (400, 1)), model=np.tile([0.8, 0.1], (400, 1)))
-    >>> round(dm(feedback).value, 3)  # the model's 0.8, not the true 1.0
-    0.8
+    >>> feedback = Feedback(action=np.zeros(400, dtype=int), reward=np.ones(400), pscore=np.ones(400),
+    ...                     target=np.tile([0.5, 0.5], (400, 1)), model=np.tile([0.8, 0.2], (400, 1)))
+    >>> round(dm(feedback).value, 3)  # 0.5 * 0.8 + 0.5 * 0.2, whatever the logged rewards
+    0.5
     """
-    baseline = (feedback.target * feedback.required_model).sum(axis=1)
-    return _estimate("DM", baseline, feedback.weights)
+    return _estimate("DM", _model_value(feedback), feedback.weights)
 
 
 def dr(feedback: Feedback) -> Estimate:
@@ -157,31 +158,30 @@ def dr(feedback: Feedback) -> Estimate:
     Parameters
     ----------
     feedback : Feedback
-        The logged actions, rewards and propensities, the target's probabilities and a reward model.
+        The log and the target's probabilities, with a reward model.
 
     Returns
     -------
     Estimate
-        The value, its 95% interval, the effective sample size and the largest weight.
+        As for ``ipw``.
 
     Raises
     ------
     ValueError
-        When ``feedback`` has no reward model.
+        As for ``dm``.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from pushgen.ope import Feedback, dr
+    >>> from pushgen.ope import Feedback, dm, dr
     >>> action = np.tile([0, 1], 200)                 # 400 rounds of a uniform logging policy
     >>> feedback = Feedback(action=action, reward=(action == 0).astype(float), pscore=np.full(400, 0.5),
     ...                     target=np.tile([1.0, 0.0], (400, 1)), model=np.tile([0.8, 0.1], (400, 1)))
-    >>> round(dr(feedback).value, 3)  # the model's error corrected
-    1.0
+    >>> round(dm(feedback).value, 3), round(dr(feedback).value, 3)  # the model's error corrected
+    (0.8, 1.0)
     """
     w = feedback.weights
-    baseline = (feedback.target * feedback.required_model).sum(axis=1)
-    return _estimate("DR", baseline + w * (feedback.reward - feedback.logged_model), w)
+    return _estimate("DR", _model_value(feedback) + w * (feedback.reward - feedback.logged_model), w)
 
 
 FORMULAS = {"IPW": ipw, "SNIPW": snipw, "DM": dm, "DR": dr}

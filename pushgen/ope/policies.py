@@ -73,7 +73,7 @@ class UniformPolicy(Probabilities):
     >>> import numpy as np
     >>> from pushgen.ope import Slates, UniformPolicy
     >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
-    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    ...                 mask=np.array([[True, True, False]]))  # two filled slots, one empty
     >>> UniformPolicy().probabilities(slates).round(3).tolist()  # slots 0, 1 and hold
     [[0.333, 0.333, 0.0, 0.333]]
     """
@@ -150,10 +150,11 @@ class GreedyPolicy(Probabilities):
     --------
     >>> import numpy as np
     >>> from pushgen.ope import GreedyPolicy, Slates
-    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
-    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
-    >>> GreedyPolicy(lambda slates: slates.p_open).probabilities(slates).tolist()
-    [[1.0, 0.0, 0.0, 0.0]]
+    >>> slates = Slates(contexts={}, candidates=np.zeros((2, 2, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True], [False, False]]),
+    ...                 p_open=np.array([[0.1, 0.5], [0.0, 0.0]]))
+    >>> GreedyPolicy(lambda slates: slates.p_open).probabilities(slates).tolist()  # hold: no candidate
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
 
     scorer: Scorer
@@ -171,18 +172,18 @@ class HoldPolicy(Probabilities):
     Attributes
     ----------
     name : str
-        The policy's name in logs and tables.
+        ``"hold"``.
     reads_state : bool
-        Whether it reads the candidates' P(open) at the state (``Slates.p_open``).
+        False: it reads nothing.
 
     Examples
     --------
     >>> import numpy as np
     >>> from pushgen.ope import HoldPolicy, Slates
-    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
-    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 2, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, False]]))
     >>> HoldPolicy().probabilities(slates).tolist()
-    [[0.0, 0.0, 0.0, 1.0]]
+    [[0.0, 0.0, 1.0]]
     """
 
     name: str = "hold"
@@ -220,21 +221,21 @@ def EpsilonGreedyPolicy(scorer: Scorer, epsilon: float = 0.1) -> GreedyMixture:
     scorer : Scorer
         As for ``GreedyPolicy``.
     epsilon : float, default 0.1
-        The share spread uniformly, from 0 to 1.
+        The share of the choice of ``UniformPolicy``, from 0 to 1.
 
     Returns
     -------
     GreedyMixture
-        The policy.
+        The greedy candidate mixed with ``UniformPolicy``.
 
     Examples
     --------
     >>> import numpy as np
     >>> from pushgen.ope import EpsilonGreedyPolicy, Slates
-    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
-    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 2, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True]]), p_open=np.array([[0.5, 0.1]]))
     >>> EpsilonGreedyPolicy(lambda slates: slates.p_open).probabilities(slates).round(3).tolist()
-    [[0.933, 0.033, 0.0, 0.033]]
+    [[0.933, 0.033, 0.033]]
     """
     return GreedyMixture(scorer, epsilon, UniformPolicy(), "epsilon_greedy")
 
@@ -245,7 +246,7 @@ def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
     Parameters
     ----------
     scorer : Scorer
-        As for ``GreedyPolicy``.
+        Scores the candidates, as for ``GreedyPolicy``.
     hold : float, default 0.75
         The probability of holding, from 0 to 1.
 
@@ -258,10 +259,10 @@ def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
     --------
     >>> import numpy as np
     >>> from pushgen.ope import HoldHeavyPolicy, Slates
-    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 3, 7), dtype=np.int64),
-    ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
+    >>> slates = Slates(contexts={}, candidates=np.zeros((1, 4, 7), dtype=np.int64),
+    ...                 mask=np.array([[True, True, True, False]]), p_open=np.array([[0.5, 0.1, 0.2, 0.0]]))
     >>> HoldHeavyPolicy(lambda slates: slates.p_open).probabilities(slates).tolist()
-    [[0.25, 0.0, 0.0, 0.75]]
+    [[0.25, 0.0, 0.0, 0.0, 0.75]]
     """
     return GreedyMixture(scorer, hold, HoldPolicy(), "hold_heavy")
 

@@ -85,13 +85,13 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
     split : str or pathlib.Path
         A standard split's name or a split folder.
     users : int or list of int, optional
-        The first ``users`` test users, or these users; by default every test user.
+        As for ``log_policy``.
     k : int, default 8
-        Candidates per context.
+        As for ``log_policy``.
     candidate_seed : int, default 0
-        The seed of the candidates.
+        As for ``log_policy``.
     stationary : bool, default False
-        A user without fatigue and habituation.
+        As for ``log_policy``.
     rollouts : int, default 5
         Plays of a stochastic policy (a deterministic one is played once).
     seed : int, default 0

@@ -89,13 +89,6 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     else:  # no history: empty tables with the history's columns
         train = validation = schemas.apply_dtypes(
             pq.read_schema(folder / "task1/train.parquet").empty_table().to_pandas())
-    return Split(
-        folder=folder,
-        task=task,
-        description=description,
-        train=train,
-        validation=validation,
-        test=test,
-        users=pq.read_table(folder / "users.parquet").to_pandas(),
-    )
+    return Split(folder=folder, task=task, description=description, train=train, validation=validation,
+                 test=test, users=pq.read_table(folder / "users.parquet").to_pandas())
 

@@ -57,7 +57,7 @@ def development_split(name: str, out: str | Path, seed: int, version: str | None
     Returns
     -------
     pathlib.Path
-        ``out``.
+        ``out``, the new split's folder.
 
     Raises
     ------

@@ -5,7 +5,7 @@ training and test, weeks of validation and cold-start users, and the dates they 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
@@ -38,12 +38,7 @@ class SplitSpec:
                 raise DatasetError(f"{option} must be a whole number of at least {low}; got {value!r}")
 
     def to_dict(self) -> dict:
-        return {
-            "train_months": self.train_months,
-            "test_months": self.test_months,
-            "validation_weeks": self.validation_weeks,
-            "cold_start_users": self.cold_start_users,
-        }
+        return asdict(self)
 
 
 def whole_months(recipe: dict) -> int:
