@@ -14,7 +14,6 @@ import re
 import click
 
 from pushgen import cli_bench, cli_data
-from pushgen._version import __version__
 from pushgen.cli_support import USER_ERRORS, UserFacingError, folder_or_standard_split, user_errors
 
 __all__ = ["USER_ERRORS", "UserFacingError", "cli", "folder_or_standard_split", "main", "one_line",
@@ -24,7 +23,7 @@ LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", prog_name="pushgen")
+@click.version_option(None, "--version", package_name="pushgen", prog_name="pushgen")
 def cli() -> None:
     """Synthetic smartphone push-notification datasets and benchmarks."""
 

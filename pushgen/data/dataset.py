@@ -30,7 +30,6 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen import schemas, stopping
-from pushgen._version import __version__
 from pushgen.data.folder_lock import replacing, session
 from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
 from pushgen.data.layout import FORMATS as FORMATS
@@ -258,6 +257,7 @@ def read_dataset(folder: Path) -> Dataset:
     manifest = verify_dataset(folder)
     frames = {name: read_table(table_path(folder, name, manifest))
               for name in ("notifications", "users")}
+    from pushgen._version import __version__
     from pushgen.data.generator import Dataset, Recipe  # the simulation's modules, only when read back
 
     return Dataset(

@@ -181,12 +181,9 @@ def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[
     code checked to be a position in its feature's published values."""
     if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
-    if len(columns[0]):
-        stacked = np.stack(columns)
-        outside = np.flatnonzero((stacked.min(axis=1) < 0) | (stacked.max(axis=1) >= _value_counts(features)))
-        if len(outside):
-            name = features[outside[0]]
-            check_positions(columns[outside[0]], f"codes of {name}", len(schemas.values(name)))
+    for name, column, count in zip(features, columns, _value_counts(features), strict=True):
+        if len(column) and (column.min() < 0 or column.max() >= count):  # no copy of the columns
+            check_positions(column, f"codes of {name}", int(count))
     return dict(zip(features, columns, strict=True))
 
 
@@ -250,8 +247,9 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
     base = _weights(params, np.zeros(len(rows)), rows, feature, NOTIFICATION_FEATURES)
     channel = channel_of(feature)
     group = app_catalog().channels.group[np.maximum(channel, 0)]
-    per_situation = (params.interactions[rows, group] + priority_effects()[feature["priority"]]
-                     + updates_effects()[feature["numberOfUpdates"]])
+    per_situation = params.interactions[rows, group]  # (rows, situations), summed in place
+    per_situation += np.take(priority_effects(), feature["priority"], axis=0)
+    per_situation += np.take(updates_effects(), feature["numberOfUpdates"], axis=0)
     possible = (channel >= 0) & params.has_app[rows, feature["postingApp"]]
     if params.channel_on is not None:
         possible &= params.channel_on[rows, np.maximum(channel, 0)]

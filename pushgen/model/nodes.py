@@ -21,7 +21,7 @@ from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
 from pushgen.model.sampling import segment_states
-from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, TimeGrid
+from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, WEEK_BEFORE_SECONDS, TimeGrid
 from pushgen.model.timings_kernel import seconds_to_wake
 
 
@@ -81,9 +81,6 @@ def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, d
     hour, days, asleep, level = row_states(posts.seconds, post_slots(posts), 86400 // SLOT_SECONDS, day_level,
                                            daily.attention, shift, segment, state, int(routine.State.SLEEP))
     return engagement.RowState(hour=hour, days=days, asleep=asleep, mood=level)
-
-
-WEEK_BEFORE_SECONDS = 7 * 86400.0
 
 
 def channel(codes: dict[str, np.ndarray]) -> np.ndarray:

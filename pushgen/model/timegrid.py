@@ -12,6 +12,7 @@ SLOT_MINUTES = 15
 SLOTS_PER_DAY = 24 * 60 // SLOT_MINUTES
 SLOT_SECONDS = SLOT_MINUTES * 60
 SLOT_HOURS = SLOT_MINUTES / 60
+WEEK_BEFORE_SECONDS = 7 * 86400.0  # the week lived before the start (its notifications are history)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,11 @@ import re
 import sys
 from dataclasses import asdict, dataclass, field
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 
-from pushgen._version import __version__
 from pushgen.data.dataset import DatasetError
-from pushgen.data.generator import Recipe
 from pushgen.data.outputs import sha256_file
+from pushgen.data.recipe import Recipe
 from pushgen.model.engagement import MODEL_VERSION
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, SplitSpec
 from pushgen.text_tables import aligned_table, counted, html_table
@@ -90,6 +88,8 @@ class StandardSplit:
     def make_recipe(self) -> Recipe:
         """The recipe to regenerate this split; an error if this pushgen simulates another model."""
         if self.engagement_model != MODEL_VERSION:
+            from pushgen._version import __version__
+
             raise DatasetError(f"{self.label} was simulated with engagement model {self.engagement_model}; "
                                f"this pushgen {__version__} simulates model {MODEL_VERSION} and cannot "
                                f"regenerate it: {other_model_advice(self.label)}")
@@ -225,6 +225,8 @@ def file_entries(folder: Path) -> dict[str, dict]:
 
 def environment() -> dict[str, str]:
     """Versions of what a split's content depends on, recorded beside its fingerprint."""
+    from importlib import metadata  # only here: its import costs every evaluate 10 ms
+
     versions = {"python": ".".join(map(str, sys.version_info[:3]))}
     for package in RECORDED_PACKAGES:
         try:

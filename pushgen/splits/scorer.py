@@ -22,8 +22,8 @@ from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import EngagementParameters
 from pushgen.model.feasibility import channel_of
-from pushgen.model.nodes import WEEK_BEFORE_SECONDS
 from pushgen.model.simulated_user import received_exposure
+from pushgen.model.timegrid import WEEK_BEFORE_SECONDS
 
 if TYPE_CHECKING:
     import pandas as pd
