@@ -181,9 +181,12 @@ def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[
     code checked to be a position in its feature's published values."""
     if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
-    for name, column, count in zip(features, columns, _value_counts(features), strict=True):
-        if len(column) and (column.min() < 0 or column.max() >= count):  # no copy of the columns
-            check_positions(column, f"codes of {name}", int(count))
+    if len(columns[0]):
+        stacked = np.stack(columns)
+        outside = np.flatnonzero((stacked.min(axis=1) < 0) | (stacked.max(axis=1) >= _value_counts(features)))
+        if len(outside):
+            name = features[outside[0]]
+            check_positions(columns[outside[0]], f"codes of {name}", len(schemas.values(name)))
     return dict(zip(features, columns, strict=True))
 
 
