@@ -1,8 +1,8 @@
 """Train MaskablePPO on the long-horizon task with training users, score it on held-out users.
 
     pip install ".[rl]"                # from a checkout: stable-baselines3, sb3-contrib, torch
-    python scripts/train_long_horizon.py --split pushgen-v4 --steps 1000000 --eval-every 300000 \
-        --replicates 1 --estimates --warm-start 100000 --learning-rate 1e-4
+    python scripts/train_long_horizon.py --split pushgen-v4 --steps 400000 --eval-every 150000 \
+        --replicates 1 --estimates --warm-start 100000 --learning-rate 3e-5
     python scripts/train_long_horizon.py --split pushgen-mini-v4 --steps 4096 --replicates 1
 
 Training: ``pushgen/LongHorizon-v0`` episodes of the training users (task 1's test months, each
