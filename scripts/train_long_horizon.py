@@ -1,17 +1,24 @@
 """Train MaskablePPO on the long-horizon task with training users, score it on held-out users.
 
     pip install ".[rl]"                # from a checkout: stable-baselines3, sb3-contrib, torch
-    python scripts/train_long_horizon.py --split pushgen-v4 --steps 1000000
+    python scripts/train_long_horizon.py --split pushgen-v4 --steps 400000 --eval-every 150000 \
+        --replicates 1 --estimates --warm-start 100000 --learning-rate 3e-5
     python scripts/train_long_horizon.py --split pushgen-mini-v4 --steps 4096 --replicates 1
 
 Training: ``pushgen/LongHorizon-v0`` episodes of the training users (task 1's test months, each
 with its default app), one environment per user stepped together, reward the opens (fresh
-outcome entropy at every reset). MaskablePPO (sb3-contrib) with ``MultiInputPolicy`` (the
-default extractor, which reads the app's public counters, normalised by ``VecNormalize`` with the
-rewards). Scored like the leaderboard's
-long-horizon section (``pushgen.benchmark.long_horizon``): the deterministic policy plays each
-held-out user (task 2's cold-start users) ``--replicates`` times with the board's outcome
-entropy, so its mean opens per user sit beside the board's rows on the same draws.
+outcome entropy at every reset). MaskablePPO (sb3-contrib) with ``MultiInputPolicy`` and the
+shared slot scorer (``pushgen.baselines.slot_scorer``; ``--extractor flat``: the default
+extractor, the app's counters normalised by ``VecNormalize``); ``--estimates`` adds the policy's
+own LinUCB upper bound per slot to its observation, and ``--warm-start N`` first clones LinUCB
+with the board's send threshold on N training steps (``long_horizon_warm_start``; they count in
+``--steps``). Chosen on the training users: at the start and every ``--eval-every`` steps the
+policy (its most likely actions, and actions drawn from it) plays every training user's 42-day
+test months, and the best of these on the training users is the one scored. Scored once like the
+leaderboard's long-horizon section (``pushgen.benchmark.long_horizon``): it plays each held-out
+user (task 2's cold-start users) ``--replicates`` times with the run's outcome entropy, beside
+the myopic greedy true model and a random candidate at its own send share on the same draws
+(paired differences per held-out user).
 """
 
 from __future__ import annotations
@@ -23,68 +30,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from long_horizon_warm_start import OnlineEstimates, with_estimates
 
-from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, allowed_first
-from pushgen.baselines.selection_online import LinUCB
+from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting
 from pushgen.benchmark.long_horizon import BOARD_SEED, Options, outcome_entropy, play, users
 from pushgen.envs.long_horizon import LongHorizonEnv
 from pushgen.replay.metrics import paired
 
 COUNTERS = ("app_counts", "days_into_episode", "hours_since_last")  # the Box entries, normalised
-
-
-class OnlineEstimates:
-    """Each allowed candidate's LinUCB upper bound on its open rate, learnt within the episode from
-    the opens of what was sent (``pushgen.baselines.selection_online.LinUCB``): a per-user estimate
-    the agent makes itself, read by the slot scorer as ``candidate_estimates`` (k, 1). ``augment``
-    each observation once, in order; ``learn`` from each step's action and open."""
-
-    def __init__(self, k: int) -> None:
-        self.k = k
-        self.reset()
-
-    def reset(self) -> None:
-        self.learner, self.slots = LinUCB(None), np.zeros(0, dtype=int)
-
-    def augment(self, observation: dict[str, Any]) -> dict[str, Any]:
-        self.slots, packed = allowed_first(observation, self.k)
-        estimates = np.zeros((self.k, 1), dtype=np.float32)
-        if len(self.slots):
-            estimates[self.slots, 0] = self.learner.upper_bounds(packed)
-        return {**observation, "candidate_estimates": estimates}
-
-    def learn(self, observation: dict[str, Any], action: int, opened: bool) -> None:
-        if action < self.k:
-            self.learner.choose(int(np.flatnonzero(self.slots == action)[0]))
-            self.learner.update(observation, action, opened)
-
-
-def with_estimates(env: LongHorizonEnv) -> Any:
-    """``env`` whose observations carry the agent's ``OnlineEstimates`` (a gymnasium wrapper)."""
-    import gymnasium as gym
-    from gymnasium import spaces
-
-    class WithEstimates(gym.Wrapper):
-        def __init__(self, inner: LongHorizonEnv) -> None:
-            super().__init__(inner)
-            box = spaces.Box(-np.inf, np.inf, (inner.k, 1), np.float32)
-            self.observation_space = spaces.Dict({**inner.observation_space.spaces,
-                                                  "candidate_estimates": box})
-            self.estimates = OnlineEstimates(inner.k)
-
-        def reset(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-            self.estimates.reset()
-            observation, info = self.env.reset(**kwargs)
-            self.last = self.estimates.augment(observation)
-            return self.last, info
-
-        def step(self, action: Any) -> tuple[dict[str, Any], float, bool, bool, dict[str, Any]]:
-            observation, reward, terminated, truncated, info = self.env.step(action)
-            self.estimates.learn(self.last, int(action), bool(info["opened"]))
-            self.last = self.estimates.augment(observation)
-            return self.last, float(reward), terminated, truncated, info
-
-    return WithEstimates(env)
 
 
 class Trained:
@@ -112,20 +65,20 @@ class Trained:
 
 
 def held_out_scores(make: Callable[[LongHorizonEnv, int], Any], split: str, held_out: list[int],
-                    options: Options) -> np.ndarray:
-    """Per held-out user, the mean opens over the replicates (the board's entropy) of the policy
-    ``make(env, user)`` returns (a new one for each episode)."""
+                    options: Options, task: int = 2) -> np.ndarray:
+    """Per user of ``held_out`` (task ``task``'s), the mean opens over the replicates (the entropy
+    of ``options``) of the policy ``make(env, user)`` returns (a new one for each episode)."""
     scores = []
     for user in held_out:
         env = LongHorizonEnv(split, user=user, k=options.k, horizon_days=options.horizon_days,
-                             send_cost=options.send_cost, task=2)
+                             send_cost=options.send_cost, task=task)
         scores.append(np.mean([play(env, make(env, user), outcome_entropy(user, r, options.entropy))[0]
                                for r in range(options.replicates)]))
     return np.array(scores)
 
 
-def trained_scores(model: Any, normalize: Any, split: str, held_out: list[int], options: Options,
-                   deterministic: bool, estimates: bool) -> tuple[np.ndarray, float]:
+def trained_scores(model: Any, normalize: Any, split: str, users_: list[int], options: Options,
+                   deterministic: bool, estimates: bool, task: int = 2) -> tuple[np.ndarray, float]:
     """The trained policy's per-user scores and its share of steps that send."""
     import torch
 
@@ -137,20 +90,9 @@ def trained_scores(model: Any, normalize: Any, split: str, held_out: list[int], 
         return played[-1]
 
     normalize.training = False
-    scores = held_out_scores(make, split, held_out, options)
+    scores = held_out_scores(make, split, users_, options, task)
     normalize.training = True
     return scores, sum(p.sends for p in played) / max(sum(p.steps for p in played), 1)
-
-
-def report(model: Any, normalize: Any, split: str, held_out: list[int], options: Options, what: str,
-           estimates: bool) -> tuple[np.ndarray, float]:
-    """Print the held-out score of the most likely actions and of actions drawn from the policy;
-    return the drawn ones' per-user scores and send share."""
-    likely, _ = trained_scores(model, normalize, split, held_out, options, True, estimates)
-    drawn, share = trained_scores(model, normalize, split, held_out, options, False, estimates)
-    print(f"  {model.num_timesteps:>9,} steps  held-out opens per user {likely.mean():.1f} most likely "
-          f"action, {drawn.mean():.1f} sampled (sends at {share:.3f} of the steps)  ({what})", flush=True)
-    return drawn, share
 
 
 def baseline(name: str, options: Options, **knobs: Any) -> Callable[[LongHorizonEnv, int], Any]:
@@ -164,27 +106,53 @@ def baseline(name: str, options: Options, **knobs: Any) -> Callable[[LongHorizon
     return make
 
 
-def compare(drawn: np.ndarray, share: float, split: str, held_out: list[int], options: Options) -> None:
-    """The trained (sampled) policy against the myopic greedy true model and against a uniform
-    random candidate sent at the trained policy's own send share, on the same draws."""
+def compare(scores: np.ndarray, share: float, split: str, held_out: list[int], options: Options) -> None:
+    """The trained policy's held-out ``scores`` against the myopic greedy true model and against a
+    uniform random candidate sent at the trained policy's own send share, on the same draws."""
     for label, make in (("greedy true model", baseline("greedy", options)),
                         (f"random at {share:.3f} of the steps", baseline("random", options, rate=share))):
-        scores = held_out_scores(make, split, held_out, options)
-        c = paired(drawn, scores)
-        print(f"  vs {label} ({scores.mean():.1f}): {c['difference']:+.1f} "
+        other = held_out_scores(make, split, held_out, options)
+        c = paired(scores, other)
+        print(f"  vs {label} ({other.mean():.1f}): {c['difference']:+.1f} "
               f"[{c['low']:+.1f}, {c['high']:+.1f}] per held-out user, paired 95%", flush=True)
+
+
+class Selection:
+    """Checkpoint selection on the training users: each evaluation plays the policy (its most
+    likely actions, and actions drawn from it) on every training user's 42-day test months with
+    an outcome key of its own, and keeps the best (checkpoint, way of acting) by mean opens."""
+
+    def __init__(self, split: str, train_users: list[int], replicates: int, estimates: bool) -> None:
+        self.split, self.users, self.estimates = split, train_users, estimates
+        self.options = Options(replicates=replicates)
+        self.best: tuple[float, bool, int, Any, Any] | None = None
+
+    def evaluate(self, model: Any, normalize: Any, what: str) -> None:
+        import copy
+
+        for deterministic in (True, False):
+            scores, share = trained_scores(model, normalize, self.split, self.users, self.options,
+                                           deterministic, self.estimates, task=1)
+            print(f"  {model.num_timesteps:>9,} steps  training-user opens per user {scores.mean():.1f} "
+                  f"{'most likely action' if deterministic else 'sampled'} (sends at {share:.3f} of the "
+                  f"steps)  ({what})", flush=True)
+            if self.best is None or scores.mean() > self.best[0]:
+                kept = copy.deepcopy((model.policy.state_dict(), vars(normalize).get("obs_rms")))
+                self.best = (float(scores.mean()), deterministic, model.num_timesteps, *kept)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="pushgen-v4")
-    parser.add_argument("--steps", type=int, default=1_000_000)
+    parser.add_argument("--steps", type=int, default=1_000_000, help="the budget, warm start included")
     parser.add_argument("--eval-every", type=int, default=200_000)
     parser.add_argument("--replicates", type=int, default=Options.replicates)
+    parser.add_argument("--select-replicates", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--train-days", type=float, default=14.0)
     parser.add_argument("--gamma", type=float, default=0.99)
     parser.add_argument("--ent-coef", type=float, default=0.001)
+    parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--extractor", choices=("slot", "flat"), default="slot")
     parser.add_argument("--hold-bias", type=float, default=0.0)
     parser.add_argument("--reward-scale", choices=("per-user", "shared"), default="per-user",
@@ -193,12 +161,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="the agent's own LinUCB upper bounds per slot in its observation")
     parser.add_argument("--train-send-cost", type=float, default=0.0,
                         help="a cost per send in the training episodes only (scored: opens)")
+    parser.add_argument("--warm-start", type=int, default=0, metavar="STEPS",
+                        help="clone LinUCB with a send threshold on this many training steps first "
+                             "(needs --estimates; counted in --steps)")
+    parser.add_argument("--warm-start-theta", type=float, default=0.7,
+                        help="its least upper bound worth a send (the board's, tuned on the training users)")
+    parser.add_argument("--warm-start-cap", type=int, default=50, help="its sends a day at most")
     args = parser.parse_args(argv)
-    if args.steps < 1 or args.eval_every < 1 or args.replicates < 1:
-        parser.exit(2, "train_long_horizon.py: --steps, --eval-every and --replicates must be >= 1\n")
+    if min(args.steps, args.eval_every, args.replicates, args.select_replicates) < 1:
+        parser.exit(2, "train_long_horizon.py: --steps, --eval-every and the replicates must be >= 1\n")
     if not (args.train_days > 0 and 0 < args.gamma <= 1 and min(args.ent_coef, args.train_send_cost) >= 0):
         parser.exit(2, "train_long_horizon.py: --train-days must be > 0, --gamma in (0, 1], "
                     "--ent-coef and --train-send-cost >= 0\n")
+    if not 0 <= args.warm_start < args.steps or (args.warm_start and not args.estimates):
+        parser.exit(2, "train_long_horizon.py: --warm-start needs --estimates and fewer steps than --steps\n")
     try:
         import gymnasium as gym
         import torch
@@ -212,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"this script needs sb3-contrib: {install_line('rl')}", file=sys.stderr)
         return 2
+    from long_horizon_warm_start import clone, demonstrate
+
     torch.set_num_threads(1)
     options = Options(replicates=args.replicates)
     train_users, held_out = users(args.split, 1), users(args.split, 2)
@@ -227,8 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     slot = args.extractor == "slot"  # the slot scorer scales its own counts
     envs = VecNormalize(single, norm_obs=not slot, norm_obs_keys=list(COUNTERS), norm_reward=not per_user,
                         gamma=args.gamma)
-    model = MaskablePPO("MultiInputPolicy", envs, n_steps=256, batch_size=512, n_epochs=4, learning_rate=3e-4,
-                        gamma=args.gamma, ent_coef=args.ent_coef, seed=args.seed, device="cpu", verbose=0,
+    model = MaskablePPO("MultiInputPolicy", envs, n_steps=256, batch_size=512, n_epochs=4,
+                        learning_rate=args.learning_rate, gamma=args.gamma, ent_coef=args.ent_coef,
+                        seed=args.seed, device="cpu", verbose=0,
                         policy_kwargs=slot_policy_kwargs() if slot else None)
     if slot:
         read_scores(model, args.hold_bias)
@@ -236,18 +215,37 @@ def main(argv: list[str] | None = None) -> int:
         with torch.no_grad():
             model.policy.action_net.bias[-1] = args.hold_bias
     print(f"MaskablePPO ({args.extractor} extractor, gamma {args.gamma:g}, ent_coef {args.ent_coef:g}, "
-          f"hold bias {args.hold_bias:g}, training send cost {args.train_send_cost:g}, rewards scaled "
-          f"{args.reward_scale}{', LinUCB estimates' if args.estimates else ''}) on "
-          f"{len(train_users)} training users of {args.split} ({args.train_days:g}-day episodes); scored on "
-          f"{len(held_out)} held-out users ({options.horizon_days:g} days), {args.replicates} replicates")
-    report(model, envs, args.split, held_out, options, "the start", args.estimates)
+          f"learning rate {args.learning_rate:g}, hold bias {args.hold_bias:g}, training send cost "
+          f"{args.train_send_cost:g}, rewards scaled {args.reward_scale}"
+          f"{', LinUCB estimates' if args.estimates else ''}) on {len(train_users)} training users of "
+          f"{args.split} ({args.train_days:g}-day episodes); chosen on the training users' 42-day test "
+          f"months, scored on {len(held_out)} held-out users ({options.horizon_days:g} days), "
+          f"{args.replicates} replicates")
     started = time.perf_counter()
+    if args.warm_start:
+        data = demonstrate(envs, args.warm_start, model.policy.action_space.n - 1, args.warm_start_theta,
+                           args.warm_start_cap, args.gamma)
+        loss, agree = clone(model, data, seed=args.seed)
+        model.num_timesteps = len(data)
+        print(f"  warm start: LinUCB (theta {args.warm_start_theta:g}, at most {args.warm_start_cap} a day) "
+              f"on {len(data):,} steps, cloned to {agree:.3f} agreement (loss {loss:.3f}), "
+              f"{time.perf_counter() - started:.0f} s", flush=True)
+    selection = Selection(args.split, train_users, args.select_replicates, args.estimates)
+    selection.evaluate(model, envs, "the start")
     while model.num_timesteps < args.steps:
         model.learn(total_timesteps=min(args.eval_every, args.steps - model.num_timesteps),
                     reset_num_timesteps=False)
-        drawn, share = report(model, envs, args.split, held_out, options,
-                              f"training {time.perf_counter() - started:.0f} s", args.estimates)
-    compare(drawn, share, args.split, held_out, options)
+        selection.evaluate(model, envs, f"training {time.perf_counter() - started:.0f} s")
+    assert selection.best is not None
+    best, deterministic, at, weights, rms = selection.best
+    model.policy.load_state_dict(weights)
+    if rms is not None:
+        envs.obs_rms = rms
+    scores, share = trained_scores(model, envs, args.split, held_out, options, deterministic, args.estimates)
+    acting = "most likely action" if deterministic else "sampled"
+    print(f"  chosen: {at:,} steps, {acting} ({best:.1f} on the training users); held-out opens per user "
+          f"{scores.mean():.1f} (sends at {share:.3f} of the steps)", flush=True)
+    compare(scores, share, args.split, held_out, options)
     return 0
 
 
