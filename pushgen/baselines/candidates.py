@@ -44,7 +44,3 @@ def public_pool(public: pd.DataFrame, min_users: int = POOL_MIN_USERS) -> np.nda
     unique, _, counts = distinct(pairs[:, :-1])
     common = unique[counts >= min(min_users, len(np.unique(users)))]
     return common if len(common) else unique
-
-
-def union(*matrices: np.ndarray) -> np.ndarray:
-    return distinct(np.concatenate(matrices))[0]

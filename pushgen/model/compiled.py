@@ -106,11 +106,6 @@ def announce_compiling(announce: bool) -> None:
     _announce = announce
 
 
-def loaded_kernels() -> list[Kernel]:
-    """The kernels numba has compiled (or loaded from its cache) in this process."""
-    return [loaded for loaded in _kernels if loaded._compiled is not None]
-
-
 @functools.cache
 def _numba() -> ModuleType:
     import numba

@@ -32,10 +32,6 @@ class TimeGrid:
         return ((self.start.weekday() + np.arange(self.days)) % 7).astype(np.int8)
 
     @cached_property
-    def is_weekend_day(self) -> np.ndarray:
-        return self.weekday_of_day >= 5
-
-    @cached_property
     def day_of_slot(self) -> np.ndarray:
         return np.repeat(np.arange(self.days, dtype=np.int32), SLOTS_PER_DAY)
 
