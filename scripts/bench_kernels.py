@@ -72,7 +72,9 @@ REFERENCES: dict[str, tuple[Kernel, Callable[..., object]]] = {
     "daily regime (markov_chain)": (regime_kernel.markov_chain, reference.markov_chain),
     "mood level (autoregression)": (engagement_kernel.autoregression, reference.autoregression),
     "row state (row_states)": (engagement_kernel.row_states, reference.row_states),
-    "P(open) log-odds (open_logits)": (engagement_kernel.open_logits, reference.open_logits),
+    "row log-odds (row_logits)": (engagement_kernel.row_logits, reference.row_logits),
+    "P(open) log-odds (notification_logits)": (engagement_kernel.notification_logits,
+                                               reference.notification_logits),
     "state curves (state_exponents)": (engagement_kernel.state_exponents, reference.state_exponents),
     "stream seeds (sequence_states)": (seeding_kernel.sequence_states, reference.sequence_states),
 }

@@ -316,34 +316,39 @@ def state_exponents(hour: np.ndarray, days: np.ndarray, attention_peak: np.ndarr
     return np.stack([2 * np.pi * (hour - attention_peak[rows]) / 24, -days / novelty_days])
 
 
-def open_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, context_codes: tuple,
-                notification_tables: tuple, notification_codes: tuple, cycle: np.ndarray, asleep: np.ndarray,
-                mood: np.ndarray, curves: np.ndarray, indicators: tuple, situation_codes: tuple,
-                interactions: np.ndarray, group_of_channel: np.ndarray, channel: np.ndarray,
-                by_priority: np.ndarray, by_updates: np.ndarray, effect_codes: tuple, has_app: np.ndarray,
-                exposures: tuple) -> np.ndarray:
-    """The row terms, the notification terms and the exposure penalty as whole arrays, combined as
-    ``simulated_user.combine`` does (the situation interaction through NumPy's einsum)."""
-    intercept, amplitude, asleep_penalty, novelty, fatigue_weight, *habituation = user_terms
+def row_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, context_codes: tuple,
+               cycle: np.ndarray, asleep: np.ndarray, mood: np.ndarray, curves: np.ndarray, indicators: tuple,
+               situation_codes: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The row terms as whole arrays, as ``engagement.row_terms`` adds them."""
+    intercept, amplitude, asleep_penalty, novelty = user_terms
     base = feature_sums(intercept[rows], context_tables, rows, context_codes)
     base += amplitude[rows] * cycle[0]
     base += asleep_penalty[rows] * asleep
     base += novelty[rows] * cycle[1]
     base += mood
-    notification = feature_sums(np.zeros(len(rows)), notification_tables, rows, notification_codes)
     by_day, by_activity, silent, listening = indicators
     day, activity, ringer, headphones, music = situation_codes
     situations = situation_columns(curves, by_day, day, by_activity, activity, silent, ringer, listening,
                                    headphones, music)
-    priority, updates, app = effect_codes
+    return base, situations.reshape(len(rows), 10)
+
+
+def notification_logits(base: np.ndarray, situations: np.ndarray, rows: np.ndarray, tables: tuple,
+                        codes: np.ndarray, interactions: np.ndarray, group_of_channel: np.ndarray,
+                        channel: np.ndarray, by_priority: np.ndarray, by_updates: np.ndarray,
+                        possible: np.ndarray, penalty_terms: tuple, exposures: np.ndarray) -> np.ndarray:
+    """The notification terms and the exposure penalty as whole arrays, combined as
+    ``simulated_user.combine`` does (the situation interaction through NumPy's einsum)."""
+    fatigue_weight, *habituation = penalty_terms
+    notification = feature_sums(np.zeros(len(rows)), tables, rows, tuple(codes.T))
     group = group_of_channel[np.maximum(channel, 0)]
-    per_situation = interactions[rows, group] + by_priority[priority] + by_updates[updates]
-    penalty = fatigue_weight[rows] * exposures[0]
-    for weight, exposure in zip(habituation, exposures[1:], strict=True):
-        penalty = penalty + weight[rows] * np.sqrt(exposure)
+    per_situation = interactions[rows, group] + by_priority[codes[:, 4]] + by_updates[codes[:, 2]]
+    penalty = fatigue_weight[rows] * exposures[:, 0]
+    for key, weight in enumerate(habituation, start=1):
+        penalty = penalty + weight[rows] * np.sqrt(exposures[:, key])
     interaction = np.einsum("...k,...k->...", situations, per_situation)
     logit = base + notification + interaction - penalty
-    return np.where((channel >= 0) & has_app[rows, app], logit, -np.inf)
+    return np.where(possible, logit, -np.inf)
 
 
 def situation_columns(curves: np.ndarray, by_day: np.ndarray, day: np.ndarray, by_activity: np.ndarray,

@@ -41,7 +41,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            routine_kernel.slot_states, routine_kernel.slot_places,
            device_kernel.charge_runs, device_kernel.spending, device_kernel.slot_levels,
            device_kernel.slot_ringer, regime_kernel.markov_chain, engagement_kernel.autoregression,
-           engagement_kernel.open_logits,
+           engagement_kernel.row_logits, engagement_kernel.notification_logits,
            engagement_kernel.row_states, engagement_kernel.state_exponents,
            timings_kernel.branch_exponents, timings_kernel.seen_seconds,
            timings_kernel.seconds_to_wake, content_kernel.post_channels, content_kernel.thread_values,
@@ -466,41 +466,56 @@ def test_trigger_lasts_equal_the_nested_choices(data, n, slots):
 
 
 @st.composite
-def logit_inputs(draw: st.DrawFn) -> tuple:
+def row_inputs(draw: st.DrawFn) -> tuple:
+    users, n = draw(st.integers(1, 3)), draw(st.integers(0, 30))
+
+    def floats(shape, elements=FLOATS):
+        return draw(hnp.arrays(np.float64, shape, elements=elements))
+
+    def codes(top, dtype=np.int16):
+        return draw(hnp.arrays(dtype, n, elements=st.integers(0, top - 1)))
+
+    widths = draw(st.lists(st.integers(1, 6), min_size=1, max_size=3))
+    indicators = (floats((7, 2)), floats((7, 3)), floats(3), floats((2, 2)))
+    return (codes(users, np.int64), tuple(floats(users) for _ in range(4)),
+            tuple(floats((users, w)) for w in widths), tuple(codes(w) for w in widths), floats((2, n)),
+            draw(hnp.arrays(np.bool_, n)), floats(n), floats((6, n), st.floats(0, 1)), indicators,
+            (codes(7), codes(7), codes(3), codes(2), codes(2)))
+
+
+@st.composite
+def notification_inputs(draw: st.DrawFn) -> tuple:
     users, groups, channels = draw(st.integers(1, 3)), draw(st.integers(1, 4)), draw(st.integers(1, 5))
     n = draw(st.integers(0, 30))
 
     def floats(shape, elements=FLOATS):
         return draw(hnp.arrays(np.float64, shape, elements=elements))
 
-    def codes(top, dtype=np.int16, low=0):
-        return draw(hnp.arrays(dtype, n, elements=st.integers(low, top - 1)))
-
-    def features():
-        widths = draw(st.lists(st.integers(1, 6), min_size=1, max_size=3))
-        return tuple(floats((users, w)) for w in widths), tuple(codes(w) for w in widths)
-
-    def indicator(shape):
-        return np.asarray(draw(hnp.arrays(np.bool_, shape)), dtype=np.float64)
-
-    rows = codes(users, np.int64)
-    context, notification = features(), features()
-    indicators = (indicator((7, 2)), indicator((7, 3)), indicator(3), indicator((2, 2)))
-    situation_codes = (codes(7), codes(7), codes(3), codes(2), codes(2))
+    # 7 features; priority (column 4) indexes 6 effect rows, numberOfUpdates (column 2) 4
+    widths = [draw(st.integers(1, top)) for top in (6, 6, 4, 6, 6, 6, 6)]
+    codes = np.column_stack([draw(hnp.arrays(np.int64, n, elements=st.integers(0, w - 1))) for w in widths])
     positive = st.floats(0, 50) | st.sampled_from([0.0, 1e-300])
-    return (rows, tuple(floats(users) for _ in range(8)), *context, *notification, floats((2, n)),
-            draw(hnp.arrays(np.bool_, n)), floats(n), floats((6, n), st.floats(0, 1)), indicators,
-            situation_codes, floats((users, groups, 10)),
+    return (floats(n), floats((n, 10)), draw(hnp.arrays(np.int64, n, elements=st.integers(0, users - 1))),
+            tuple(floats((users, w)) for w in widths), codes.reshape(n, 7), floats((users, groups, 10)),
             draw(hnp.arrays(np.int64, channels, elements=st.integers(0, groups - 1))),
-            codes(channels, np.int64, low=-1), floats((6, 10)), floats((4, 10)),
-            (codes(6), codes(4), codes(5)), draw(hnp.arrays(np.bool_, (users, 5))),
-            tuple(floats(n, positive) for _ in range(4)))
+            draw(hnp.arrays(np.int64, n, elements=st.integers(0, channels - 1))), floats((6, 10)),
+            floats((4, 10)), draw(hnp.arrays(np.bool_, n)), tuple(floats(users) for _ in range(4)),
+            floats((n, 4), positive))
+
+
+@settings(max_examples=60, deadline=None)
+@given(arguments=row_inputs())
+def test_row_logits_add_in_the_order_of_the_whole_array_terms(arguments):
+    got, expected = engagement_kernel.row_logits(*arguments), reference.row_logits(*arguments)
+    for a, b in zip(got, expected, strict=True):
+        assert_same_bits(a, b)
 
 
 @settings(max_examples=100, deadline=None)
-@given(arguments=logit_inputs())
-def test_open_logits_add_in_the_order_of_the_whole_array_terms_and_einsum(arguments):
-    assert_same_bits(engagement_kernel.open_logits(*arguments), reference.open_logits(*arguments))
+@given(arguments=notification_inputs())
+def test_notification_logits_add_in_the_order_of_the_whole_array_terms_and_einsum(arguments):
+    got = engagement_kernel.notification_logits(*arguments)
+    assert_same_bits(got, reference.notification_logits(*arguments))
 
 
 @settings(max_examples=60, deadline=None)

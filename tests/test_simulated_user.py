@@ -118,8 +118,9 @@ def test_removed_names_say_what_replaces_them(module, name, replacement):
 
 # What steps fatigue or habituation, or evaluates the engagement formula's last steps, and the
 # modules that define it; everything else asks pushgen.model.simulated_user.
-FORMULA = {"expit", "combine", "exposure_penalty", "open_logit", "open_probability", "open_logits",
-           "keyed_exposure", "logged_exposure", "logged_decayed_sums"}
+FORMULA = {"expit", "combine", "exposure_penalty", "open_logit", "open_probability", "row_logits",
+           "notification_logits",
+           "keyed_exposure", "logged_exposure", "logged_decayed_sums", "received_exposures"}
 FORMULA_MODULES = {"pushgen.model.engagement", "pushgen.model.engagement_kernel", "pushgen.model.exposure",
                    "pushgen.model.exposure_kernel", "pushgen.model.logistic"}
 OWN_USES = {  # a model's own arithmetic that uses the same helpers, not the simulated user
@@ -168,7 +169,8 @@ def test_only_the_simulated_user_steps_the_user_and_evaluates_the_formula():
         if used:
             found[str(path.relative_to(root.parent))] = sorted(used)
     assert found == {}
-    assert formula_uses(package / "formula.py") == {"expit", "open_logits"}  # the scan sees imports
+    # the scan sees imports
+    assert formula_uses(package / "formula.py") == {"expit", "notification_logits", "row_logits"}
 
 
 def test_the_scan_sees_module_attributes(tmp_path):

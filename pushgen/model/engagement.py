@@ -253,12 +253,30 @@ def notification_terms(params: EngagementParameters, rows: np.ndarray,
     per_situation = params.interactions[rows, group]  # (rows, situations), summed in place
     per_situation += np.take(priority_effects(), feature["priority"], axis=0)
     per_situation += np.take(updates_effects(), feature["numberOfUpdates"], axis=0)
-    possible = (channel >= 0) & params.has_app[rows, feature["postingApp"]]
-    if params.channel_on is not None:
-        possible &= params.channel_on[rows, np.maximum(channel, 0)]
+    possible = possible_for(params, rows, feature["postingApp"], channel)
     per_situation = per_situation.reshape(*shape, len(SITUATIONS))
     return NotificationTerms(base=base.reshape(shape), per_situation=per_situation,
                              channel=channel.reshape(shape), possible=possible.reshape(shape))
+
+
+def possible_for(params: EngagementParameters, rows: np.ndarray, app: np.ndarray,
+                 channel: np.ndarray) -> np.ndarray:
+    """Whether each notification (its app's code and its channel, -1 for none) can reach the user at
+    its parameter row: a channel posts it, the user has the app and has not turned the channel off."""
+    possible = (channel >= 0) & params.has_app[rows, app]
+    if params.channel_on is not None:
+        possible &= params.channel_on[rows, np.maximum(channel, 0)]
+    return possible
+
+
+def notification_matrix(codes: dict[str, np.ndarray]) -> np.ndarray:
+    """(n, 7): notifications' codes (flat arrays by feature) as rows in ``NOTIFICATION_FEATURES``
+    order, each checked to be a position in its feature's published values."""
+    matrix = np.column_stack([np.asarray(codes[f], dtype=np.int64) for f in NOTIFICATION_FEATURES])
+    sizes = _value_counts(NOTIFICATION_FEATURES)
+    if len(matrix) and ((matrix < 0) | (matrix >= sizes)).any():
+        feature_codes(NOTIFICATION_FEATURES, list(matrix.T))  # raises, naming the feature
+    return matrix
 
 
 def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,

@@ -1,4 +1,5 @@
-"""Kernel of ``exposure.logged_exposure``: one pass in time order, one decaying sum per key."""
+"""Kernels of the exposures: ``exposure.logged_exposure`` (one pass in time order, one decaying sum per
+key) and what a batch of users holds and receives (``simulated_user.SimulatedUsers``)."""
 
 from __future__ import annotations
 
@@ -39,4 +40,28 @@ def logged_decayed_sums(seconds: np.ndarray, priority: np.ndarray, updates: np.n
             if not in_history:
                 out[1 + j, i] = value
             total[j, k], last[j, k] = value + 1.0, t
+    return out
+
+
+@kernel
+def received_exposures(value: np.ndarray, time: np.ndarray, cells: np.ndarray, t: np.ndarray, tau: np.ndarray,
+                       interrupts: np.ndarray, reaches: np.ndarray, with_channel: np.ndarray) -> np.ndarray:
+    """(n, 4): notification i's user's fatigue and exposure to its app, subject and channel at
+    ``t[i]``, each stored as ``value`` at ``time`` at flat position ``cells[i, k]`` and decaying with
+    time constant ``tau[k]``: value * exp(-(t - time) / tau). Then each notification that
+    ``reaches`` its user is added, as of ``t[i]``: ``interrupts[i]`` to fatigue and one unit to
+    each key (not to the channel where not ``with_channel[i]``). Every exposure is read before
+    any is written."""
+    n = len(t)
+    out = np.empty((n, 4))
+    for i in range(n):
+        for k in range(4):
+            c = cells[i, k]
+            out[i, k] = value[c] * np.exp(-(t[i] - time[c]) / tau[k])
+    for i in range(n):
+        if reaches[i]:
+            for k in range(4 if with_channel[i] else 3):
+                c = cells[i, k]
+                value[c] = out[i, k] + (interrupts[i] if k == 0 else 1.0)
+                time[c] = t[i]
     return out

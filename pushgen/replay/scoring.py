@@ -60,7 +60,5 @@ class Judge:
         """P(open) of notification ``codes`` for the users at ``slots`` at their part rows ``rows``;
         the notifications then reach the users (possible ones)."""
         part = self.part
-        param_rows = part.parameter_rows[rows]
-        terms = notification_terms(part.test_parameters, param_rows, codes)
         row = RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows])
-        return self.state.send(slots, param_rows, row, terms, codes, part.seconds[rows])
+        return self.state.send(slots, part.parameter_rows[rows], row, codes, part.seconds[rows])

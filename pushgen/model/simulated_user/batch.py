@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.engagement import EngagementParameters, NotificationTerms, RowState, RowTerms
+from pushgen.model.engagement import (
+    NOTIFICATION_FEATURES,
+    EngagementParameters,
+    NotificationTerms,
+    RowState,
+    RowTerms,
+    notification_matrix,
+    possible_for,
+)
+from pushgen.model.engagement_kernel import PRIORITY, UPDATES
 from pushgen.model.exposure import (
     EXPOSURE_FIELDS,
     HABITUATION_KEYS,
@@ -16,8 +25,18 @@ from pushgen.model.exposure import (
     key_sizes,
     keyed_exposure,
 )
-from pushgen.model.simulated_user.formula import combine, exposure_penalty, open_probability, p_open
+from pushgen.model.exposure_kernel import received_exposures
+from pushgen.model.feasibility import channel_of
+from pushgen.model.simulated_user.formula import (
+    combine,
+    exposure_penalty,
+    notification_logit,
+    open_probability,
+    p_open,
+)
 from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
+
+SUBJECT = NOTIFICATION_FEATURES.index("subject")
 
 
 class SimulatedUsers:
@@ -65,52 +84,40 @@ class SimulatedUsers:
         keys = np.stack([np.zeros(len(app), dtype=np.int64), app, subject, np.maximum(channel, 0)], axis=1)
         return (np.asarray(users, dtype=np.int64) * self.value.shape[1])[:, None] + keys + self.offsets
 
-    def _read(self, cells: np.ndarray, t: np.ndarray) -> np.ndarray:
-        since = t[:, None] - self.time.take(cells)
-        return self.value.take(cells) * np.exp(-since / self.tau)
+    def _receive(self, cells: np.ndarray, t: np.ndarray, interrupts: np.ndarray, reaches: np.ndarray,
+                 with_channel: np.ndarray) -> np.ndarray:
+        """(n, 4): the exposures at ``cells`` at times ``t``; then the notifications that ``reaches``
+        are added (``received_exposures``)."""
+        return received_exposures(self.value.reshape(-1), self.time.reshape(-1), cells,
+                                  np.asarray(t, dtype=np.float64), self.tau,
+                                  np.asarray(interrupts, dtype=np.float64), reaches, with_channel)
 
     def at(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
            channel: np.ndarray) -> Exposure:
         """Exposure of users ``users`` at times ``t`` to notifications with these keys."""
-        return Exposure(*self._read(self._cells(users, app, subject, channel), t).T)
+        none = np.zeros(len(app), dtype=bool)
+        return Exposure(*self._receive(self._cells(users, app, subject, channel), t, none, none, none).T)
 
     def add(self, users: np.ndarray, t: np.ndarray, app: np.ndarray, subject: np.ndarray,
             channel: np.ndarray, interrupts: np.ndarray) -> None:
         """Users ``users`` receive notifications with these keys at times ``t`` (a notification with
         no channel, -1, adds to none)."""
-        cells = self._cells(users, app, subject, channel)
-        self._write(cells, t, self._read(cells, t), interrupts, np.asarray(channel) >= 0)
-
-    def _write(self, cells: np.ndarray, t: np.ndarray, current: np.ndarray, interrupts: np.ndarray,
-               known: np.ndarray) -> None:
-        """The notifications reach the users: each one's exposures ``current`` (read just before,
-        updated in place) plus its interruption to fatigue and one unit to each key."""
-        current[:, 0] += interrupts
-        current[:, 1:] += 1.0
-        if not known.all():  # no channel: fatigue, app and subject only
-            partial = ~known
-            value, time, three = self.value.reshape(-1), self.time.reshape(-1), cells[partial, :3]
-            value[three], time[three] = current[partial, :3], t[partial, None]
-            cells, current, t = cells[known], current[known], t[known]
-        value, time = self.value.reshape(-1), self.time.reshape(-1)  # views: the arrays are contiguous
-        value[cells], time[cells] = current, t[:, None]
+        self._receive(self._cells(users, app, subject, channel), t, interrupts, np.ones(len(app), dtype=bool),
+                      np.asarray(channel) >= 0)
 
     def send(self, users: np.ndarray, parameter_rows: np.ndarray, row: RowTerms,
-             terms: NotificationTerms, codes: dict[str, np.ndarray], t: np.ndarray) -> np.ndarray:
-        """P(open) of notifications (``terms`` of ``codes``) for users ``users`` (parameter rows
-        ``parameter_rows``) in rows ``row`` at times ``t``; the possible ones then reach them."""
+             codes: dict[str, np.ndarray], t: np.ndarray) -> np.ndarray:
+        """P(open) of notifications ``codes`` for users ``users`` (parameter rows ``parameter_rows``)
+        in rows ``row`` at times ``t``; the possible ones then reach them."""
         assert self.parameters is not None, "SimulatedUsers needs parameters to score"
-        cells = self._cells(users, codes["postingApp"], codes["subject"], terms.channel)
-        current = self._read(cells, t)
-        penalty = exposure_penalty(self.parameters, parameter_rows, Exposure(*current.T))
-        p = p_open(combine(row, terms, penalty))
-        ok = terms.possible  # impossible notifications never reach the user
-        interrupts = interruption(codes["priority"], codes["numberOfUpdates"])
-        if ok.all():
-            self._write(cells, t, current, interrupts, ok)
-        else:
-            self._write(cells[ok], t[ok], current[ok], interrupts[ok], ok[ok])
-        return p
+        matrix = notification_matrix(codes)
+        channel = channel_of(codes)
+        possible = possible_for(self.parameters, parameter_rows, matrix[:, 0], channel)
+        interrupts = interruption(matrix[:, PRIORITY], matrix[:, UPDATES])
+        cells = self._cells(users, matrix[:, 0], matrix[:, SUBJECT], channel)
+        current = self._receive(cells, t, interrupts, possible, possible)
+        return p_open(notification_logit(self.parameters, parameter_rows, row, matrix, channel, possible,
+                                         current))
 
 
 def sequence_p_open(parameters: EngagementParameters, parameter_rows: np.ndarray, row: RowTerms,

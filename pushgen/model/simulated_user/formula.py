@@ -25,7 +25,7 @@ from pushgen.model.engagement import (
     flat_arrays,
     weight_tables,
 )
-from pushgen.model.engagement_kernel import open_logits, state_exponents
+from pushgen.model.engagement_kernel import notification_logits, row_logits, state_exponents
 from pushgen.model.exposure import EXPOSURE_FIELDS, HABITUATION_KEYS, Exposure
 from pushgen.model.feasibility import channel_of
 from pushgen.model.logistic import expit
@@ -80,8 +80,8 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
     """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes
     (and, if known, each notification's ``feasibility.channel_of``, flat).
 
-    ``combine`` of the row terms, the notification terms and the exposure penalty, in one pass
-    (``engagement_kernel.open_logits``) that adds in the same order.
+    ``combine`` of the row terms (``engagement_kernel.row_logits``), the notification terms and the
+    exposure penalty (``notification_logit``), compiled passes that add in the same order.
     """
     s = params.scalars
     shape, (rows, hour, days, asleep, mood, *flat) = flat_arrays(
@@ -102,23 +102,37 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
         if len(channel) and (channel.min() < -1 or channel.max() >= groups):
             raise IndexError(f"channels must be from -1 to {groups - 1}; got values from {channel.min()} "
                              f"to {channel.max()}")
-    user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64) for name in (
-        "intercept", "attention_amplitude", "asleep_penalty", "novelty", "fatigue_weight",
-        *HABITUATION_SCALARS))
+    user_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64)
+                       for name in ("intercept", "attention_amplitude", "asleep_penalty", "novelty"))
     cycle = state_exponents(hour, days, s["attention_peak"], rows, float(params.novelty_days))
     np.cos(cycle[0], out=cycle[0])
     np.exp(cycle[1], out=cycle[1])
     tables = indicator_tables()
-    logit = open_logits(
+    row = RowTerms(*row_logits(
         rows, user_terms, weight_tables(params, CONTEXT_FEATURES), tuple(code[f] for f in CONTEXT_FEATURES),
-        weight_tables(params, NOTIFICATION_FEATURES), tuple(code[f] for f in NOTIFICATION_FEATURES),
         cycle, asleep, mood, clock_curves(hour), (tables["day"], tables["activity"], tables["ringerMode"],
                                                   tables["listening"]),
-        tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive")),
-        np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group,
-        channel, priority_effects(), updates_effects(),
-        (code["priority"], code["numberOfUpdates"], code["postingApp"]), params.has_app, exposures)
+        tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive"))))
+    possible = (channel >= 0) & params.has_app[rows, code["postingApp"]]
+    logit = notification_logit(params, rows, row, np.column_stack([code[f] for f in NOTIFICATION_FEATURES]),
+                               channel, possible, np.column_stack(exposures))
     return logit.reshape(shape)
+
+
+def notification_logit(params: EngagementParameters, rows: np.ndarray, row: RowTerms, codes: np.ndarray,
+                       channel: np.ndarray, possible: np.ndarray, exposures: np.ndarray) -> np.ndarray:
+    """``combine`` of row terms ``row``, the terms of notifications ``codes`` (rows of the notification
+    features' codes, checked) with channels ``channel``, and the penalty of ``exposures`` (rows of
+    fatigue and the exposure per key) for users at parameter rows ``rows``, in one compiled pass
+    (``engagement_kernel.notification_logits``) that adds in the same order; -inf where not
+    ``possible``."""
+    s = params.scalars
+    penalty_terms = tuple(np.ascontiguousarray(s[name], dtype=np.float64)
+                          for name in ("fatigue_weight", *HABITUATION_SCALARS))
+    return notification_logits(
+        row.base, row.situations, rows, weight_tables(params, NOTIFICATION_FEATURES), codes,
+        np.ascontiguousarray(params.interactions, dtype=np.float64), app_catalog().channels.group, channel,
+        priority_effects(), updates_effects(), possible, penalty_terms, exposures)
 
 
 def open_probability(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
