@@ -10,6 +10,7 @@ table at once. A table without ``user_id`` is one run.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -43,10 +44,15 @@ class ColumnsDigest:
         return self
 
     def digest(self) -> bytes:
-        combined = hashlib.sha256()
-        for name, (kind, digest) in self._columns.items():
-            combined.update(name.encode() + b"\0" + kind.encode() + b"\0" + digest.digest())
-        return combined.digest()
+        return _combined((name, kind, digest.digest()) for name, (kind, digest) in self._columns.items())
+
+
+def _combined(columns: Iterable[tuple[str, str, bytes]]) -> bytes:
+    """The digest of some rows from each column's (name, kind, digest of its bytes), in column order."""
+    combined = hashlib.sha256()
+    for name, kind, digest in columns:
+        combined.update(name.encode() + b"\0" + kind.encode() + b"\0" + digest)
+    return combined.digest()
 
 
 class TableBytes:
@@ -66,6 +72,11 @@ class TableBytes:
                 self._whole[name] = (kind, values, values.nbytes // table.num_rows)
             else:
                 self._whole[name] = None
+
+    def digest(self, start: int, count: int) -> bytes:
+        """``ColumnsDigest().update_rows(self, start, count).digest()``: the digest of one run of rows."""
+        return _combined((name, kind, hashlib.sha256(values.data).digest())
+                         for name, kind, values in self.rows(start, count))
 
     def rows(self, start: int, count: int) -> list[tuple[str, str, np.ndarray]]:
         """(column, kind, bytes) of rows ``start`` to ``start + count``, column by column."""
@@ -137,8 +148,7 @@ def _runs(table: pa.Table) -> list[tuple[int, int, int]]:
 def user_digests(table: pa.Table) -> list[tuple[int, bytes]]:
     """(user, digest of the user's rows) for each run of users, in row order."""
     columns = TableBytes(table)
-    return [(user, ColumnsDigest().update_rows(columns, start, count).digest())
-            for user, start, count in _runs(table)]
+    return [(user, columns.digest(start, count)) for user, start, count in _runs(table)]
 
 
 class Fingerprint:

@@ -22,7 +22,13 @@ from pushgen import schemas
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.channel_table import SIGNATURE, ChannelTable
-from pushgen.model.content_kernel import chosen_updates, count_updates, post_channels, thread_values
+from pushgen.model.content_kernel import (
+    chosen_updates,
+    count_updates,
+    post_channels,
+    thread_values,
+    weighted_cumulative,
+)
 from pushgen.model.sampling import categorical_rows
 
 UPDATE_STEPS = np.array([1, 3, 6])  # thread positions where none->low->medium->high
@@ -48,7 +54,7 @@ def channels(
 
 def subject_cdf(table: ChannelTable, user_channels: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
     """P(subject | channel, user) for the user's channels: topic mix x exp(log-interest)."""
-    return np.cumsum(table.topic_weight[user_channels] * np.exp(log_interest)[None, :], axis=1)
+    return weighted_cumulative(table.topic_weight, user_channels, np.exp(log_interest))
 
 
 def content(

@@ -1,5 +1,6 @@
-"""Kernels of ``content.content``: each post's channel, the values a conversation's follow-ups take
-from its first message, and the numberOfUpdates level a conversation's position sets."""
+"""Kernels of ``content.content``: each post's channel, the subject distributions of the user's
+channels, the values a conversation's follow-ups take from its first message, and the
+numberOfUpdates level a conversation's position sets."""
 
 from __future__ import annotations
 
@@ -23,6 +24,19 @@ def post_channels(app: np.ndarray, pick: np.ndarray, of_app: np.ndarray, trigger
         else:
             channel[i] = of_app[app[i], pick[i]]
     return channel
+
+
+@kernel
+def weighted_cumulative(weight: np.ndarray, rows: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``np.cumsum(weight[rows] * scale[None, :], axis=1)``: the same products, summed in the same
+    order, without the (rows, columns) products held in between."""
+    out = np.empty((len(rows), weight.shape[1]))
+    for i in range(len(rows)):
+        total = 0.0
+        for j in range(weight.shape[1]):
+            total += weight[rows[i], j] * scale[j]
+            out[i, j] = total
+    return out
 
 
 @kernel

@@ -172,8 +172,11 @@ class NotificationTerms:
 def flat_arrays(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]:
     """The arrays' broadcast shape, and each array broadcast to it, flat and contiguous (copied only
     where broadcasting or layout needs it)."""
-    broadcast = np.broadcast_arrays(*arrays)
-    return broadcast[0].shape, [np.ascontiguousarray(a).ravel() for a in broadcast]
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        arrays = tuple(np.broadcast_arrays(*arrays))
+        shape = arrays[0].shape
+    return shape, [np.ascontiguousarray(a).ravel() for a in arrays]
 
 
 def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[str, np.ndarray]:

@@ -13,8 +13,9 @@ from enum import IntEnum
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model.catalog import VENDOR_SHARES, VENDORS
+from pushgen.model.catalog import VENDOR_SHARES
 from pushgen.model.priors import Priors
+from pushgen.model.sampling import choice, clipped
 
 
 class Occupation(IntEnum):
@@ -54,14 +55,12 @@ def chronotype(priors: Priors, rng: np.random.Generator) -> Chronotype:
     wake_hour_sd) within the kind's range; sleep ~ N in [5.5, 9.5]; delay ~ Gamma(2)."""
     usual = 1.0 - priors.late_sleeper_share - priors.night_shift_share
     shares = np.array([max(usual, 0.0), priors.late_sleeper_share, priors.night_shift_share])
-    sleeper = Sleeper(rng.choice(3, p=shares / shares.sum()))
+    sleeper = Sleeper(choice(shares / shares.sum(), rng))
     mean = {Sleeper.USUAL: priors.wake_hour_mean, Sleeper.LATE: priors.late_wake_hour_mean,
             Sleeper.NIGHT_SHIFT: priors.night_shift_wake_hour_mean}[sleeper]
     return Chronotype(
-        wake_hour=float(np.clip(rng.normal(mean, priors.wake_hour_sd), *WAKE_RANGE[sleeper])),
-        sleep_hours=float(
-            np.clip(rng.normal(priors.sleep_hours_mean, priors.sleep_hours_sd), 5.5, 9.5)
-        ),
+        wake_hour=clipped(rng.normal(mean, priors.wake_hour_sd), *WAKE_RANGE[sleeper]),
+        sleep_hours=clipped(rng.normal(priors.sleep_hours_mean, priors.sleep_hours_sd), 5.5, 9.5),
         weekend_delay=float(rng.gamma(2.0, priors.weekend_delay_mean / 2.0)),
         sleeper=sleeper,
     )
@@ -80,7 +79,7 @@ class Schedule:
 def schedule(priors: Priors, chrono: Chronotype, rng: np.random.Generator) -> Schedule:
     """Parents: chronotype. occupation ~ Categorical (shift work for night-shift sleepers);
     start = wake + prep + commute; lengths ~ N."""
-    occupation = Occupation(rng.choice(5, p=priors.occupation_shares))
+    occupation = Occupation(choice(priors.occupation_shares, rng))
     if chrono.sleeper == Sleeper.NIGHT_SHIFT:
         occupation = Occupation.SHIFT
     workdays = np.zeros(7, dtype=bool)
@@ -88,18 +87,17 @@ def schedule(priors: Priors, chrono: Chronotype, rng: np.random.Generator) -> Sc
         workdays[rng.choice(7, size=5, replace=False)] = True
     elif occupation != Occupation.NOT_WORKING:
         workdays[:5] = True
-    commute = Commute(rng.choice(4, p=priors.commute_shares))
+    commute = Commute(choice(priors.commute_shares, rng))
     if occupation in (Occupation.REMOTE, Occupation.NOT_WORKING):
         commute_hours = 0.0
     else:
-        commute_hours = float(np.clip(rng.lognormal(np.log(priors.commute_minutes_median), 0.5),
-                                      5, 120) / 60)
+        commute_hours = clipped(rng.lognormal(np.log(priors.commute_minutes_median), 0.5), 5, 120) / 60
     work_hours = {Occupation.STUDENT: 6.0, Occupation.SHIFT: 8.5}.get(occupation, 8.5)
     return Schedule(
         occupation=occupation,
         workdays=workdays,
         work_start=float(chrono.wake_hour + rng.uniform(0.6, 1.4) + commute_hours),
-        work_hours=float(np.clip(rng.normal(work_hours, 0.6), 4.0, 10.5)),
+        work_hours=clipped(rng.normal(work_hours, 0.6), 4.0, 10.5),
         commute=commute,
         commute_hours=commute_hours,
     )
@@ -187,7 +185,7 @@ def device_habits(priors: Priors, rng: np.random.Generator) -> DeviceHabits:
 
     shares = np.asarray(priors.ringer_shares)
     return DeviceHabits(
-        vendor=int(rng.choice(len(VENDORS), p=VENDOR_SHARES)),
+        vendor=choice(VENDOR_SHARES, rng),
         night_charge=beta(priors.night_charge_share),
         topup_threshold=float(rng.uniform(15, 35)),
         drain_per_hour=float(priors.drain_percent_per_hour * rng.lognormal(0, 0.25)),

@@ -35,6 +35,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import AppCatalog
 from pushgen.model.priors import Priors
+from pushgen.model.sampling import choice
 
 TOLERANCE_BAND_EDGES = (0.5, 1.5, 5.5, 10.5, 40.0)  # a week: one, 2-5, 6-10, more (up to 40)
 BAND_NAMES = ("1 a week", "2-5 a week", "6-10 a week", "more than 10")  # the survey's bands
@@ -79,7 +80,8 @@ class LongTermConstants:
 
     def app_weight(self, catalog: AppCatalog) -> np.ndarray:
         """(apps,) ``unwanted_scale * KIND_WEIGHT`` of each app's kind, by app code."""
-        return self.unwanted_scale * np.array([KIND_WEIGHT[kind] for kind in app_kinds(catalog)])
+        kind_weight = self.unwanted_scale * np.array([KIND_WEIGHT[kind] for kind in catalog.kinds])
+        return kind_weight[catalog.kind_of_app]
 
 
 def default_constants() -> LongTermConstants:
@@ -92,7 +94,7 @@ def app_kinds(catalog: AppCatalog) -> np.ndarray:
 
 def abandonable(catalog: AppCatalog) -> np.ndarray:
     """(apps,) whether a user can abandon each app (kinds not in ``KEPT_KINDS``)."""
-    return ~np.isin(app_kinds(catalog), KEPT_KINDS)
+    return np.array([kind not in KEPT_KINDS for kind in catalog.kinds])[catalog.kind_of_app]
 
 
 def tolerance_band(tolerance: np.ndarray) -> np.ndarray:
@@ -110,7 +112,7 @@ def tolerance(priors: Priors, rng: np.random.Generator) -> float:
     >>> 0.5 <= tolerance(Priors(), np.random.default_rng(0)) <= 40.0
     True
     """
-    band = int(rng.choice(4, p=np.asarray(priors.tolerance_band_shares)))
+    band = choice(priors.tolerance_band_shares, rng)
     low, high = math.log(TOLERANCE_BAND_EDGES[band]), math.log(TOLERANCE_BAND_EDGES[band + 1])
     return float(math.exp(rng.uniform(low, high)))
 

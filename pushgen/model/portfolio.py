@@ -10,6 +10,7 @@ from pushgen import schemas
 from pushgen.model.catalog import KINDS, VENDORS, AppCatalog
 from pushgen.model.habits import Chronotype, DeviceHabits
 from pushgen.model.priors import Priors
+from pushgen.model.sampling import choice, clipped
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def portfolio(
         alarm_workday=float(rng.beta(6, 1.5)),
         alarm_day_off=float(rng.beta(1, 4)),
         chattiness=chattiness,
-        weekend_factor=float(np.clip(rng.normal(0.85, 0.12), 0.5, 1.2)),
+        weekend_factor=clipped(rng.normal(0.85, 0.12), 0.5, 1.2),
     )
 
 
@@ -90,7 +91,7 @@ def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray,
     unchanged. Main app: the busiest of the user's apps of a kind ~
     Categorical(kind_shares) over ``DOMINANT_KINDS``, messaging when the user has none of that kind."""
     kind_names = np.array(KIND_NAMES)[kind]
-    wanted = DOMINANT_KINDS[rng.choice(len(DOMINANT_KINDS), p=kind_shares)]
+    wanted = DOMINANT_KINDS[choice(kind_shares, rng)]
     share = rng.beta(mean * MAIN_SHARE_STRENGTH, (1 - mean) * MAIN_SHARE_STRENGTH) if mean > 0 else 0.0
     for name in (wanted, "messaging"):
         candidates = np.flatnonzero((kind_names == name) & (rate > 0))

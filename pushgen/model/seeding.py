@@ -50,6 +50,7 @@ def stream(seed: int, user: int, family: NodeFamily) -> np.random.Generator:
 
 
 PCG64_WORDS = 4  # 64-bit words of state a PCG64 takes from its seed sequence
+FAMILIES = len(NodeFamily)
 
 
 class FamilySeed(ISpawnableSeedSequence):
@@ -59,10 +60,11 @@ class FamilySeed(ISpawnableSeedSequence):
     def __init__(self, seed: int, user: int, family: NodeFamily) -> None:
         self.seed, self.user, self.family = operator.index(seed), operator.index(user), int(family)
         self._sequence: np.random.SeedSequence | None = None
+        self._in_family_states = min(self.seed, self.user) >= 0 and 0 <= self.family < FAMILIES
 
     def generate_state(self, n_words: int, dtype: DTypeLike = np.uint32) -> np.ndarray:
-        if (n_words == PCG64_WORDS and np.dtype(dtype) == np.uint64 and min(self.seed, self.user) >= 0
-                and 0 <= self.family < len(NodeFamily)):
+        if (n_words == PCG64_WORDS and self._in_family_states
+                and (dtype is np.uint64 or np.dtype(dtype) == np.uint64)):
             return family_states(self.seed, self.user)[self.family].copy()
         # SeedSequence itself raises a clear error for a dtype other than uint32 or uint64
         return self.sequence().generate_state(n_words, dtype)  # type: ignore[arg-type]
@@ -83,7 +85,7 @@ def family_states(seed: int, user: int) -> np.ndarray:
     family))`` for every node family, in one ``seeding_kernel.sequence_states`` call."""
     run = _words(seed)
     key = [*run, *[0] * (POOL_SIZE - len(run)), *_words(user)]
-    states = sequence_states(np.array([[*key, family] for family in range(len(NodeFamily))], dtype=np.uint64),
+    states = sequence_states(np.array([[*key, family] for family in range(FAMILIES)], dtype=np.uint64),
                              PCG64_WORDS)
     states.flags.writeable = False
     return states
