@@ -275,11 +275,8 @@ def possible_for(params: EngagementParameters, rows: np.ndarray, app: np.ndarray
 def notification_matrix(codes: dict[str, np.ndarray]) -> np.ndarray:
     """(n, 7): notifications' codes (flat arrays by feature) as rows in ``NOTIFICATION_FEATURES``
     order, each checked to be a position in its feature's published values."""
-    matrix = np.column_stack([np.asarray(codes[f], dtype=np.int64) for f in NOTIFICATION_FEATURES])
-    sizes = _value_counts(NOTIFICATION_FEATURES)
-    if len(matrix) and ((matrix < 0) | (matrix >= sizes)).any():
-        feature_codes(NOTIFICATION_FEATURES, list(matrix.T))  # raises, naming the feature
-    return matrix
+    columns = [np.asarray(codes[f], dtype=np.int64) for f in NOTIFICATION_FEATURES]
+    return np.column_stack(list(feature_codes(NOTIFICATION_FEATURES, columns).values()))
 
 
 def mood(days: int, n_segments: int, mean_day_sd: float, segment_sd: float,
