@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile: 95% intervals
+
 
 def plain_floats(result: object, *names: str) -> None:
     """Set the fields ``names`` of a frozen dataclass to Python floats (not ``np.float64``, which

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from pushgen.ope.estimators import LEVEL
 from pushgen.ope.feedback import plain_floats
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
@@ -129,7 +128,7 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
     if exact:
         low = high = mean
     elif len(values) > 1:
-        low, high = interval(np.asarray(values), LEVEL)
+        low, high = interval(np.asarray(values))
     else:
         low, high = -float("inf"), float("inf")
     return PolicyValue(policy.name, mean, low, high, len(values), rounds, float(np.mean(sends)))
