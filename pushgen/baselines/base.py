@@ -181,7 +181,7 @@ def fitted(history: pd.DataFrame, setting: Setting, key: str, fit: Callable[[pd.
 class StaticPolicy:
     """A policy that does not learn online: ``update`` does nothing."""
 
-    def update(self, contexts: Codes, notifications: Codes, opened: np.ndarray) -> None:
+    def update(self, observation: Any, action: Any, opened: Any) -> None:
         return None
 
 
