@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -68,10 +69,6 @@ class Baseline:
             raise ValueError(f"baseline {self.name!r}: a bound reads the true model")
 
 
-def _diverse(setting: Setting) -> Policy:
-    return LearnedPolicy(setting, temperature=0.5)
-
-
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
     Baseline("random", "random (uniform over every published value)", RandomPolicy),
     Baseline("best-fixed-overall", "best fixed notification overall (public history; never learns)",
@@ -83,7 +80,8 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
     Baseline("rate-rotation", "probe: the user's best smoothed-open-rate history notifications in turn "
              "(tuned on the history's last weeks; no model, no context)", RateRotationPolicy, tasks=(1,)),
     Baseline("context-frequency", "most opened notification in similar contexts", ContextFrequencyPolicy),
-    Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)", _diverse),
+    Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)",
+             partial(LearnedPolicy, temperature=0.5)),
     Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",
              LearnedPolicy),
     Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),
