@@ -99,11 +99,7 @@ class Trajectories:
     def ratios(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row: w_t and rho_t (the cumulative product within its episode)."""
         w = self.target_p / self.logging_p
-        rho = np.empty_like(w)
-        starts = self.starts
-        for begin, end in zip(starts, np.r_[starts[1:], len(w)], strict=True):
-            rho[begin:end] = np.cumprod(w[begin:end])
-        return w, rho
+        return w, np.concatenate([np.cumprod(part) for part in np.split(w, self.starts[1:])])
 
 
 def estimate_trajectories(log: Trajectories, estimator: str) -> Estimate:

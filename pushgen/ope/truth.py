@@ -68,10 +68,6 @@ class PolicyValue:
         return asdict(self)
 
 
-def is_deterministic(probabilities: np.ndarray) -> bool:
-    return bool(np.all((probabilities == 0) | (probabilities == 1)))
-
-
 def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] | None = None,
                  k: int = DEFAULT_K, candidate_seed: int = 0, stationary: bool = False, rollouts: int = 5,
                  seed: int = 0) -> PolicyValue:
@@ -121,8 +117,8 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
         rounds = sum(len(e) for e in episodes)
         values.append(sum(float(e.chosen_p.sum()) for e in episodes) / rounds)
         sends.append(sum(int((e.action < k).sum()) for e in episodes) / rounds)
-        if not policy.reads_state and all(is_deterministic(e.probabilities) for e in episodes):
-            exact = True  # every rollout would be the same
+        if not policy.reads_state and all(np.isin(e.probabilities, (0, 1)).all() for e in episodes):
+            exact = True  # deterministic: every rollout would be the same
             break
     mean = float(np.mean(values))
     if exact:
