@@ -59,8 +59,8 @@ class Baseline:
     make: Factory | None = None
     bound: Bound | None = None
     tasks: tuple[int, ...] = (1, 2)
-    reads_truth: bool = False  # told the simulated user: a yardstick, not a model
-    upper_bound: bool = False  # proven: no policy scores above it
+    reads_truth: bool = False
+    upper_bound: bool = False
 
     def __post_init__(self) -> None:
         if (self.make is None) == (self.bound is None):
