@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen import schemas
-from pushgen.baselines.base import Codes, Policy, as_codes, batch_size
+from pushgen.baselines.base import Codes, Policy, as_codes, as_matrix, batch_size
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.model.feasibility import channel_of
 
@@ -53,7 +53,7 @@ class SabotagedPolicy:
         if sabotaged < n:
             rest = {f: np.asarray(c)[sabotaged:] for f, c in contexts.items()}
             played = self.inner.act(rest)
-            out[sabotaged:] = np.column_stack([np.asarray(played[f]) for f in NOTIFICATION_FEATURES])
+            out[sabotaged:] = as_matrix(played)
         self.played_from = sabotaged
         return as_codes(out)
 

@@ -111,10 +111,10 @@ class Truth:
     """
 
     parameters: EngagementParameters
-    parameter_row: int  # the user's row in ``parameters``
-    row_terms: RowTerms  # the row part of the logit of each context, and its situations
-    seconds: np.ndarray  # posting time of each context, seconds from the start of the test months
-    initial: dict[str, np.ndarray]  # exposure key -> (key size,) the user's exposures at the start
+    parameter_row: int
+    row_terms: RowTerms
+    seconds: np.ndarray
+    initial: dict[str, np.ndarray]
 
     @property
     def has_app(self) -> np.ndarray:
@@ -153,10 +153,10 @@ class Setting:
     task: int
     user_id: int
     seed: np.random.SeedSequence
-    pool: np.ndarray  # (n, 7) plausible notifications from the public task 1 training rows
-    public: pd.DataFrame  # the task 1 training rows of every task 1 user
-    truth: Truth | None = None  # only for policies that read the true model
-    shared: dict = field(default_factory=dict)  # scratch space of one run, shared by its users
+    pool: np.ndarray
+    public: pd.DataFrame
+    truth: Truth | None = None
+    shared: dict = field(default_factory=dict)
 
     def rng(self) -> np.random.Generator:
         return np.random.default_rng(self.seed)
@@ -181,7 +181,7 @@ def fitted(history: pd.DataFrame, setting: Setting, key: str, fit: Callable[[pd.
 class StaticPolicy:
     """A policy that does not learn online: ``update`` does nothing."""
 
-    def update(self, contexts: Codes, notifications: Codes, opened: np.ndarray) -> None:
+    def update(self, observation: Any, action: Any, opened: Any) -> None:
         return None
 
 

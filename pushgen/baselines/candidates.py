@@ -34,6 +34,17 @@ def distinct(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return unique, inverse.ravel(), counts
 
 
+def ranked(history: pd.DataFrame, size: int, smoothing: float | None = None) -> np.ndarray:
+    """The ``size`` distinct notifications of ``history`` opened most often or, with ``smoothing``,
+    with the best open rate smoothed towards the history's own by that many pseudo-rows (ties: the
+    more often received, then code order)."""
+    unique, inverse, counts = distinct(notification_matrix(history))
+    was_opened = opened(history)
+    opens = np.bincount(inverse, weights=was_opened, minlength=len(unique))
+    score = opens if smoothing is None else (opens + smoothing * was_opened.mean()) / (counts + smoothing)
+    return unique[np.lexsort((-counts, -score))[:size]]
+
+
 def public_pool(public: pd.DataFrame, min_users: int = POOL_MIN_USERS) -> np.ndarray:
     """Distinct notifications that at least ``min_users`` users of ``public`` received."""
     matrix = notification_matrix(public)

@@ -66,16 +66,10 @@ class Design:
         indptr = np.arange(0, n * k + 1, k)
         return sp.csr_matrix((np.ones(n * k), columns.ravel(), indptr), shape=(n, self.size))
 
-    def notification_scores(self, weights: np.ndarray, candidates: np.ndarray) -> np.ndarray:
-        """The notification part of the score of each candidate."""
-        score = np.zeros(len(candidates))
-        for j, f in enumerate(NOTIFICATION_FEATURES):
-            score += weights[self.offsets[f] + candidates[:, j]]
-        return score
-
     def scores(self, weights: np.ndarray, candidates: np.ndarray, contexts: Codes) -> np.ndarray:
         """(n contexts, n candidates): every score, less the context part."""
-        total = np.tile(self.notification_scores(weights, candidates), (batch_size(contexts), 1))
+        own = sum(weights[self.offsets[f] + candidates[:, j]] for j, f in enumerate(NOTIFICATION_FEATURES))
+        total = np.tile(own, (batch_size(contexts), 1))
         for notification, context in self.interactions:
             size = variable_size(context)
             start = self.offsets[f"{notification}*{context}"]

@@ -17,28 +17,17 @@ import numpy as np
 import pandas as pd
 
 from pushgen.baselines.base import Codes, NoHistory, Setting, StaticPolicy, as_codes, batch_size
-from pushgen.baselines.candidates import distinct, notification_matrix, opened
+from pushgen.baselines.candidates import ranked
 from pushgen.replay.reference import first_possible, rank_by_open_rate
 
-MIN_USERS = 2
 SMOOTHING = 10.0
 
 
-def best_fixed_overall(public: pd.DataFrame, min_users: int = MIN_USERS) -> np.ndarray:
-    """The best open rate among the notifications ``min_users`` users received (or all received)."""
-    if not len(public):
-        raise ValueError("no public training rows to choose a fixed notification from")
-    return rank_by_open_rate(public, min_users)[0]
-
-
-def best_fixed_from_history(history: pd.DataFrame, smoothing: float = SMOOTHING) -> np.ndarray:
-    """The history's notification with the highest smoothed open rate (ties: the more frequent)."""
-    unique, inverse, counts = distinct(notification_matrix(history))
-    was_opened = opened(history)
-    prior = float(was_opened.mean())
-    opens = np.bincount(inverse, weights=was_opened, minlength=len(unique))
-    rate = (opens + smoothing * prior) / (counts + smoothing)
-    return unique[np.lexsort((-counts, -rate))[0]]
+def ranked_public(setting: Setting) -> np.ndarray:
+    """The public notifications by open rate (``rank_by_open_rate``), ranked once per run."""
+    if "ranked public notifications" not in setting.shared:
+        setting.shared["ranked public notifications"] = rank_by_open_rate(setting.public)
+    return setting.shared["ranked public notifications"]
 
 
 class FixedPolicy(NoHistory, StaticPolicy):
@@ -69,9 +58,7 @@ class BestFixedOverallPolicy(FixedPolicy):
     """
 
     def __init__(self, setting: Setting) -> None:
-        if "best fixed overall" not in setting.shared:
-            setting.shared["best fixed overall"] = best_fixed_overall(setting.public)
-        self.choice = setting.shared["best fixed overall"]
+        self.choice = ranked_public(setting)[0]
 
 
 class BestFixedFromHistoryPolicy(FixedPolicy):
@@ -100,7 +87,7 @@ class BestFixedFromHistoryPolicy(FixedPolicy):
         self.choice = self.overall
 
     def fit(self, history: pd.DataFrame) -> None:
-        self.choice = best_fixed_from_history(history) if len(history) else self.overall
+        self.choice = ranked(history, 1, SMOOTHING)[0] if len(history) else self.overall
 
 
 class AppsAwareReferencePolicy(FixedPolicy):
@@ -125,6 +112,4 @@ class AppsAwareReferencePolicy(FixedPolicy):
 
     def __init__(self, setting: Setting) -> None:
         truth = setting.true_model("the reference without feedback")
-        if "ranked public notifications" not in setting.shared:
-            setting.shared["ranked public notifications"] = rank_by_open_rate(setting.public)
-        self.choice = first_possible(setting.shared["ranked public notifications"], truth.has_app)
+        self.choice = first_possible(ranked_public(setting), truth.has_app)

@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from pushgen.baselines.base import NoHistory
+from pushgen.baselines.base import NoHistory, StaticPolicy
+from pushgen.baselines.selection import fresh_rewards
 from pushgen.baselines.selection_online import LinUCB
 from pushgen.envs.long_horizon import LongHorizonEnv
-from pushgen.model.simulated_user import p_open
 
 
 @dataclass
@@ -74,15 +74,12 @@ def allowed_first(observation: dict[str, Any], k: int) -> tuple[np.ndarray, dict
     return slots, packed
 
 
-class Static(NoHistory):
+class Static(NoHistory, StaticPolicy):
     """A policy that does not learn."""
 
     def __init__(self, setting: HorizonSetting) -> None:
         self.hold = setting.k
         self.setting = setting
-
-    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
-        return None
 
 
 class Never(Static):
@@ -189,12 +186,7 @@ def horizon_bound(env: LongHorizonEnv) -> float:
     the tower property the expected total of any policy (adaptive or not) is at most the sum.
     It holds also for the sum of the sends' P(open) less their cost, trajectory by trajectory.
     """
-    user = env.simulated_user
-    if user.fatigue_weight < 0 or min(user.habituation) < 0:
-        raise ValueError(f"user {env.user}: a negative fatigue or habituation weight; the bound does not "
-                         "hold")
-    fresh = p_open(env.terms.slates.static)  # -inf (empty slot) -> 0
-    return float(np.maximum(fresh.max(axis=1) - env.send_cost, 0.0).sum())
+    return float(fresh_rewards(env, env.terms.slates.static, env.send_cost).sum())
 
 
 @dataclass(frozen=True)

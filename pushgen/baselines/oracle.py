@@ -30,7 +30,7 @@ import numpy as np
 from pushgen.baselines.base import Codes, NoHistory, Setting, StaticPolicy, Truth, as_codes, batch_size
 from pushgen.baselines.fixed import FixedPolicy
 from pushgen.baselines.planner import PRICE_SCALES, plan_episode, planned_user
-from pushgen.baselines.true_model import TrueCandidates, true_candidates
+from pushgen.baselines.true_model import true_candidates
 from pushgen.model.engagement import RowTerms
 from pushgen.model.simulated_user import p_open, penalty_weights, row_blocks
 
@@ -181,17 +181,6 @@ def upper_bound(truth: Truth) -> tuple[np.ndarray, np.ndarray]:
     return p_open(truth.row_terms.base + best), candidates.matrix[chosen]
 
 
-def fixed_probabilities(truth: Truth,
-                        candidates: TrueCandidates | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Per possible notification c: the sum over the episode's contexts of the true P(open) when c
-    is sent in every context (shape (K,)), and the candidates' matrix
-    (``PlannedUser.fixed_totals``)."""
-    candidates = true_candidates(truth) if candidates is None else candidates
-    totals = planned_user(truth, candidates).fixed_totals(truth.seconds, truth.row_terms, candidates.base,
-                                                          candidates.per_situation)
-    return totals, candidates.matrix
-
-
 class BestFixedPerUserPolicy(FixedPolicy):
     """The one possible notification with the highest expected reward sent in every context.
 
@@ -213,6 +202,9 @@ class BestFixedPerUserPolicy(FixedPolicy):
 
     def __init__(self, setting: Setting) -> None:
         truth = setting.true_model("the best fixed notification per user")
-        totals, matrix = fixed_probabilities(truth)
-        # expected reward = 2 P(open) - logged open, so the highest total P(open) wins
-        self.choice = matrix[int(np.argmax(totals))] if len(matrix) else np.zeros(7, dtype=np.int64)
+        candidates = true_candidates(truth)
+        # per candidate, the sum of its true P(open) when sent in every context; expected reward =
+        # 2 P(open) - logged open, so the highest total P(open) wins
+        totals = planned_user(truth, candidates).fixed_totals(truth.seconds, truth.row_terms, candidates.base,
+                                                              candidates.per_situation)
+        self.choice = candidates.matrix[int(np.argmax(totals))] if len(candidates) else np.zeros(7, np.int64)

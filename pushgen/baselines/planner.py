@@ -77,16 +77,11 @@ def greedy_plan(truth: Truth, candidates: TrueCandidates, prices: Prices | None 
                 exposure={k: before[:, m] for m, k in enumerate(KEYS)}, scale=scale)
 
 
-def shadow_prices(truth: Truth, candidates: TrueCandidates, plan: Plan) -> Prices:
-    """What one unit of fatigue or exposure added at each context costs the plan's later P(open)
+def plan_episode(truth: Truth, scales: tuple[float, ...] = PRICE_SCALES) -> Plan:
+    """The best of the myopic plan and the plans priced from it at ``scales``: what one unit of
+    fatigue or exposure added at each context costs the myopic plan's later P(open)
     (``PlannedUser.prices``)."""
-    return planned_user(truth, candidates).prices(truth.seconds, plan.chosen, plan.p_open, plan.exposure)
-
-
-def plan_episode(truth: Truth, scales: tuple[float, ...] = PRICE_SCALES,
-                 candidates: TrueCandidates | None = None) -> Plan:
-    """The best of the myopic plan and the plans priced from it at ``scales``."""
-    candidates = true_candidates(truth) if candidates is None else candidates
+    candidates = true_candidates(truth)
     if not len(candidates):
         n = len(truth.seconds)
         return Plan(np.zeros(n, dtype=np.int64), np.zeros((n, 7), dtype=np.int64), np.zeros(n),
@@ -94,7 +89,7 @@ def plan_episode(truth: Truth, scales: tuple[float, ...] = PRICE_SCALES,
     best = greedy_plan(truth, candidates)
     if not scales:
         return best
-    prices = shadow_prices(truth, candidates, best)
+    prices = planned_user(truth, candidates).prices(truth.seconds, best.chosen, best.p_open, best.exposure)
     for scale in scales:
         plan = greedy_plan(truth, candidates, prices, scale)
         if plan.total > best.total:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -58,18 +59,14 @@ class Baseline:
     make: Factory | None = None
     bound: Bound | None = None
     tasks: tuple[int, ...] = (1, 2)
-    reads_truth: bool = False  # told the simulated user: a yardstick, not a model
-    upper_bound: bool = False  # proven: no policy scores above it
+    reads_truth: bool = False
+    upper_bound: bool = False
 
     def __post_init__(self) -> None:
         if (self.make is None) == (self.bound is None):
             raise ValueError(f"baseline {self.name!r} needs exactly one of make and bound")
         if self.bound is not None and not self.reads_truth:
             raise ValueError(f"baseline {self.name!r}: a bound reads the true model")
-
-
-def _diverse(setting: Setting) -> Policy:
-    return LearnedPolicy(setting, temperature=0.5)
 
 
 BASELINES: dict[str, Baseline] = {b.name: b for b in (
@@ -83,7 +80,8 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
     Baseline("rate-rotation", "probe: the user's best smoothed-open-rate history notifications in turn "
              "(tuned on the history's last weeks; no model, no context)", RateRotationPolicy, tasks=(1,)),
     Baseline("context-frequency", "most opened notification in similar contexts", ContextFrequencyPolicy),
-    Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)", _diverse),
+    Baseline("learned-diverse", "learned, diversity knob on (temperature 0.5)",
+             partial(LearnedPolicy, temperature=0.5)),
     Baseline("learned", "learned (logistic regression, context x notification, own-repeat penalty)",
              LearnedPolicy),
     Baseline("bandit", "bandit (linear Thompson sampling, online; learns the user's apps)", ThompsonPolicy),

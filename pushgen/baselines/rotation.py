@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.baselines.base import Codes, Setting, StaticPolicy, as_codes, batch_size
-from pushgen.baselines.candidates import distinct, notification_matrix, opened
+from pushgen.baselines.candidates import notification_matrix, opened, ranked
 from pushgen.baselines.fixed import BestFixedOverallPolicy
 
 ROTATION_SIZE = 45
@@ -25,14 +25,6 @@ VALIDATION_DAYS = 21
 PRIOR_STRENGTHS = (1.0, 3.0, 10.0, 30.0)
 SIZES = (5, 10, 20, 45)
 MIN_VALIDATION_ROWS = 20  # a choice scored on fewer logged rows is not considered
-
-
-def most_opened(history: pd.DataFrame, size: int) -> np.ndarray:
-    """The ``size`` distinct notifications of ``history`` opened most often, most opened first."""
-    unique, inverse, counts = distinct(notification_matrix(history))
-    opens = np.bincount(inverse, weights=opened(history), minlength=len(unique))
-    order = np.lexsort((np.arange(len(unique)), -counts, -opens))
-    return unique[order[:size]]
 
 
 class RotationPolicy(StaticPolicy):
@@ -67,7 +59,7 @@ class RotationPolicy(StaticPolicy):
         self.answered = 0
 
     def fit(self, history: pd.DataFrame) -> None:
-        self.cycle = most_opened(history, self.size) if len(history) else self.fallback
+        self.cycle = ranked(history, self.size) if len(history) else self.fallback
         self.answered = 0
 
     def act(self, contexts: Codes) -> Codes:
@@ -75,14 +67,6 @@ class RotationPolicy(StaticPolicy):
         turn = (self.answered + np.arange(n)) % len(self.cycle)
         self.answered += n
         return as_codes(self.cycle[turn])
-
-
-def best_rated(history: pd.DataFrame, size: int, strength: float) -> np.ndarray:
-    """The ``size`` distinct notifications of ``history`` with the best smoothed open rate."""
-    unique, inverse, counts = distinct(notification_matrix(history))
-    opens = np.bincount(inverse, weights=opened(history), minlength=len(unique))
-    rate = (opens + strength * opened(history).mean()) / (counts + strength)
-    return unique[np.lexsort((np.arange(len(unique)), -counts, -rate))[:size]]
 
 
 def tuned(history: pd.DataFrame) -> tuple[int, float]:
@@ -96,7 +80,7 @@ def tuned(history: pd.DataFrame) -> tuple[int, float]:
     early, matrix, was_opened = history[~late], notification_matrix(history[late]), opened(history[late])
     for size in SIZES:
         for strength in PRIOR_STRENGTHS:
-            kept = best_rated(early, size, strength)
+            kept = ranked(early, size, strength)
             hit = (matrix[:, None, :] == kept[None, :, :]).all(axis=2).any(axis=1)
             if hit.sum() >= MIN_VALIDATION_ROWS and was_opened[hit].mean() > best:
                 choice, best = (size, strength), float(was_opened[hit].mean())
@@ -111,5 +95,5 @@ class RateRotationPolicy(RotationPolicy):
             super().fit(history)
             return
         self.size, strength = tuned(history)
-        self.cycle = best_rated(history, self.size, strength)
+        self.cycle = ranked(history, self.size, strength)
         self.answered = 0

@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pushgen.baselines.base import NoHistory, Policy
+from pushgen.baselines.base import NoHistory, Policy, StaticPolicy
 from pushgen.baselines.selection_online import (
     APP,
     CATEGORY,
@@ -52,17 +52,13 @@ from pushgen.baselines.selection_probes import AppCategoryCounter
 from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.model.simulated_user import p_open
 
+if TYPE_CHECKING:
+    from pushgen.envs.long_horizon import LongHorizonEnv
+
 SelectionPolicy = Policy  # a selection policy is a Policy[dict, int]: an observation in, a slot or hold out
 
 
-class Static(NoHistory):
-    """A policy that does not learn."""
-
-    def update(self, observation: dict[str, Any], action: int, opened: bool) -> None:
-        return None
-
-
-class UniformCandidate(Static):
+class UniformCandidate(NoHistory, StaticPolicy):
     def __init__(self, setting: SelectionSetting) -> None:
         self.rng = setting.rng()
 
@@ -70,7 +66,7 @@ class UniformCandidate(Static):
         return int(self.rng.integers(candidates_of(observation)[1]))
 
 
-class AlwaysHold(Static):
+class AlwaysHold(NoHistory, StaticPolicy):
     def __init__(self, setting: SelectionSetting) -> None:
         self.k = setting.k
 
@@ -78,7 +74,7 @@ class AlwaysHold(Static):
         return self.k
 
 
-class FirstSlot(Static):
+class FirstSlot(NoHistory, StaticPolicy):
     def __init__(self, setting: SelectionSetting) -> None:
         pass
 
@@ -86,7 +82,7 @@ class FirstSlot(Static):
         return 0
 
 
-class RankedCandidates(Static):
+class RankedCandidates(NoHistory, StaticPolicy):
     """The candidate with the highest public score (first slot on ties)."""
 
     score: Callable[[np.ndarray], np.ndarray]
@@ -117,9 +113,8 @@ class CategoryRate(RankedCandidates):
         key = public.notifications[:, CATEGORY] * self.width + public.notifications[:, PRIORITY]
         size = int(key.max(initial=0)) + 1
         rows, opens = public.counts_by(key, size)
-        overall = public.opened.mean() if len(public.opened) else 0.5
-        self.rate = (opens + self.PRIOR * overall) / (rows + self.PRIOR)
-        self.overall = overall
+        self.overall = public.open_rate
+        self.rate = (opens + self.PRIOR * self.overall) / (rows + self.PRIOR)
 
     def score(self, candidates: np.ndarray) -> np.ndarray:
         key = candidates[:, CATEGORY] * self.width + candidates[:, PRIORITY]
@@ -135,7 +130,7 @@ def greedy_action(env: NotificationSelectionEnv) -> int:
     return j if p[j] > env.cost else env.hold
 
 
-class GreedyTrue(Static):
+class GreedyTrue(NoHistory, StaticPolicy):
     """The candidate with the highest true P(open) now; holds when no candidate's exceeds the cost."""
 
     def __init__(self, setting: SelectionSetting) -> None:
@@ -145,7 +140,7 @@ class GreedyTrue(Static):
         return greedy_action(self.env)
 
 
-class LookaheadOracle(Static):
+class LookaheadOracle(NoHistory, StaticPolicy):
     """The true model looking one context ahead (see the module's docstring), through the
     simulated user's public what-if: snapshot, send, restore."""
 
@@ -171,16 +166,22 @@ class LookaheadOracle(Static):
         return best
 
 
-def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
-    """Per context of ``env``'s episode, the best reward any policy could get there: the best
-    candidate's P(open) at a fresh state, less the cost, or 0 (hold). Refuses a user whose
-    fatigue or habituation weight is negative (then exposure could raise P(open))."""
+def fresh_rewards(env: NotificationSelectionEnv | LongHorizonEnv, static: np.ndarray,
+                  cost: float) -> np.ndarray:
+    """Per context, the best candidate's P(open) at a fresh state (from the logits ``static``, -inf
+    for an empty slot), less ``cost``, or 0 (hold). Refuses a user whose fatigue or habituation
+    weight is negative (then exposure could raise P(open))."""
     user = env.simulated_user
     if user.fatigue_weight < 0 or min(user.habituation) < 0:
         raise ValueError(f"user {env.user}: a negative fatigue or habituation weight; the fresh-state "
                          "bound does not hold")
-    fresh = p_open(env.slates(env.user).static)  # -inf (empty slot) -> 0
-    return np.maximum(fresh.max(axis=1) - env.cost, 0.0)
+    return np.maximum(p_open(static).max(axis=1) - cost, 0.0)
+
+
+def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
+    """Per context of ``env``'s episode, the best reward any policy could get there
+    (``fresh_rewards``)."""
+    return fresh_rewards(env, env.slates(env.user).static, env.cost)
 
 
 @dataclass(frozen=True)

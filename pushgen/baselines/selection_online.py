@@ -37,6 +37,11 @@ class PublicHistory:
     def of(cls, public: pd.DataFrame) -> PublicHistory:
         return cls(notification_matrix(public), opened(public))
 
+    @property
+    def open_rate(self) -> float:
+        """The share of the rows opened (0.5 without rows)."""
+        return float(self.opened.mean()) if len(self.opened) else 0.5
+
     def counts_by(self, key: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, opened rows) per value of ``key`` (one int per row, 0..size-1)."""
         return (np.bincount(key, minlength=size).astype(np.float64),
@@ -192,7 +197,7 @@ class RecoveringDifferenceSoftmax(NoHistory):
         rows, opens = np.zeros(n), np.zeros(n)
         np.add.at(rows, channel[known], 1.0)
         np.add.at(opens, channel[known], public.opened[known].astype(np.float64))
-        overall = public.opened.mean() if len(public.opened) else 0.5
+        overall = public.open_rate
         weight = np.minimum(rows, self.PRIOR_ROUNDS)
         rate = np.where(rows > 0, opens / np.maximum(rows, 1.0), overall)
         return weight, weight * rate, np.full(n, self.PRIOR_ROUNDS), np.full(n, self.PRIOR_ROUNDS * overall)

@@ -26,8 +26,7 @@ class AppCategoryCounter(NoHistory):
     def __init__(self, setting: SelectionSetting, bonus: float = 0.1) -> None:
         n_categories = len(schemas.values("category"))
         rows, opens = setting.public.counts_by(setting.public.notifications[:, CATEGORY], n_categories)
-        overall = setting.public.opened.mean() if len(setting.public.opened) else 0.5
-        self.prior = np.where(rows > 0, opens / np.maximum(rows, 1.0), overall)
+        self.prior = np.where(rows > 0, opens / np.maximum(rows, 1.0), setting.public.open_rate)
         self.bonus = bonus
         self.counts: dict[tuple[int, int], tuple[float, float]] = {}
         self._pairs: list[tuple[int, int]] = []

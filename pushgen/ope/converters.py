@@ -129,16 +129,6 @@ def to_vw(log: BanditLog) -> str:
     return "\n".join(lines) + "\n\n" if lines else ""
 
 
-def minari_spaces(k: int) -> tuple[Any, Any]:
-    """The observation space of a log's Minari episodes, the selection environment's own
-    (``pushgen.envs.selection.selection_space``), and its action space ``Discrete(k + 1)``."""
-    from gymnasium import spaces
-
-    from pushgen.envs.selection import selection_space
-
-    return selection_space(k), spaces.Discrete(k + 1)
-
-
 def minari_observations(log: BanditLog) -> dict[str, np.ndarray]:
     """The rounds as the selection environment observed them: the context codes, ``candidates``
     (k x 7 codes, 0 in empty slots), ``candidate_mask`` and ``hours_since_last`` (hours since the
@@ -233,7 +223,10 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
         from minari.storage.datasets_root_dir import get_dataset_path
     except ImportError:
         raise ImportError(f"to_minari needs minari: {install_line('ope')}") from None
-    observation_space, action_space = minari_spaces(log.k)
+    from gymnasium import spaces
+
+    from pushgen.envs.selection import selection_space
+
     observations = minari_observations(log)
     users = log.rounds["user_id"].to_numpy()
     action = log.rounds["slot"].to_numpy(dtype=np.int64)
@@ -262,8 +255,8 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
         with warnings.catch_warnings():  # Minari asks for an author's e-mail and a code link
             warnings.filterwarnings("ignore", category=UserWarning, module="minari")
             return minari.create_dataset_from_buffers(
-                dataset_id, buffers, env=minari_env_spec(log), observation_space=observation_space,
-                action_space=action_space,
+                dataset_id, buffers, env=minari_env_spec(log), observation_space=selection_space(log.k),
+                action_space=spaces.Discrete(log.k + 1),
                 algorithm_name=f"pushgen {log.recipe.get('policy', 'logging')} policy",
                 author="pushgen developers", data_format="arrow",
                 description="pushgen bandit log: one episode per user, one step per context")

@@ -14,18 +14,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pushgen._version import __version__
-from pushgen.data.dataset import atomic_folder, parquet_options
-from pushgen.data.outputs import DatasetError, check_unlisted, file_listing, files_problem, listed_files
+from pushgen.data.dataset import atomic_folder, write_table
+from pushgen.data.outputs import DatasetError, file_listing
 from pushgen.ope.episodes import STEP_COLUMNS, EpisodeLog
-from pushgen.ope.folder import CARD_FILE, LOG_FILE, read_description
+from pushgen.ope.folder import CARD_FILE, LOG_FILE, checked_description, read_description
+from pushgen.ope.trajectories import steps_in_order
 from pushgen.publishing.access import resolve_split
 
 NAME = "pushgen episode log"
 STEPS_FILE = "steps.parquet"
-
-
-def is_episode_log(description: dict) -> bool:
-    return description.get("name") == NAME
 
 
 def episode_card(log: EpisodeLog, description: dict) -> str:
@@ -77,8 +74,7 @@ def write_episode_log(log: EpisodeLog, out: Path, force: bool = False) -> dict:
     out = Path(out)
     split = resolve_split(log.recipe["split"])
     with atomic_folder(out, force, keep=(split,)) as work:
-        table = pa.Table.from_pandas(log.steps, preserve_index=False)
-        pq.write_table(table, work / STEPS_FILE, **parquet_options(table.schema))
+        write_table(pa.Table.from_pandas(log.steps, preserve_index=False), work / STEPS_FILE, "parquet")
         description = {"name": NAME, "pushgen_version": __version__, "recipe": log.recipe,
                        "rounds": len(log.steps), "episodes": log.episodes,
                        "held": int(log.steps["held"].sum()), "opened": int(log.steps["reward"].sum()),
@@ -110,17 +106,8 @@ def read_episode_log(folder: Path) -> EpisodeLog:
     --------
     See ``write_episode_log``.
     """
-    folder = Path(folder)
-    description = read_description(folder)
-    if not is_episode_log(description):
-        raise DatasetError(f"{folder} is not an episode log (its log.json names {description.get('name')!r})")
-    listed = listed_files(description, LOG_FILE)
-    check_unlisted(folder, listed, "log", LOG_FILE)
-    if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
-        raise DatasetError(f"{folder}: {problem}")
-    if STEPS_FILE not in listed:
-        raise DatasetError(f"{folder}: {LOG_FILE} does not list {STEPS_FILE}")
-    return EpisodeLog(pq.read_table(folder / STEPS_FILE).to_pandas(), description["recipe"])
+    description = checked_description(folder, (STEPS_FILE,), NAME)
+    return EpisodeLog(pq.read_table(Path(folder) / STEPS_FILE).to_pandas(), description["recipe"])
 
 
 def validate_episode_log(folder: Path) -> list[str]:
@@ -150,10 +137,7 @@ def validate_episode_log(folder: Path) -> list[str]:
     if missing:
         return [f"{STEPS_FILE} has no column {missing[0]!r}"]
     problems = []
-    episode, step = steps["episode"].to_numpy(), steps["step"].to_numpy()
-    starts = np.r_[True, episode[1:] != episode[:-1]]
-    first = np.flatnonzero(starts)[np.cumsum(starts) - 1]
-    if np.any(step != np.arange(len(step)) - first) or len(np.unique(episode)) != starts.sum():
+    if not steps_in_order(steps["episode"].to_numpy(), steps["step"].to_numpy()):
         problems.append(f"{STEPS_FILE}: each episode's steps must be consecutive rows numbered 0, 1, ...")
     propensity = steps["propensity"].to_numpy()
     if not ((propensity > 0) & (propensity <= 1)).all():
@@ -172,6 +156,6 @@ def validate_episode_log(folder: Path) -> list[str]:
 def names_episode_log(folder: Path) -> bool:
     """Whether ``folder``'s ``log.json`` says it is an episode log (False when it cannot be read)."""
     try:
-        return is_episode_log(read_description(Path(folder)))
+        return read_description(Path(folder)).get("name") == NAME
     except DatasetError:
         return False

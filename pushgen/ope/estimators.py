@@ -26,12 +26,12 @@ import warnings
 
 import numpy as np
 
+from pushgen.ope.feedback import Z_95
 from pushgen.ope.feedback import Estimate as Estimate
 from pushgen.ope.feedback import Feedback as Feedback
 
 ESTIMATORS = ("IPW", "SNIPW", "DM", "DR")
 MIN_EFFECTIVE_ROUNDS = 100
-LEVEL = 0.95
 
 
 class OPEWarning(UserWarning):
@@ -39,11 +39,9 @@ class OPEWarning(UserWarning):
 
 
 def _estimate(name: str, terms: np.ndarray, weights: np.ndarray, value: float | None = None) -> Estimate:
-    from scipy.stats import norm  # scipy.stats takes longer to import than a log takes to write
-
     n = len(terms)
     value = float(terms.mean()) if value is None else value
-    half = norm.ppf(0.5 + LEVEL / 2) * float(terms.std(ddof=1)) / np.sqrt(n) if n > 1 else np.inf
+    half = Z_95 * float(terms.std(ddof=1)) / np.sqrt(n) if n > 1 else np.inf
     total = float(weights.sum())
     effective = total**2 / float((weights**2).sum()) if total > 0 else 0.0
     if effective < MIN_EFFECTIVE_ROUNDS and name != "DM":

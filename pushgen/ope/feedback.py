@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+Z_95 = 1.959963984540054  # the standard normal's 97.5% quantile: 95% intervals
+
 
 def plain_floats(result: object, *names: str) -> None:
     """Set the fields ``names`` of a frozen dataclass to Python floats (not ``np.float64``, which
@@ -95,11 +97,11 @@ class Feedback:
     [2.0, 0.0, 2.0, 0.0]
     """
 
-    action: np.ndarray  # (rounds,) the logged action's index
-    reward: np.ndarray  # (rounds,)
-    pscore: np.ndarray  # (rounds,) the logging policy's probability of the logged action
-    target: np.ndarray  # (rounds, actions)
-    model: np.ndarray | None = None  # (rounds, actions)
+    action: np.ndarray
+    reward: np.ndarray
+    pscore: np.ndarray
+    target: np.ndarray
+    model: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.action)

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen._version import __version__
-from pushgen.data.dataset import atomic_folder, parquet_options
+from pushgen.data.dataset import atomic_folder, write_table
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.outputs import (
     DatasetError,
@@ -75,9 +75,8 @@ def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
     split_description = read_json_object(split / SPLIT_FILE)
     with atomic_folder(out, force, keep=(split,)) as work:
         for name, file in TABLES.items():
-            frame = getattr(log, name)
-            table = pa.Table.from_pandas(frame, preserve_index=False)
-            pq.write_table(table, work / file, **parquet_options(table.schema))
+            table = pa.Table.from_pandas(getattr(log, name), preserve_index=False)
+            write_table(table, work / file, "parquet")
         description = {
             "name": "pushgen bandit log",
             "pushgen_version": __version__,
@@ -112,6 +111,24 @@ def read_description(folder: Path) -> dict:
     return description
 
 
+def checked_description(folder: Path, tables: tuple[str, ...], name: str | None = None) -> dict:
+    """``folder``'s ``log.json`` (which must name ``name``, if given), once every file it lists,
+    ``tables`` among them, is as listed and no other file is there."""
+    folder = Path(folder)
+    hold(folder)
+    description = read_description(folder)
+    if name is not None and description.get("name") != name:
+        raise DatasetError(f"{folder} is not a {name} (its {LOG_FILE} names {description.get('name')!r})")
+    listed = listed_files(description, LOG_FILE)
+    check_unlisted(folder, listed, "log", LOG_FILE)
+    if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
+        raise DatasetError(f"{folder}: {problem}")
+    for file in tables:
+        if file not in listed:
+            raise DatasetError(f"{folder}: {LOG_FILE} does not list {file}")
+    return description
+
+
 @session()
 def read_log(folder: Path) -> BanditLog:
     """A log folder read back (every file checked against ``log.json`` first).
@@ -138,19 +155,10 @@ def read_log(folder: Path) -> BanditLog:
     >>> read_log("log-uniform").recipe["policy"]
     'uniform'
     """
-    folder = Path(folder)
-    hold(folder)
-    description = read_description(folder)
-    listed = listed_files(description, LOG_FILE)
-    check_unlisted(folder, listed, "log", LOG_FILE)
-    if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
-        raise DatasetError(f"{folder}: {problem}")
-    tables = {}
-    for name, file in TABLES.items():
-        if file not in listed:
-            raise DatasetError(f"{folder}: {LOG_FILE} does not list {file}")
-        tables[name] = schemas.apply_dtypes(pq.read_table(folder / file).to_pandas())
-    return BanditLog(tables["rounds"], tables["candidates"], description["recipe"])
+    description = checked_description(folder, tuple(TABLES.values()))
+    rounds, candidates = (schemas.apply_dtypes(pq.read_table(Path(folder) / file).to_pandas())
+                          for file in TABLES.values())
+    return BanditLog(rounds, candidates, description["recipe"])
 
 
 @session()

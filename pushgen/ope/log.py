@@ -101,8 +101,7 @@ class BanditLog:
         slot = rows["slot"].to_numpy()
         candidates = np.zeros((n, k, len(NOTIFICATION_FEATURES)), dtype=np.int64)
         codes = schemas.frame_codes(rows, NOTIFICATION_FEATURES)
-        for j, f in enumerate(NOTIFICATION_FEATURES):
-            candidates[round_id, slot, j] = codes[f]
+        candidates[round_id, slot] = np.column_stack([codes[f] for f in NOTIFICATION_FEATURES])
         mask = np.zeros((n, k), dtype=bool)
         mask[round_id, slot] = True
         p_open = None

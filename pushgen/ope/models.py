@@ -34,20 +34,17 @@ def slate_rows(slates: Slates) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     return candidates, {f: np.repeat(c, k) for f, c in slates.contexts.items()}
 
 
-def linear_scorer(design: Design, weights: np.ndarray) -> Scorer:
+def learned_scorer(split: str | Path, regularisation: float = REGULARISATION) -> Scorer:
+    """The open log-odds (less a constant) of a model fitted on the split's task 1 training rows."""
+    design = Design()
+    rows = read_part(resolve_split(split), "task1/train")
+    weights = fit_open_model(design, rows, regularisation, per_user=True).weights
+
     def score(slates: Slates) -> np.ndarray:
         candidates, contexts = slate_rows(slates)
         return (design.matrix(candidates, contexts) @ weights).reshape(slates.mask.shape)
 
     return score
-
-
-def learned_scorer(split: str | Path, regularisation: float = REGULARISATION) -> Scorer:
-    """The open log-odds (less a constant) of a model fitted on the split's task 1 training rows."""
-    design = Design()
-    rows = read_part(resolve_split(split), "task1/train")
-    model = fit_open_model(design, rows, regularisation, per_user=True)
-    return linear_scorer(design, model.weights)
 
 
 def reward_model(log: BanditLog, regularisation: float = REGULARISATION) -> np.ndarray:

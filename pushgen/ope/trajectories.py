@@ -25,14 +25,23 @@ number (sum rho_T)^2 / sum rho_T^2 of their full-length ratios.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
-from pushgen.ope.feedback import Estimate
+from pushgen.ope.feedback import Z_95, Estimate
 
 TRAJECTORY_ESTIMATORS = ("PDIS", "WPDIS", "DR", "MIS")
-Z_95 = 1.959963984540054
+
+
+def steps_in_order(episode: np.ndarray, step: np.ndarray) -> bool:
+    """Whether each episode's rows are consecutive and its steps numbered 0, 1, ... in order."""
+    if not len(episode):
+        return True
+    starts = np.r_[True, episode[1:] != episode[:-1]]
+    first = np.flatnonzero(starts)[np.cumsum(starts) - 1]
+    return bool(np.all(step == np.arange(len(step)) - first) and len(np.unique(episode)) == starts.sum())
 
 
 @dataclass(frozen=True)
@@ -75,23 +84,22 @@ class Trajectories:
     def __post_init__(self) -> None:
         if np.any(self.logging_p <= 0):
             raise ValueError("logging_p must be > 0 for every logged step (the logger's own action)")
-        starts = np.r_[True, self.episode[1:] != self.episode[:-1]] if len(self.episode) else self.episode
-        if len(self.step) and np.any(self.step != np.arange(len(self.step)) - np.flatnonzero(starts)[
-                np.cumsum(starts) - 1]):
+        if not steps_in_order(self.episode, self.step):
             raise ValueError("each episode's rows must be consecutive, in step order from 0")
 
     @property
     def episodes(self) -> int:
         return len(np.unique(self.episode))
 
+    @property
+    def starts(self) -> np.ndarray:
+        """The row where each episode starts."""
+        return np.flatnonzero(np.r_[True, self.episode[1:] != self.episode[:-1]])
+
     def ratios(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row: w_t and rho_t (the cumulative product within its episode)."""
         w = self.target_p / self.logging_p
-        rho = np.empty_like(w)
-        starts = np.flatnonzero(np.r_[True, self.episode[1:] != self.episode[:-1]])
-        for begin, end in zip(starts, np.r_[starts[1:], len(w)], strict=True):
-            rho[begin:end] = np.cumprod(w[begin:end])
-        return w, rho
+        return w, np.concatenate([np.cumprod(part) for part in np.split(w, self.starts[1:])])
 
 
 def estimate_trajectories(log: Trajectories, estimator: str) -> Estimate:
@@ -193,16 +201,16 @@ def bootstrap_interval(log: Trajectories, estimator: str, draws: int = 200,
     >>> 0 <= low <= 1.0 <= high <= 2
     True
     """
-    starts = np.flatnonzero(np.r_[True, log.episode[1:] != log.episode[:-1]])
+    starts = log.starts
     lengths = np.diff(np.r_[starts, len(log.episode)])
+    columns: dict[str, Any] = {f.name: getattr(log, f.name) for f in fields(log) if f.name != "episode"}
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(draws):
         chosen = rng.integers(len(starts), size=len(starts))
         rows = np.concatenate([np.arange(starts[e], starts[e] + lengths[e]) for e in chosen])
-        sample = Trajectories(np.repeat(np.arange(len(chosen)), lengths[chosen]), log.step[rows],
-                              log.state[rows], log.logging_p[rows], log.target_p[rows], log.reward[rows],
-                              None if log.q is None else log.q[rows], None if log.v is None else log.v[rows])
+        sample = replace(log, episode=np.repeat(np.arange(len(chosen)), lengths[chosen]),
+                         **{name: c[rows] for name, c in columns.items() if c is not None})
         values.append(estimate_trajectories(sample, estimator).value)
     low, high = np.percentile(values, [2.5, 97.5])
     return float(low), float(high)

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from pushgen.ope.estimators import LEVEL
 from pushgen.ope.feedback import plain_floats
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
@@ -67,10 +66,6 @@ class PolicyValue:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def is_deterministic(probabilities: np.ndarray) -> bool:
-    return bool(np.all((probabilities == 0) | (probabilities == 1)))
 
 
 def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] | None = None,
@@ -122,14 +117,14 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
         rounds = sum(len(e) for e in episodes)
         values.append(sum(float(e.chosen_p.sum()) for e in episodes) / rounds)
         sends.append(sum(int((e.action < k).sum()) for e in episodes) / rounds)
-        if not policy.reads_state and all(is_deterministic(e.probabilities) for e in episodes):
-            exact = True  # every rollout would be the same
+        if not policy.reads_state and all(np.isin(e.probabilities, (0, 1)).all() for e in episodes):
+            exact = True  # deterministic: every rollout would be the same
             break
     mean = float(np.mean(values))
     if exact:
         low = high = mean
     elif len(values) > 1:
-        low, high = interval(np.asarray(values), LEVEL)
+        low, high = interval(np.asarray(values))
     else:
         low, high = -float("inf"), float("inf")
     return PolicyValue(policy.name, mean, low, high, len(values), rounds, float(np.mean(sends)))
