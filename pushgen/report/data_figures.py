@@ -71,10 +71,6 @@ def as_categories(column: pd.Series) -> np.ndarray:
     return column.astype("category").cat.remove_unused_categories().to_numpy()
 
 
-def _weekend_rows(view: View) -> np.ndarray:
-    return view.rows.weekday >= 5
-
-
 @styled
 def calendar_figure(view: View):
     """Notifications per user on every day of the span, and on each weekday."""
@@ -116,11 +112,12 @@ def calendar_figure(view: View):
 def hours_figure(view: View):
     """Notifications per user per hour and the open rate by hour, weekdays against weekends."""
     rows, weekend_days = view.rows, view.calendar_weekday >= 5
+    weekend = rows.weekday >= 5
     figure = new_figure(11, 3.3)
     volume, rate = figure.subplots(1, 2)
     hours = np.arange(24)
-    for name, mask, days, color in (("Mon-Fri", ~_weekend_rows(view), (~weekend_days).sum(), WEEKDAY),
-                                    ("Sat-Sun", _weekend_rows(view), weekend_days.sum(), WEEKEND)):
+    for name, mask, days, color in (("Mon-Fri", ~weekend, (~weekend_days).sum(), WEEKDAY),
+                                    ("Sat-Sun", weekend, weekend_days.sum(), WEEKEND)):
         if not days:
             continue
         counts = np.bincount(rows.hour[mask], minlength=24)

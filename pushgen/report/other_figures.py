@@ -25,6 +25,7 @@ from pushgen.report.style import (
     new_figure,
     styled,
 )
+from pushgen.text_tables import plural
 
 REACH = 0.75  # how far beyond its target range a value is drawn (in target widths)
 PART_COLORS = {"task1/train": WEEKDAY, "task1/validation": OPENED, "task1/test": WEEKEND,
@@ -135,7 +136,7 @@ def split_figure(parts: pd.DataFrame, test_span: tuple | None = None):
     y = np.arange(len(names))[::-1]
     sizes.barh(y, rows, color=[PART_COLORS[n] for n in names])
     for yi, n_rows, n_users in zip(y, rows, users, strict=True):
-        sizes.text(n_rows, yi, f" {n_rows:,} rows, {n_users} user{'s' * (n_users != 1)}", va="center",
+        sizes.text(n_rows, yi, f" {n_rows:,} rows, {plural(n_users, 'user')}", va="center",
                    fontsize=7)
     sizes.set_yticks(y, names)
     sizes.set_xlim(0, max(rows) * 1.9)
@@ -270,7 +271,7 @@ def per_user_figure(benchmark: Benchmark):
         ax.set_yticks(range(len(order)), order[::-1], fontsize=8)
         ax.axvline(0, color=DISMISSED, linewidth=0.6)
         users = part["user_id"].nunique() if "user_id" in part else None
-        who = "each user" if users is None else f"each of {users} user{'s' * (users != 1)}"
+        who = "each user" if users is None else f"each of {plural(users, 'user')}"
         ax.set_title(f"{title + ': ' if title else ''}mean reward of {who}")
         ax.set_xlabel("mean reward per context")
         ax.grid(axis="x", **GRID)
