@@ -10,7 +10,7 @@ import pandas as pd
 
 from pushgen.benchmark.plots import learning_curves_figure
 from pushgen.data.calibration import checks, summary, verdict_line
-from pushgen.report.sources import Benchmark
+from pushgen.report.data_figures import View
 from pushgen.report.style import (
     DISMISSED,
     GRID,
@@ -33,10 +33,15 @@ PART_COLORS = {"task1/train": WEEKDAY, "task1/validation": OPENED, "task1/test":
 
 
 @styled
-def calibration_figure(stats: dict):
-    """Every calibration figure on its own scale: the target range as a green band, the value as
-    a green dot inside it or a red cross outside it (an arrow at the edge when far outside)."""
-    found = checks(stats)
+def calibration_figure(view: View):
+    """Calibration against published figures
+
+    Each row is one figure of docs/calibration.md on its own scale: the green band is its target
+    range, the dot its value here. A red cross (or a red arrow when far outside) and a red name mark
+    a miss. The same figures and ranges as scripts/calibration_over_seeds.py; small datasets miss
+    some by chance.
+    """
+    found = checks(view.stats)
     figure = new_figure(11, 0.3 * len(found) + 1.0)
     ax = figure.subplots()
     for row, check in enumerate(found):
@@ -106,11 +111,19 @@ def weekly_rows(parts: pd.DataFrame, test_span: tuple | None) -> tuple[pd.DataFr
 
 
 @styled
-def split_figure(parts: pd.DataFrame, test_span: tuple | None = None):
-    """A split's parts: rows per week in each part (stacked), and each part's rows and users."""
+def split_figure(view: View):
+    """The split's parts
+
+    Rows per week in each part: the notifications of the history parts and the contexts of the test
+    parts (hatched where a part carries no dates: its contexts spread evenly over the test months),
+    and the rows and users of each part. The figures below describe the history parts; the test
+    parts' answers stay with the scorer.
+    """
     figure = new_figure(11, 3.2)
     weekly, sizes = figure.subplots(1, 2, width_ratios=[2.4, 1])
-    counts, undated = weekly_rows(parts, test_span)
+    parts = view.source.parts
+    assert parts is not None
+    counts, undated = weekly_rows(parts, view.source.test_span)
     starts = counts.index.to_numpy().astype("datetime64[D]")
     below = np.zeros(len(counts))
     for name in counts.columns:
@@ -207,9 +220,14 @@ def with_marks(name: str, table: pd.DataFrame) -> pd.DataFrame:
                         upper_bound=[b is not None and b.upper_bound for b in known])
 
 
-def leaderboard_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
-    """The leaderboard's figure, and one of every other table of the folder that ranks baselines by
-    mean reward (titled by its file)."""
+def leaderboard_figures(view: View) -> list[tuple[str, object]]:
+    """Leaderboard
+
+    Mean reward per context, each user's mean averaged over the users, with the 95% t-interval
+    across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the
+    simulated user: yardsticks, not models; [bound] is a provable upper bound.
+    """
+    benchmark = view.benchmark
     ranking = {f"{name}.csv": with_marks(name, table) for name, table in benchmark.other_tables.items()
                if {"baseline", "mean_reward"} <= set(table) and len(table)}
     tables = {"": benchmark.leaderboard, **ranking}
@@ -247,9 +265,12 @@ def leaderboard_figure(board: pd.DataFrame):
 
 
 @styled
-def per_user_figure(benchmark: Benchmark):
-    """Every user's mean reward under every baseline (a dot per user; the bar is the mean), a panel
-    per section and task, in the leaderboard's order."""
+def per_user_figure(view: View):
+    """Per-user scores
+
+    Every user's mean reward under each baseline; the bar is the mean over the users.
+    """
+    benchmark = view.benchmark
     per_user = benchmark.per_user
     if per_user is None or per_user.empty or not {"baseline", "mean_reward"} <= set(per_user):
         return None
@@ -279,14 +300,17 @@ def per_user_figure(benchmark: Benchmark):
 
 
 @styled
-def curves_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
-    """The learning curves of each section and task that has them: (title, figure)."""
-    curves = benchmark.curves
+def curves_figures(view: View) -> list[tuple[str, object]]:
+    """Learning curves
+
+    One panel per baseline on shared axes: its curve in colour, the others in grey.
+    """
+    curves = view.benchmark.curves
     if curves is None or curves.empty or not {"baseline", "step", "mean_reward"} <= set(curves):
         return []
     out = []
     for _, title, part in panels(curves):
-        figure = learning_curves_figure(part.assign(users=part.get("users", 0)), benchmark.labels)
+        figure = learning_curves_figure(part.assign(users=part.get("users", 0)), view.benchmark.labels)
         if title:
             figure.suptitle(f"{title}: {figure.get_suptitle().split(': ', 1)[-1]}", fontsize=10)
         out.append((title, figure))
