@@ -41,12 +41,14 @@ def calibration_figure(view: View):
     a miss. The same figures and ranges as scripts/calibration_over_seeds.py; small datasets miss
     some by chance.
     """
+    from matplotlib.patches import Rectangle
+
     found = checks(view.stats)
     figure = new_figure(11, 0.3 * len(found) + 1.0)
     ax = figure.subplots()
     for row, check in enumerate(found):
         y = len(found) - 1 - row
-        ax.add_patch(_band(y))
+        ax.add_patch(Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1))
         figure_ = check.figure
         if check.value is None:
             ax.text(0.5, y, "not measurable here", ha="center", va="center", fontsize=7, color="0.5")
@@ -79,12 +81,6 @@ def calibration_figure(view: View):
     return figure
 
 
-def _band(y: float):
-    from matplotlib.patches import Rectangle
-
-    return Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1)
-
-
 def monday_of(days: np.ndarray) -> np.ndarray:
     """The Monday starting the week of each ``datetime64[D]`` day (1970-01-01 was a Thursday)."""
     return days - (days.astype(np.int64) + 3) % 7
@@ -97,16 +93,12 @@ def weekly_rows(parts: pd.DataFrame, test_span: tuple | None) -> tuple[pd.DataFr
     undated: set[str] = set()
     for name in [p for p in PART_COLORS if p in set(parts["part"])]:
         times = parts.loc[parts["part"] == name, "posted_at"]
-        counts: pd.Series
         if times.notna().all():
-            counts = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
+            weeks[name] = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
         elif test_span is not None:
             days = np.arange(*(np.datetime64(t, "D") for t in test_span))
-            counts = pd.Series(monday_of(days)).value_counts() * (len(times) / len(days))
+            weeks[name] = pd.Series(monday_of(days)).value_counts() * (len(times) / len(days))
             undated.add(name)
-        else:
-            continue
-        weeks[name] = counts
     return pd.DataFrame(weeks).fillna(0.0).sort_index(), undated
 
 
@@ -193,19 +185,9 @@ def _panel_grid(count: int, rows_per_panel: int):
     return figure, axes
 
 
-def _flag(board: pd.DataFrame, column: str) -> np.ndarray:
-    if column not in board:
-        return np.zeros(len(board), bool)
-    return board[column].fillna(False).astype(bool).to_numpy()
-
-
 def _mark(row: pd.Series) -> str:
-    name = str(row["baseline"])
-    if bool(row.get("uses_true_model", False)):
-        name += " *"
-    if bool(row.get("upper_bound", False)):
-        name += " [bound]"
-    return name
+    return (str(row["baseline"]) + " *" * bool(row.get("uses_true_model", False))
+            + " [bound]" * bool(row.get("upper_bound", False)))
 
 
 def with_marks(name: str, table: pd.DataFrame) -> pd.DataFrame:
@@ -243,7 +225,8 @@ def leaderboard_figure(board: pd.DataFrame):
     for ax, (_, title, part) in zip(axes, groups, strict=False):
         part = ranked(part)
         y = np.arange(len(part))[::-1]
-        truth = _flag(part, "uses_true_model")
+        flags = part["uses_true_model"] if "uses_true_model" in part else pd.Series(False, index=part.index)
+        truth = flags.fillna(False).astype(bool).to_numpy()
         if {"ci_low", "ci_high"} <= set(part):
             low = (part["mean_reward"] - part["ci_low"]).fillna(0).clip(lower=0).to_numpy()
             high = (part["ci_high"] - part["mean_reward"]).fillna(0).clip(lower=0).to_numpy()
