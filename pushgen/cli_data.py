@@ -16,6 +16,7 @@ from pushgen.data.errors import ENGINES
 from pushgen.data.outputs import check_output
 from pushgen.data.recipe import MAX_DAYS, MAX_MONTHS, MAX_USERS, make_recipe
 from pushgen.progress import note, quiet_option, shown
+from pushgen.text_tables import plural
 
 
 @click.command()
@@ -73,7 +74,7 @@ def make(users: int, months: int | None, days: int | None, start: dt.datetime | 
 
 
 def _check_matplotlib() -> None:
-    """``make --report`` needs matplotlib: checked before generating."""
+    """A report needs matplotlib: checked before any work."""
     from pushgen.benchmark.plots import matplotlib_or_error
 
     try:
@@ -91,12 +92,7 @@ def _check_matplotlib() -> None:
 def report_command(path: str, out: Path | None, force: bool) -> None:
     """Write the visual report of PATH: a dataset, split or benchmark results folder, or a standard
     split's name. One HTML file with the figures embedded (needs pushgen[plot])."""
-    from pushgen.benchmark.plots import matplotlib_or_error
-
-    try:
-        matplotlib_or_error()
-    except ImportError as error:
-        raise UserFacingError(str(error)) from None
+    _check_matplotlib()
     source = Path(path)
     with user_errors():  # a name the system refuses (too long, say) is one line too
         if out is None:
@@ -108,14 +104,12 @@ def report_command(path: str, out: Path | None, force: bool) -> None:
     click.echo(f"Wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
-
 @click.command("describe")
 @click.argument("path")
 @click.option("--json", "as_json", is_flag=True, help="Print the statistics as JSON.")
 @quiet_option
 def describe_command(path: str, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
-
     from pushgen.data.describe import describe_path
     from pushgen.data.describe_report import format_description
     from pushgen.splits.validate import is_split_folder
@@ -153,7 +147,7 @@ def validate_command(path: str) -> None:
     if problems:
         for problem in problems:
             click.echo(problem)
-        click.echo(f"invalid: {folder} ({len(problems)} problem{'s' * (len(problems) > 1)})", err=True)
+        click.echo(f"invalid: {folder} ({plural(len(problems), 'problem')})", err=True)
         raise click.exceptions.Exit(1)
     if split:
         described = json.loads((folder / "split.json").read_text())
@@ -179,7 +173,6 @@ def validate_command(path: str) -> None:
     click.echo(f"valid: {folder} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
 
 
-
 @click.command("split")
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
@@ -201,7 +194,6 @@ def split_command(dataset: Path, out: Path | None, train_months: int | None, tes
     """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start); every month
     of it goes into a part unless --train-months and --test-months say otherwise."""
     from pushgen.data.verify import verify_dataset
-    from pushgen.publishing.split_card import plural
     from pushgen.publishing.standard import write_metadata
     from pushgen.splits import SplitSpec, fill_months, left_out, make_split
 

@@ -23,7 +23,6 @@ class UserFacingError(click.ClickException):
     exit_code = 2
 
 
-
 @contextlib.contextmanager
 def user_errors() -> Iterator[None]:
     """Turn the library's user errors into one-line CLI errors."""
@@ -35,7 +34,6 @@ def user_errors() -> Iterator[None]:
         raise UserFacingError(os_error_message(error)) from None
     except pa.ArrowException as error:  # a table that cannot be read
         raise UserFacingError(f"a table cannot be read: {first_line(error)}") from None
-
 
 
 def folder_or_standard_split(text: str) -> Path:

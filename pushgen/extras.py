@@ -19,14 +19,8 @@ def installed_from() -> tuple[str, bool] | None:
     """The local folder or wheel file pushgen was installed from and whether it is editable;
     None for an install from a package index (or none pip recorded)."""
     try:
-        text = metadata.distribution("pushgen").read_text("direct_url.json")
-    except metadata.PackageNotFoundError:
-        return None
-    if not text:
-        return None
-    try:
-        direct = json.loads(text)
-    except ValueError:
+        direct = json.loads(metadata.distribution("pushgen").read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
         return None
     url = urlparse(str(direct.get("url", "")))
     if url.scheme != "file" or "vcs_info" in direct:

@@ -12,6 +12,11 @@ def counted(n: int, noun: str) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
 
 
+def plural(n: int, noun: str) -> str:
+    """As ``counted``, with the digits not grouped: "1 user", "1200 users"."""
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def markdown_table(header: Sequence[object], rows: Iterable[Sequence[object]],
                    right: Sequence[bool] | None = None) -> str:
     """A Markdown table; ``right[i]`` aligns column i to the right (numbers)."""

@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ from pushgen.data.outputs import sha256_file, snapshot
 from pushgen.data.validate import validate
 from pushgen.extras import install_line
 from pushgen.report import figures, report_html, write_report
+from pushgen.report.data_figures import View
 from pushgen.report.other_figures import calibration_figure, weekly_rows
 from pushgen.report.sources import load_source
 
@@ -134,7 +136,7 @@ def test_the_calibration_figure_marks_a_miss(small):
     assert len(found) == len(FIGURES)
     missed = {**stats, "open_rate": {**stats["open_rate"], "overall": 0.9}}
     assert {c.figure.name: c.holds for c in checks(missed)}["open rate, overall"] is False
-    figure = calibration_figure(missed)
+    figure = calibration_figure(View(replace(source, stats=missed)))
     ax = figure.axes[0]
     texts = [t.get_text() for t in ax.texts]
     assert "90.0%  MISSES" in texts
@@ -160,7 +162,7 @@ def test_describe_and_the_report_count_and_judge_the_same_figures(dataset):
         "AUC of the action from the three timings"]
     assert {f"apps turned off or abandoned, {n} months" for n in (3, 6)} <= set(unmeasured)
     assert not any(name.startswith("users who tolerate") for name in unmeasured)
-    title = calibration_figure(source.stats).axes[0].get_title(loc="left")
+    title = calibration_figure(View(source)).axes[0].get_title(loc="left")
     assert title == verdict_line(described, named=False)
     assert (f"{len(FIGURES) - len(unmeasured)} measured figures" in title
             and f"{len(unmeasured)} of {len(FIGURES)} not measurable here" in title)

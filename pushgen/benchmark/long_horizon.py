@@ -38,6 +38,8 @@ RATES = (0.02, 0.05, 0.1, 0.2, 0.5)
 BOUNDS = (0.0, 0.3, 0.5, 0.7, 0.9)  # linucb's least upper bound worth a send
 PLANNER_GRID = tuple(product((0.0, 0.1, 0.2, 0.3, 0.4), (0.5, 0.8, 1.0)))  # (theta, rho)
 PLANNING = ("planning oracle", "threshold", "daily-cap")
+TUNED = {"threshold": "threshold", "daily-cap": "daily-cap", "random-rate": "random",
+         "history-cap": "history-cap", "linucb": "linucb"}  # a leaderboard row -> its baseline
 
 
 @dataclass(frozen=True)
@@ -130,11 +132,7 @@ def held_out_table(split: str | Path, users: list[int], knobs: dict[str, dict], 
     """Every policy on the held-out ``users``; the planning oracle is the best planner per user."""
     cheap = ("hold", "slot-0", "random", "greedy")
     configs: dict[str, tuple[str, dict[str, Any]]] = {name: (name, {}) for name in cheap}
-    configs["threshold"] = ("threshold", knobs["threshold"])
-    configs["daily-cap"] = ("daily-cap", knobs["daily-cap"])
-    configs["random-rate"] = ("random", knobs["random-rate"])
-    configs["history-cap"] = ("history-cap", knobs["history-cap"])
-    configs["linucb"] = ("linucb", knobs["linucb"])
+    configs.update({row: (baseline, knobs[row]) for row, baseline in TUNED.items()})
     planners = {f"planner {t} {r}": ("planner", {"theta": t, "rho": r}) for t, r in PLANNER_GRID}
     table = score(split, users, {**configs, **planners}, options)
     family = table[table.policy.isin(planners)]
@@ -216,7 +214,3 @@ def markdown(result: Board) -> str:
             f"sends at {result.knobs['random-rate']['rate']:g} of the contexts; history-cap at most "
             f"{result.knobs['history-cap']['cap']} a day; linucb sends an upper bound of at least "
             f"{result.knobs['linucb']['theta']:g}, at most {result.knobs['linucb']['cap']} a day.\n")
-
-
-__all__ = ["BOARD_SEED", "Board", "Options", "board", "held_out_table", "markdown", "outcome_entropy", "play",
-           "run_board", "score", "tune", "users"]

@@ -9,6 +9,7 @@ import pandas as pd
 
 from pushgen.data.layout import first_line
 from pushgen.extras import install_line
+from pushgen.text_tables import plural
 
 SMOOTHING = 5  # curve points per rolling mean
 PNG_METADATA = {"Software": None}
@@ -34,30 +35,22 @@ def require_matplotlib(alternative: str = " (or pass --no-plots)"):
     return plt
 
 
-def write_plots(board: pd.DataFrame, curves: pd.DataFrame, labels: dict[str, str],
-                folder: Path) -> list[Path]:
-    """learning_curves.png (task 2), open_rate.png and diversity.png; returns the files written."""
+def write_plots(board: pd.DataFrame, curves: pd.DataFrame, labels: dict[str, str], folder: Path) -> None:
+    """learning_curves.png (task 2), open_rate.png and diversity.png."""
     plt = require_matplotlib()
-    written = []
     if not curves.empty:
-        written.append(_learning_curves(plt, curves, labels, folder / "learning_curves.png"))
-    written.append(_bars(plt, board, labels, folder / "open_rate.png",
-                         [("generated_open_rate", "open rate of generated notifications")],
-                         reference="logged_open_rate"))
-    written.append(_bars(plt, board, labels, folder / "diversity.png",
-                         [("entropy", "entropy of opened generated notifications"),
-                          ("distinct_ratio", "distinct values / distinct in the logged ones"),
-                          ("useful_variety", "useful variety: distinct values that bring opens")]))
-    return written
+        learning_curves_figure(curves, labels).savefig(folder / "learning_curves.png", dpi=120,
+                                                       metadata=PNG_METADATA)
+    _bars(plt, board, labels, folder / "open_rate.png",
+          [("generated_open_rate", "open rate of generated notifications")], reference="logged_open_rate")
+    _bars(plt, board, labels, folder / "diversity.png",
+          [("entropy", "entropy of opened generated notifications"),
+           ("distinct_ratio", "distinct values / distinct in the logged ones"),
+           ("useful_variety", "useful variety: distinct values that bring opens")])
 
 
 def _order(labels: dict[str, str], present) -> list[str]:
     return [name for name in labels if name in set(present)]
-
-
-def _learning_curves(plt, curves: pd.DataFrame, labels: dict[str, str], path: Path) -> Path:
-    learning_curves_figure(curves, labels).savefig(path, dpi=120, metadata=PNG_METADATA)
-    return path
 
 
 def learning_curves_figure(curves: pd.DataFrame, labels: dict[str, str], columns: int = 4):
@@ -92,7 +85,7 @@ def learning_curves_figure(curves: pd.DataFrame, labels: dict[str, str], columns
             lowest.set_xlabel("step", fontsize=8)
     users = int(curves["users"].iloc[0])
     window = SMOOTHING * int(curves["step"].iloc[0])
-    figure.suptitle(f"Task 2 (cold start): reward over the steps, mean of {users} user{'s' * (users != 1)} "
+    figure.suptitle(f"Task 2 (cold start): reward over the steps, mean of {plural(users, 'user')} "
                     f"(rolling mean of {window} steps; grey: the other baselines)", fontsize=10)
     figure.tight_layout()
     return figure
@@ -104,7 +97,7 @@ def _smoothed(part: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bars(plt, board: pd.DataFrame, labels: dict[str, str], path: Path,
-          panels: list[tuple[str, str]], reference: str | None = None) -> Path:
+          panels: list[tuple[str, str]], reference: str | None = None) -> None:
     panels = [(column, title) for column, title in panels if column in board]  # older results lack some
     tasks = sorted(board["task"].unique())
     names = _order(labels, board["baseline"])
@@ -127,4 +120,3 @@ def _bars(plt, board: pd.DataFrame, labels: dict[str, str], path: Path,
     figure.tight_layout()
     figure.savefig(path, dpi=120, metadata=PNG_METADATA)
     plt.close(figure)
-    return path

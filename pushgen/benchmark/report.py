@@ -22,12 +22,12 @@ import pandas as pd
 
 from pushgen._version import __version__
 from pushgen.benchmark.run import Results
-from pushgen.benchmark.selection import selection_markdown
+from pushgen.benchmark.selection import SELECTION_REFERENCE, SelectionResults, selection_board
 from pushgen.benchmark.summary import leaderboard
 from pushgen.data.dataset import atomic_folder
 from pushgen.data.outputs import file_listing
 from pushgen.replay.metrics import CONFIDENCE, HEADINGS
-from pushgen.text_tables import markdown_table
+from pushgen.text_tables import markdown_table, plural
 
 FLOAT = "%.6f"
 TASK_TITLES = {1: "Task 1: offline (the user's history, then every test context at once)",
@@ -167,12 +167,36 @@ def markdown(results: Results, board: pd.DataFrame) -> str:
                  _interval(row["ci_low"], row["ci_high"]),
                  *(_paired(row) if reference else []),
                  *(_cell(MD_COLUMNS[c][1], row[c]) for c in extra)] for _, row in part.iterrows()]
-        lines += ["", f"## {TASK_TITLES[task]}", "", _users(int(part["users"].iloc[0])), "",
+        lines += ["", f"## {TASK_TITLES[task]}", "", f"{plural(int(part['users'].iloc[0]), 'user')}.", "",
                   markdown_table(header, rows, right=[i != 2 for i in range(len(header))]),
                   *gaps(part)]
     if results.selection is not None:
-        lines += selection_markdown(results.selection, TRUTH_MARK, BOUND_MARK)
+        lines += selection_markdown(results.selection)
     return "\n".join(lines) + "\n"
+
+
+def selection_markdown(results: SelectionResults) -> list[str]:
+    """The leaderboard section of the selection task (Markdown lines)."""
+    board = selection_board(results)
+    header = ["rank", "baseline", "mean reward", "95% interval", f"vs {SELECTION_REFERENCE}, paired 95%",
+              "send rate", "P(open) of sends"]
+    rows = []
+    for _, row in board.iterrows():
+        versus = "-"
+        if row["baseline"] != SELECTION_REFERENCE and not np.isnan(row["paired_difference"]):
+            versus = f"{row['paired_difference']:+.3f}"
+            if not np.isnan(row["paired_low"]):
+                versus += f" [{row['paired_low']:+.3f}, {row['paired_high']:+.3f}]"
+        rows.append([str(row["rank"]), _label(row), f"{row['mean_reward']:.3f}",
+                     _interval(row["ci_low"], row["ci_high"]), versus, f"{row['send_rate']:.3f}",
+                     f"{row['sent_p_open']:.3f}"])
+    users = int(board["users"].iloc[0]) if len(board) else 0
+    title = (f"## Selection: pushgen/NotificationSelection-v0 (K = {results.k}, candidate seed "
+             f"{results.candidate_seed}, cost {results.cost:g} per send; task {results.task}'s test users)")
+    return ["", title, "",
+            f"{plural(users, 'user')}, whole episodes. Mean reward: P(open) of what is sent "
+            "less the cost, per context (0 for a hold), averaged over users.", "",
+            markdown_table(header, rows, right=[i != 1 for i in range(len(header))])]
 
 
 PROBES = ("rotation", "rate-rotation")  # rows that probe the benchmark, not models to beat
@@ -215,10 +239,6 @@ def _label(row: pd.Series) -> str:
     if row.get("upper_bound", False):
         label += f" {BOUND_MARK}"
     return label
-
-
-def _users(n: int) -> str:
-    return f"{n} user{'s' * (n != 1)}."
 
 
 def _cell(spec: str, value: float) -> str:

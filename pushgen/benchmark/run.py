@@ -13,19 +13,16 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from pushgen.baselines import BASELINES, Baseline
-from pushgen.benchmark.policy_runs import make_setting, run_baseline, run_policy
+from pushgen.benchmark.policy_runs import run_baseline
 from pushgen.benchmark.runner import Run
 from pushgen.benchmark.selection import SelectionResults, by_name, ranking_html, ranking_line, run_selection
 from pushgen.benchmark.summary import curve, user_metrics
-from pushgen.benchmark.task_inputs import BenchmarkError, TaskData, task_data
+from pushgen.benchmark.task_inputs import BenchmarkError, task_data
 from pushgen.data.folder_lock import session
 from pushgen.publishing.access import load_split
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.splits import TASKS
 from pushgen.text_tables import counted
-
-__all__ = ["BenchmarkError", "Results", "TaskData", "make_setting", "run_baseline", "run_benchmark",
-           "run_policy", "select_baselines", "task_data"]
 
 
 @dataclass(repr=False)

@@ -35,7 +35,7 @@ from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.publishing.access import load_split
 from pushgen.replay.metrics import interval, paired
 from pushgen.replay.rewards import check_mode
-from pushgen.text_tables import counted, html_table, markdown_table
+from pushgen.text_tables import counted, html_table
 
 T = TypeVar("T")
 SELECTION_REFERENCE = "linucb"  # the best learner: every row is paired with it
@@ -186,29 +186,3 @@ def selection_board(results: SelectionResults) -> pd.DataFrame:
     board.insert(0, "rank", np.arange(1, len(board) + 1))
     return board.reset_index(drop=True)
 
-
-def selection_markdown(results: SelectionResults, truth_mark: str = "*",
-                       bound_mark: str = "**[upper bound]**") -> list[str]:
-    """The leaderboard section of the selection task (Markdown lines)."""
-    board = selection_board(results)
-    header = ["rank", "baseline", "mean reward", "95% interval", f"vs {SELECTION_REFERENCE}, paired 95%",
-              "send rate", "P(open) of sends"]
-    rows = []
-    for _, row in board.iterrows():
-        label = row["label"] + (f" {truth_mark}" if row["uses_true_model"] else "") + (
-            f" {bound_mark}" if row["upper_bound"] else "")
-        span = "-" if np.isnan(row["ci_low"]) else f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]"
-        versus = "-"
-        if row["baseline"] != SELECTION_REFERENCE and not np.isnan(row["paired_difference"]):
-            versus = f"{row['paired_difference']:+.3f}"
-            if not np.isnan(row["paired_low"]):
-                versus += f" [{row['paired_low']:+.3f}, {row['paired_high']:+.3f}]"
-        rows.append([str(row["rank"]), label, f"{row['mean_reward']:.3f}", span, versus,
-                     f"{row['send_rate']:.3f}", f"{row['sent_p_open']:.3f}"])
-    users = int(board["users"].iloc[0]) if len(board) else 0
-    title = (f"## Selection: pushgen/NotificationSelection-v0 (K = {results.k}, candidate seed "
-             f"{results.candidate_seed}, cost {results.cost:g} per send; task {results.task}'s test users)")
-    return ["", title, "",
-            f"{users} user{'s' * (users != 1)}, whole episodes. Mean reward: P(open) of what is sent "
-            "less the cost, per context (0 for a hold), averaged over users.", "",
-            markdown_table(header, rows, right=[i != 1 for i in range(len(header))])]

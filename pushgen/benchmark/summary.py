@@ -3,7 +3,7 @@ comparisons, learning curves.
 
 Unpaired intervals across users overlap whenever users differ more than policies do, so the
 leaderboard also compares policies user by user: each row's per-user differences against the
-task's named reference (``REFERENCES``: the learned model in task 1, the bandit in task 2),
+task's named reference (``PAIRED_REFERENCES``: the learned model in task 1, the bandit in task 2),
 with their paired 95% interval and p-value, and its ``tier``: a row starts a new tier when a
 paired test separates it from the row above (the interval of their per-user differences
 excludes 0); rows a paired test cannot separate share a tier.
@@ -25,7 +25,6 @@ CURVE_BIN = 100  # steps per point of a learning curve
 AVERAGED = ("generated_open_rate", "logged_open_rate", "impossible_share", "distinct_ratio", "entropy",
             "useful_variety", "over_reference")
 MARKS = ("uses_true_model", "upper_bound")
-REFERENCES = PAIRED_REFERENCES
 
 
 def user_metrics(run: Run, mode: str, task: int) -> dict[str, float]:
@@ -81,7 +80,7 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
     ['bandit', 'random']
     """
     marks = marks or {}
-    references = REFERENCES if references is None else references
+    references = PAIRED_REFERENCES if references is None else references
     rows: list[dict[str, Any]] = []
     for keys, group in per_user.groupby(["task", "baseline"], sort=False):
         task, name = int(cast(SupportsInt, keys[0])), str(keys[1])  # pandas types group keys as Hashable
@@ -121,8 +120,7 @@ def leaderboard(per_user: pd.DataFrame, labels: dict[str, str],
 
 def _common(users: pd.DataFrame, first: str, second: str) -> np.ndarray:
     """(users, 2): the mean rewards of two baselines on the users both ran on."""
-    both = users[[first, second]].dropna()
-    return both.to_numpy(dtype=np.float64)
+    return users[[first, second]].dropna().to_numpy(dtype=np.float64)
 
 
 def curve(runs: list[Run], bin_steps: int = CURVE_BIN) -> pd.DataFrame:

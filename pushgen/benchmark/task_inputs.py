@@ -27,7 +27,6 @@ class BenchmarkError(DatasetError):
     """A benchmark that cannot run as asked (the message says why)."""
 
 
-
 @dataclass
 class TaskData:
     """What the runs of one task read: the test part (the scorer's side), the contexts the

@@ -64,14 +64,13 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
     )
 
 
-def dataset_card(dataset: Dataset, manifest: Json, statistics: dict | None = None) -> str:
+def dataset_card(dataset: Dataset, manifest: Json, stats: dict | None = None) -> str:
     """The README.md of a dataset folder, from the dataset and its manifest (and its ``describe``
     statistics, if already computed)."""
-    if statistics is None:
+    if stats is None:
         from pushgen.data.describe import describe  # pandas: only once the data are written
 
-        statistics = describe(dataset.notifications_arrow, dataset.users_arrow)
-    stats = statistics
+        stats = describe(dataset.notifications_arrow, dataset.users_arrow)
     recipe, constants = manifest["recipe"], dataset.parameters.constants()
     body = render_template(
         "dataset.md", users=f"{recipe['users']:,}", days=f"{recipe['days']:,}", seed=recipe["seed"],
@@ -177,10 +176,6 @@ def _files_table(manifest: Json) -> str:
                           [False, True, True, False, False])
 
 
-def _type_name(f: schemas.Field) -> str:
-    return "category" if f.is_categorical else str(f.pandas_dtype())
-
-
 def _first_sentence(text: str) -> str:
     return re.split(r"\.\s+(?=[A-Z(])", text)[0].rstrip(".")
 
@@ -190,8 +185,9 @@ def _notification_columns(dataset: Dataset) -> str:
     for name in dataset.notifications_arrow.column_names:
         f = schemas.fields().get(name)
         if f is not None:
+            kind = "category" if f.is_categorical else str(f.pandas_dtype())
             values = "seconds >= 0" if f.values is None else f"{len(f.values)}"
-            rows.append((f"`{name}`", f.entity, _type_name(f), values, _first_sentence(f.description)))
+            rows.append((f"`{name}`", f.entity, kind, values, _first_sentence(f.description)))
     return markdown_table(("column", "entity", "type", "values", "meaning"), rows,
                           [False, False, False, True, False])
 

@@ -225,10 +225,9 @@ def croissant(folder: Path, title: str | None = None, url: str | None = None) ->
     )
 
 
-def write_croissant(folder: Path, title: str | None = None, url: str | None = None) -> Path:
-    path = Path(folder) / CROISSANT_FILE
-    path.write_text(json.dumps(croissant(folder, title, url), indent=1) + "\n")
-    return path
+def write_croissant(folder: Path, description: dict[str, object]) -> None:
+    """Write ``description`` (``croissant`` or ``dataset_croissant`` of ``folder``) into it."""
+    (Path(folder) / CROISSANT_FILE).write_text(json.dumps(description, indent=1) + "\n")
 
 
 def table_schema(path: Path) -> pa.Schema:
@@ -276,9 +275,3 @@ def dataset_croissant(folder: Path) -> dict[str, object]:
         distribution=distribution,
         described=described,
     )
-
-
-def write_dataset_croissant(folder: Path) -> Path:
-    path = Path(folder) / CROISSANT_FILE
-    path.write_text(json.dumps(dataset_croissant(folder), indent=1) + "\n")
-    return path

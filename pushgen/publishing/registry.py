@@ -98,13 +98,6 @@ class StandardSplit:
     def make_spec(self) -> SplitSpec:
         return SplitSpec(**self.split)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, values: dict) -> StandardSplit:
-        return cls(**values)
-
 
 def version_number(version: str) -> int:
     match = VERSION.fullmatch(version)
@@ -118,7 +111,7 @@ def read_registry(path: Path = REGISTRY_FILE) -> tuple[StandardSplit, ...]:
     if not Path(path).is_file():
         return ()
     document = json.loads(Path(path).read_text())
-    return tuple(StandardSplit.from_dict(entry) for entry in document["splits"])
+    return tuple(StandardSplit(**entry) for entry in document["splits"])
 
 
 class SplitList(list[StandardSplit]):
@@ -263,7 +256,7 @@ def entry_for_folder(folder: Path, title: str, description: str,
 def write_registry(entries: list[StandardSplit], path: Path = REGISTRY_FILE) -> Path:
     """Write ``entries`` (sorted by name and version) as the registry file."""
     ordered = sorted(entries, key=lambda s: (s.name, version_number(s.version)))
-    document = {"format": 1, "splits": [entry.to_dict() for entry in ordered]}
+    document = {"format": 1, "splits": [asdict(entry) for entry in ordered]}
     Path(path).write_text(json.dumps(document, indent=1) + "\n")
     read_registry.cache_clear()
     return Path(path)

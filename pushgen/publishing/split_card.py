@@ -20,10 +20,9 @@ import pyarrow.parquet as pq
 from pushgen.publishing.cards import Json, hub, render_template
 from pushgen.publishing.cards.tables import SPLIT_TABLES, is_answer_key, split_table_description, tables
 from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
-from pushgen.text_tables import markdown_table
+from pushgen.text_tables import markdown_table, plural
 
 CARD_FILE = "README.md"
-LICENSE = hub.LICENSE
 LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 HISTORY, CONTEXTS = "history", "contexts"
 CONFIG_TEXT = {
@@ -80,10 +79,6 @@ def _test_part(folder: Path, part: str, description: Json | None) -> PartSummary
     last = end.astype("datetime64[D]") - np.timedelta64(1, "D")
     return PartSummary(part=part, rows=table.num_rows, users=len(pc.unique(table.column("user_id"))),
                        first=str(start.astype("datetime64[D]")), last=str(last), open_rate=None)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def split_label(description: Json) -> str:
@@ -221,7 +216,5 @@ def split_card(folder: Path, title: str | None = None, summary: str | None = Non
 
 
 def write_card(folder: Path, title: str | None = None, summary: str | None = None,
-               final_name: str | None = None) -> Path:
-    path = Path(folder) / CARD_FILE
-    path.write_text(split_card(folder, title, summary, final_name))
-    return path
+               final_name: str | None = None) -> None:
+    (Path(folder) / CARD_FILE).write_text(split_card(folder, title, summary, final_name))

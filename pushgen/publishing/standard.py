@@ -17,7 +17,7 @@ from pushgen.data.generator import Recipe, simulated_dataset
 from pushgen.data.outputs import sibling_name
 from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
-from pushgen.publishing.croissant import write_croissant, write_dataset_croissant
+from pushgen.publishing.croissant import croissant, dataset_croissant, write_croissant
 from pushgen.publishing.split_card import write_card
 from pushgen.splits import SplitSpec, make_split
 
@@ -26,7 +26,7 @@ def write_dataset_metadata(built: Built) -> None:
     """Add the dataset card and the Croissant description to a dataset being built
     (``with pushgen.data.build.building(...) as built``); write any other file into it first."""
     (built.folder / CARD).write_text(dataset_card(built.sample, built.manifest))
-    write_dataset_croissant(built.folder)
+    write_croissant(built.folder, dataset_croissant(built.folder))
 
 
 def write_metadata(folder: Path, title: str | None = None, summary: str | None = None,
@@ -34,7 +34,7 @@ def write_metadata(folder: Path, title: str | None = None, summary: str | None =
     """Add the dataset card and the Croissant description to a split folder (``final_name``: its
     name once written, if it is written under another)."""
     write_card(folder, title, summary, final_name)
-    write_croissant(folder, title, url)
+    write_croissant(folder, croissant(folder, title, url))
 
 
 def build_split(

@@ -66,7 +66,7 @@ def _drawn(loaded: Source) -> list[tuple[str, Entry, str, object]]:
     view = View(loaded)
     out = []
     for entry in entries(loaded.kind):
-        drawn = entry.draw(loaded, view)
+        drawn = entry.draw(view)
         several = drawn if isinstance(drawn, list) else [("", drawn)] if drawn is not None else []
         for k, (title, figure) in enumerate(several):
             name = entry.name if k == 0 else f"{entry.name}_{k + 1}"

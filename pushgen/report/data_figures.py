@@ -13,7 +13,7 @@ import pandas as pd
 from pushgen.data.describe import MS_PER_DAY, QUICK_SECONDS, table_rows
 from pushgen.data.describe_report import WEEKDAYS
 from pushgen.data.describe_time import Rows
-from pushgen.report.sources import Source
+from pushgen.report.sources import Benchmark, Source
 from pushgen.report.style import (
     DISMISSED,
     GRID,
@@ -51,6 +51,11 @@ class View:
         return self.source.stats
 
     @cached_property
+    def benchmark(self) -> Benchmark:
+        assert self.source.benchmark is not None
+        return self.source.benchmark
+
+    @cached_property
     def rows(self) -> Rows:
         return table_rows(self.frame)
 
@@ -71,13 +76,12 @@ def as_categories(column: pd.Series) -> np.ndarray:
     return column.astype("category").cat.remove_unused_categories().to_numpy()
 
 
-def _weekend_rows(view: View) -> np.ndarray:
-    return view.rows.weekday >= 5
-
-
 @styled
 def calendar_figure(view: View):
-    """Notifications per user on every day of the span, and on each weekday."""
+    """Notifications per day
+
+    Every day of the span (weekends orange) and the mean of each weekday, per user.
+    """
     days = view.stats["days"]
     per_day = np.bincount(view.rows.day, minlength=days) / view.stats["users"]
     weekend = view.calendar_weekday >= 5
@@ -114,13 +118,18 @@ def calendar_figure(view: View):
 
 @styled
 def hours_figure(view: View):
-    """Notifications per user per hour and the open rate by hour, weekdays against weekends."""
+    """Notifications and open rate by hour
+
+    Per user and hour on weekdays and on weekends, and the open rate of the notifications posted in
+    each hour (hours with fewer than 30 notifications left out).
+    """
     rows, weekend_days = view.rows, view.calendar_weekday >= 5
+    weekend = rows.weekday >= 5
     figure = new_figure(11, 3.3)
     volume, rate = figure.subplots(1, 2)
     hours = np.arange(24)
-    for name, mask, days, color in (("Mon-Fri", ~_weekend_rows(view), (~weekend_days).sum(), WEEKDAY),
-                                    ("Sat-Sun", _weekend_rows(view), weekend_days.sum(), WEEKEND)):
+    for name, mask, days, color in (("Mon-Fri", ~weekend, (~weekend_days).sum(), WEEKDAY),
+                                    ("Sat-Sun", weekend, weekend_days.sum(), WEEKEND)):
         if not days:
             continue
         counts = np.bincount(rows.hour[mask], minlength=24)
@@ -177,7 +186,11 @@ def _place_groups(view: View) -> dict[str, dict]:
 
 @styled
 def context_figure(view: View):
-    """Open rate and share of notifications by place, activity and ringer mode."""
+    """Open rate by place, activity and ringer mode
+
+    Bars: the share of notifications posted in each context; diamonds: their open rate; dotted line:
+    the overall open rate. Places with under 1% of the notifications are left out.
+    """
     figure = new_figure(11, 3.6)
     axes = figure.subplots(1, 3)
     overall = view.stats["open_rate"]["overall"]
@@ -190,7 +203,10 @@ def context_figure(view: View):
 
 @styled
 def apps_figure(view: View):
-    """The mix of kinds of app, categories and the most frequent apps, with their open rates."""
+    """Apps and categories
+
+    The mix of kinds of app, categories and the most frequent apps, with the open rate of each.
+    """
     figure = new_figure(11, 3.9)
     axes = figure.subplots(1, 3)
     overall = view.stats["open_rate"]["overall"]
@@ -212,8 +228,11 @@ def _ecdf(ax, seconds: np.ndarray, label: str, color: str, style: str = "-") -> 
 
 @styled
 def response_figure(view: View):
-    """How long notifications wait: time to action of opened and dismissed ones, time to being
-    seen by ringer mode, and the median time to action by hour."""
+    """Response times
+
+    Cumulative distributions: the time from posting to the user's action (opened or dismissed) and
+    to the notification being seen, by ringer mode; and the median time to action by hour.
+    """
     from matplotlib.ticker import NullLocator
 
     rows = view.rows
@@ -248,7 +267,10 @@ def response_figure(view: View):
 
 @styled
 def users_figure(view: View):
-    """How users differ: each user's volume and open rate, and their spread."""
+    """How users differ
+
+    Each user's notifications per day and open rate, and their spread over the users.
+    """
     from matplotlib.ticker import MaxNLocator
 
     per_user = view.per_user

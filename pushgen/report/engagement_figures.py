@@ -75,7 +75,13 @@ def _rate_bars(ax, labels: list[str], counts: list[int], rates: list[float], col
 
 @styled
 def fatigue_figure(view: View):
-    """Fatigue (busier hours), habituation (repeats) and novelty (weeks since the start)."""
+    """Fatigue, habituation and novelty
+
+    Open rate by how many notifications the user had in the preceding hour (fatigue), by how many of
+    the same app and subject the user had in the preceding day (habituation, within user: the open
+    rate minus the same user's for that app and subject, since users with more repeats differ in
+    other ways too), and by week since the start (novelty).
+    """
     fatigue = view.stats["fatigue"]
     figure = new_figure(11, 3.4)
     busy, repeats, weeks = figure.subplots(1, 3)
@@ -109,7 +115,11 @@ def fatigue_figure(view: View):
 
 @styled
 def content_context_figure(view: View):
-    """Open rate of each category in each activity (blank: fewer than 30 notifications)."""
+    """Content x context
+
+    The open rate of each category of notification in each activity of the user; a blank cell has
+    fewer than 30 notifications.
+    """
     frame = view.frame
     table = pd.DataFrame({"category": as_categories(frame["category"]),
                           "activity": as_categories(frame["activity"]), "opened": view.rows.opened})
@@ -145,8 +155,12 @@ def content_context_figure(view: View):
 
 @styled
 def context_effects_figure(view: View):
-    """With the ground truth: the content x situation pairs people report, their open rate in the
-    situation against elsewhere, and the model's mean effect."""
+    """Context effects and habituation in the ground truth
+
+    For the content x situation pairs people report: the open rate in the situation against the same
+    content elsewhere, with the population's mean interaction weight; and the open rate by the
+    ground truth's exposure to the notification's channel.
+    """
     engagement = view.stats.get("engagement")
     if not engagement:
         return None
@@ -186,8 +200,13 @@ def context_effects_figure(view: View):
 
 @styled
 def long_term_figure(view: View):
-    """With the ground truth of model 4: the share of user-app pairs turned off or abandoned by kind,
-    weekly volume and open rate, and the users' tolerance against the survey's bands."""
+    """Apps turned off or abandoned in the ground truth
+
+    The share of user-app pairs whose notifications (or one of their channels) the user turned off,
+    or whose app the user abandoned, by kind of app, by the pair's notifications a week until then
+    and by its open rate; and the share of users whose tolerance (unwanted notifications a week from
+    one app) lies in each band of the Localytics 2017 survey (diamonds: the survey's shares).
+    """
     stats = view.stats.get("long_term")
     if not stats:
         return None

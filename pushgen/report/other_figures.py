@@ -10,7 +10,7 @@ import pandas as pd
 
 from pushgen.benchmark.plots import learning_curves_figure
 from pushgen.data.calibration import checks, summary, verdict_line
-from pushgen.report.sources import Benchmark
+from pushgen.report.data_figures import View
 from pushgen.report.style import (
     DISMISSED,
     GRID,
@@ -25,6 +25,7 @@ from pushgen.report.style import (
     new_figure,
     styled,
 )
+from pushgen.text_tables import plural
 
 REACH = 0.75  # how far beyond its target range a value is drawn (in target widths)
 PART_COLORS = {"task1/train": WEEKDAY, "task1/validation": OPENED, "task1/test": WEEKEND,
@@ -32,15 +33,22 @@ PART_COLORS = {"task1/train": WEEKDAY, "task1/validation": OPENED, "task1/test":
 
 
 @styled
-def calibration_figure(stats: dict):
-    """Every calibration figure on its own scale: the target range as a green band, the value as
-    a green dot inside it or a red cross outside it (an arrow at the edge when far outside)."""
-    found = checks(stats)
+def calibration_figure(view: View):
+    """Calibration against published figures
+
+    Each row is one figure of docs/calibration.md on its own scale: the green band is its target
+    range, the dot its value here. A red cross (or a red arrow when far outside) and a red name mark
+    a miss. The same figures and ranges as scripts/calibration_over_seeds.py; small datasets miss
+    some by chance.
+    """
+    from matplotlib.patches import Rectangle
+
+    found = checks(view.stats)
     figure = new_figure(11, 0.3 * len(found) + 1.0)
     ax = figure.subplots()
     for row, check in enumerate(found):
         y = len(found) - 1 - row
-        ax.add_patch(_band(y))
+        ax.add_patch(Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1))
         figure_ = check.figure
         if check.value is None:
             ax.text(0.5, y, "not measurable here", ha="center", va="center", fontsize=7, color="0.5")
@@ -73,12 +81,6 @@ def calibration_figure(stats: dict):
     return figure
 
 
-def _band(y: float):
-    from matplotlib.patches import Rectangle
-
-    return Rectangle((0, y - 0.38), 1, 0.76, color=TARGET, zorder=1)
-
-
 def monday_of(days: np.ndarray) -> np.ndarray:
     """The Monday starting the week of each ``datetime64[D]`` day (1970-01-01 was a Thursday)."""
     return days - (days.astype(np.int64) + 3) % 7
@@ -91,25 +93,29 @@ def weekly_rows(parts: pd.DataFrame, test_span: tuple | None) -> tuple[pd.DataFr
     undated: set[str] = set()
     for name in [p for p in PART_COLORS if p in set(parts["part"])]:
         times = parts.loc[parts["part"] == name, "posted_at"]
-        counts: pd.Series
         if times.notna().all():
-            counts = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
+            weeks[name] = pd.Series(monday_of(times.to_numpy().astype("datetime64[D]"))).value_counts()
         elif test_span is not None:
             days = np.arange(*(np.datetime64(t, "D") for t in test_span))
-            counts = pd.Series(monday_of(days)).value_counts() * (len(times) / len(days))
+            weeks[name] = pd.Series(monday_of(days)).value_counts() * (len(times) / len(days))
             undated.add(name)
-        else:
-            continue
-        weeks[name] = counts
     return pd.DataFrame(weeks).fillna(0.0).sort_index(), undated
 
 
 @styled
-def split_figure(parts: pd.DataFrame, test_span: tuple | None = None):
-    """A split's parts: rows per week in each part (stacked), and each part's rows and users."""
+def split_figure(view: View):
+    """The split's parts
+
+    Rows per week in each part: the notifications of the history parts and the contexts of the test
+    parts (hatched where a part carries no dates: its contexts spread evenly over the test months),
+    and the rows and users of each part. The figures below describe the history parts; the test
+    parts' answers stay with the scorer.
+    """
     figure = new_figure(11, 3.2)
     weekly, sizes = figure.subplots(1, 2, width_ratios=[2.4, 1])
-    counts, undated = weekly_rows(parts, test_span)
+    parts = view.source.parts
+    assert parts is not None
+    counts, undated = weekly_rows(parts, view.source.test_span)
     starts = counts.index.to_numpy().astype("datetime64[D]")
     below = np.zeros(len(counts))
     for name in counts.columns:
@@ -135,7 +141,7 @@ def split_figure(parts: pd.DataFrame, test_span: tuple | None = None):
     y = np.arange(len(names))[::-1]
     sizes.barh(y, rows, color=[PART_COLORS[n] for n in names])
     for yi, n_rows, n_users in zip(y, rows, users, strict=True):
-        sizes.text(n_rows, yi, f" {n_rows:,} rows, {n_users} user{'s' * (n_users != 1)}", va="center",
+        sizes.text(n_rows, yi, f" {n_rows:,} rows, {plural(n_users, 'user')}", va="center",
                    fontsize=7)
     sizes.set_yticks(y, names)
     sizes.set_xlim(0, max(rows) * 1.9)
@@ -179,19 +185,9 @@ def _panel_grid(count: int, rows_per_panel: int):
     return figure, axes
 
 
-def _flag(board: pd.DataFrame, column: str) -> np.ndarray:
-    if column not in board:
-        return np.zeros(len(board), bool)
-    return board[column].fillna(False).astype(bool).to_numpy()
-
-
 def _mark(row: pd.Series) -> str:
-    name = str(row["baseline"])
-    if bool(row.get("uses_true_model", False)):
-        name += " *"
-    if bool(row.get("upper_bound", False)):
-        name += " [bound]"
-    return name
+    return (str(row["baseline"]) + " *" * bool(row.get("uses_true_model", False))
+            + " [bound]" * bool(row.get("upper_bound", False)))
 
 
 def with_marks(name: str, table: pd.DataFrame) -> pd.DataFrame:
@@ -206,9 +202,14 @@ def with_marks(name: str, table: pd.DataFrame) -> pd.DataFrame:
                         upper_bound=[b is not None and b.upper_bound for b in known])
 
 
-def leaderboard_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
-    """The leaderboard's figure, and one of every other table of the folder that ranks baselines by
-    mean reward (titled by its file)."""
+def leaderboard_figures(view: View) -> list[tuple[str, object]]:
+    """Leaderboard
+
+    Mean reward per context, each user's mean averaged over the users, with the 95% t-interval
+    across users; a panel per section and task of leaderboard.csv. Orange squares (*) read the
+    simulated user: yardsticks, not models; [bound] is a provable upper bound.
+    """
+    benchmark = view.benchmark
     ranking = {f"{name}.csv": with_marks(name, table) for name, table in benchmark.other_tables.items()
                if {"baseline", "mean_reward"} <= set(table) and len(table)}
     tables = {"": benchmark.leaderboard, **ranking}
@@ -224,7 +225,8 @@ def leaderboard_figure(board: pd.DataFrame):
     for ax, (_, title, part) in zip(axes, groups, strict=False):
         part = ranked(part)
         y = np.arange(len(part))[::-1]
-        truth = _flag(part, "uses_true_model")
+        flags = part["uses_true_model"] if "uses_true_model" in part else pd.Series(False, index=part.index)
+        truth = flags.fillna(False).astype(bool).to_numpy()
         if {"ci_low", "ci_high"} <= set(part):
             low = (part["mean_reward"] - part["ci_low"]).fillna(0).clip(lower=0).to_numpy()
             high = (part["ci_high"] - part["mean_reward"]).fillna(0).clip(lower=0).to_numpy()
@@ -246,9 +248,12 @@ def leaderboard_figure(board: pd.DataFrame):
 
 
 @styled
-def per_user_figure(benchmark: Benchmark):
-    """Every user's mean reward under every baseline (a dot per user; the bar is the mean), a panel
-    per section and task, in the leaderboard's order."""
+def per_user_figure(view: View):
+    """Per-user scores
+
+    Every user's mean reward under each baseline; the bar is the mean over the users.
+    """
+    benchmark = view.benchmark
     per_user = benchmark.per_user
     if per_user is None or per_user.empty or not {"baseline", "mean_reward"} <= set(per_user):
         return None
@@ -270,7 +275,7 @@ def per_user_figure(benchmark: Benchmark):
         ax.set_yticks(range(len(order)), order[::-1], fontsize=8)
         ax.axvline(0, color=DISMISSED, linewidth=0.6)
         users = part["user_id"].nunique() if "user_id" in part else None
-        who = "each user" if users is None else f"each of {users} user{'s' * (users != 1)}"
+        who = "each user" if users is None else f"each of {plural(users, 'user')}"
         ax.set_title(f"{title + ': ' if title else ''}mean reward of {who}")
         ax.set_xlabel("mean reward per context")
         ax.grid(axis="x", **GRID)
@@ -278,14 +283,17 @@ def per_user_figure(benchmark: Benchmark):
 
 
 @styled
-def curves_figures(benchmark: Benchmark) -> list[tuple[str, object]]:
-    """The learning curves of each section and task that has them: (title, figure)."""
-    curves = benchmark.curves
+def curves_figures(view: View) -> list[tuple[str, object]]:
+    """Learning curves
+
+    One panel per baseline on shared axes: its curve in colour, the others in grey.
+    """
+    curves = view.benchmark.curves
     if curves is None or curves.empty or not {"baseline", "step", "mean_reward"} <= set(curves):
         return []
     out = []
     for _, title, part in panels(curves):
-        figure = learning_curves_figure(part.assign(users=part.get("users", 0)), benchmark.labels)
+        figure = learning_curves_figure(part.assign(users=part.get("users", 0)), view.benchmark.labels)
         if title:
             figure.suptitle(f"{title}: {figure.get_suptitle().split(': ', 1)[-1]}", fontsize=10)
         out.append((title, figure))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 
 from pushgen.benchmark.plots import matplotlib_or_error
@@ -31,12 +32,10 @@ def new_figure(width: float, height: float):
 
 def styled(function):
     """Run a figure builder under the report's matplotlib settings."""
+    @functools.wraps(function)
     def build(*args, **kwargs):
-        matplotlib = matplotlib_or_error()
-        with matplotlib.rc_context(RC):
+        with matplotlib_or_error().rc_context(RC):
             return function(*args, **kwargs)
-    build.__name__ = function.__name__
-    build.__doc__ = function.__doc__
     return build
 
 
@@ -53,8 +52,7 @@ def percent_axis(axis) -> None:
 
 def svg_bytes(figure) -> bytes:
     """The figure as SVG without a date, so the same figure gives the same bytes."""
-    matplotlib = matplotlib_or_error()
     buffer = io.BytesIO()
-    with matplotlib.rc_context(RC):
+    with matplotlib_or_error().rc_context(RC):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
