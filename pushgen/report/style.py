@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 
 from pushgen.benchmark.plots import matplotlib_or_error
 
@@ -17,6 +18,8 @@ MISSES = "#d62728"
 TARGET = "#dff0d8"
 INK = "#333333"
 GRID = {"alpha": 0.3, "linewidth": 0.6}
+# the ids matplotlib derives from a hash of a clip box's, marker's or image's floats
+HASHED_ID = re.compile(r'(?<=id=")(image|m|p)[0-9a-f]{10}(?=")|(?<=#)(image|m|p)[0-9a-f]{10}(?=[)"])')
 RC = {"font.size": 9, "axes.titlesize": 10, "axes.titleweight": "bold", "axes.spines.top": False,
       "axes.spines.right": False, "svg.hashsalt": "pushgen", "svg.fonttype": "none"}
 
@@ -51,8 +54,19 @@ def percent_axis(axis) -> None:
 
 
 def svg_bytes(figure) -> bytes:
-    """The figure as SVG without a date, so the same figure gives the same bytes."""
+    """The figure as SVG without a date and with numbered ids, so the same figure gives the same bytes.
+
+    matplotlib names clip boxes, markers and images by a hash of their floats; the constrained
+    layout's solver can move the last bit of an axes' box from one process to the next (the SVG
+    prints 6 decimals, the hash sees all), so the ids are numbered in order of first use instead.
+    """
     buffer = io.BytesIO()
     with matplotlib_or_error().rc_context(RC):
         figure.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    names: dict[str, str] = {}
+
+    def numbered(match: re.Match[str]) -> str:
+        kind = match.group(1) or match.group(2)
+        return names.setdefault(match.group(), f"{kind}{len(names) + 1}")
+
+    return HASHED_ID.sub(numbered, buffer.getvalue().decode()).encode()
