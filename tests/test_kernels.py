@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from pushgen import schemas
 from pushgen.model import (
     arrivals_kernel,
     content_kernel,
@@ -463,6 +464,11 @@ def test_trigger_lasts_equal_the_nested_choices(data, n, slots):
     music = data.draw(hnp.arrays(np.bool_, slots))
     arguments = (app, slot, trigger_of_app, state, music, np.array([0, 1, 2]), np.array([2, 7, 6]))
     np.testing.assert_array_equal(nodes_kernel.trigger_lasts(*arguments), reference.trigger_lasts(*arguments))
+
+
+def test_the_notification_kernel_reads_priority_and_updates_at_their_schema_columns():
+    assert schemas.NOTIFICATION_FEATURES.index("priority") == engagement_kernel.PRIORITY
+    assert schemas.NOTIFICATION_FEATURES.index("numberOfUpdates") == engagement_kernel.UPDATES
 
 
 @st.composite

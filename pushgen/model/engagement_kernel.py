@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen.model.compiled import kernel
-from pushgen.schemas import NOTIFICATION_FEATURES
 
-PRIORITY = NOTIFICATION_FEATURES.index("priority")
-UPDATES = NOTIFICATION_FEATURES.index("numberOfUpdates")
+# the columns of priority and numberOfUpdates in schemas.NOTIFICATION_FEATURES order (a kernel
+# module reads no schema; tests/test_kernels.py checks them)
+PRIORITY, UPDATES = 4, 2
 
 
 @kernel
