@@ -108,12 +108,12 @@ def _check_part(folder: Path, part: str, expected: dict, fingerprints: dict,
             problems.append(f"{part}: users {_short(users)}; {SPLIT_FILE} says {listed}")
     if fingerprints.get(part) != expected.get("fingerprint"):
         problems.append(f"{part}: the part's fingerprint differs from the table's in {SPLIT_FILE}")
-    answers = [c for c in ANSWER_COLUMNS if c not in CONTEXT_COLUMNS and c in table.column_names]
-    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") and answers:
-        problems.append(f"{part}: holds {', '.join(answers)}, which only {SCORER}/{part} may hold")
-    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") \
-            and "posted_at" in table.column_names:
-        problems += _check_times(folder, part, table)
+    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/"):
+        answers = [c for c in ANSWER_COLUMNS if c not in CONTEXT_COLUMNS and c in table.column_names]
+        if answers:
+            problems.append(f"{part}: holds {', '.join(answers)}, which only {SCORER}/{part} may hold")
+        if "posted_at" in table.column_names:
+            problems += _check_times(folder, part, table)
     try:
         schemas.check_frame(table.to_pandas(), PART_KEYS)
     except (schemas.SchemaViolation, ValueError, TypeError) as error:
