@@ -37,7 +37,7 @@ class Figure:
         return f"{100 * value:.1f}%" if self.percent else f"{value:.2f}"
 
     def holds(self, value: float) -> bool:
-        return within(value, self.low, self.high)
+        return self.low <= value <= self.high
 
     @property
     def range_text(self) -> str:
@@ -47,18 +47,13 @@ class Figure:
 VERDICTS = {None: "not measurable", True: "ok", False: "MISSES"}
 
 
-def within(value: float, low: float, high: float) -> bool:
-    """Whether ``value`` is inside the range ``low`` to ``high`` (ends included)."""
-    return low <= value <= high
-
-
 def verdict(value: float | None, low: float, high: float) -> str:
     """How every table marks a figure printed beside a range: ok, MISSES, or not measurable (None
     or NaN)."""
-    return VERDICTS[None if value is None or value != value else within(value, low, high)]
+    return VERDICTS[None if value is None or value != value else low <= value <= high]
 
 
-def at(*keys: str) -> Callable[[dict[str, Any]], float]:
+def at(*keys: str | int) -> Callable[[dict[str, Any]], float]:
     """The statistic at ``keys`` of ``describe``'s output."""
     def value(stats: dict[str, Any]) -> float:
         found: Any = stats
@@ -73,11 +68,6 @@ def survey_range(share: float, users: int = 50, spread: float = 2.6) -> tuple[fl
     of 50-user datasets land inside when the model draws the survey's shares)."""
     sd = spread * math.sqrt(share * (1.0 - share) / users)
     return max(0.0, share - sd), min(1.0, share + sd)
-
-
-def tolerance_share(band: int) -> Callable[[dict[str, Any]], float]:
-    """The share of users whose tolerance lies in survey band ``band``, of ``describe``'s output."""
-    return lambda stats: float(stats["long_term"]["tolerance_bands"][band])
 
 
 def hourly_share(stats: dict, hours: range) -> float:
@@ -158,7 +148,7 @@ LONG_TERM_FIGURES = (
            "more volume, more turned off", True),
     Figure("turned off, open rate < 30% minus >= 30%", at("long_term", "open_rate_contrast"), 0.0, 1.0,
            "higher open rate, fewer turned off", True),
-    *(Figure(f"users who tolerate {band}", tolerance_share(b), *survey_range(share),
+    *(Figure(f"users who tolerate {band}", at("long_term", "tolerance_bands", b), *survey_range(share),
              f"{share:.0%} (Localytics 2017)", True)
       for b, (band, share) in enumerate(zip(BAND_NAMES, TOLERANCE_SURVEY, strict=True))),
 )
@@ -200,9 +190,7 @@ def checks(stats: dict) -> list[Check]:
             value: float | None = float(figure.value(stats))
         except (KeyError, TypeError, ZeroDivisionError):
             value = None
-        if value is not None and value != value:  # NaN: nothing to measure it on
-            value = None
-        out.append(Check(figure, value))
+        out.append(Check(figure, None if value != value else value))  # NaN: nothing to measure it on
     return out
 
 

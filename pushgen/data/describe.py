@@ -116,8 +116,7 @@ class Described:
 def describe_path(path: Path) -> dict:
     """``describe`` of a dataset folder (or a folder or file holding a notifications table), with
     ``"calibration"``: each calibration figure against its target (``calibration_summary``)."""
-    described = describe_tables(path, calibration=True)
-    return described.stats
+    return describe_tables(path, calibration=True).stats
 
 
 @session()
@@ -169,8 +168,7 @@ def _read(path: Path) -> pd.DataFrame:
     except DatasetError:  # it names the file already
         raise
     except (OSError, ValueError, pa.ArrowException) as error:
-        reason = first_line(error)
-        raise DatasetError(f"cannot read {path}: {reason}") from None
+        raise DatasetError(f"cannot read {path}: {first_line(error)}") from None
 
 
 def _volume(per_day: np.ndarray) -> dict:

@@ -2,11 +2,10 @@
 
 A folder is a pushgen output when its description (``manifest.json`` of a dataset,
 ``split.json`` of a split, ``benchmark.json`` of benchmark results, ``log.json`` of logged bandit
-feedback) is a JSON object with that
-description's fields, it lists the folder's files with their size and sha256, and the files
-match. Besides the listed files, only the description itself and the few files written after
-it (the card, the Croissant description, a download's record) may be there. ``--force``
-replaces such a folder, or an empty one, and nothing else.
+feedback) is a JSON object with that description's fields, it lists the folder's files with their
+size and sha256, and the files match. Besides the listed files, only the description itself and
+the few files written after it (the card, the Croissant description, a download's record) may be
+there. ``--force`` replaces such a folder, or an empty one, and nothing else.
 
 One writer per output path and the leftovers of killed runs: ``pushgen.data.output_lock``.
 """
@@ -30,6 +29,7 @@ from pushgen.data.output_lock import lock_path as lock_path
 from pushgen.data.output_lock import remove_leftovers as remove_leftovers
 from pushgen.data.output_lock import sibling_name as sibling_name
 from pushgen.data.output_lock import writer_lock as writer_lock
+from pushgen.progress import bar
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -111,29 +111,49 @@ def listed_files(description: object, source: str) -> dict[str, tuple[int, str]]
     return listed
 
 
-def file_problem(folder: Path, relative: str, size: int, digest: str, source: str) -> str | None:
-    """What is wrong with one listed file (None: it is there with its size and sha256)."""
-    path = Path(folder) / relative
-    try:
-        if not path.is_file():
-            return f"{relative} is missing"
-        actual = path.stat().st_size
-        if actual != size:
-            return f"{relative} has {actual:,} bytes; {source} says {size:,} (truncated or changed)"
-        if sha256_file(path) != digest:
-            return f"{relative}: its sha256 differs from {source} (the file changed)"
-    except OSError as error:
-        return f"{relative} cannot be read ({error.strerror or error})"
-    return None
-
-
 def files_problem(folder: Path, files: dict[str, tuple[int, str]], source: str) -> str | None:
     """The first listed file that is missing or differs from its listing (None: all match)."""
     for relative, (size, digest) in files.items():
-        problem = file_problem(folder, relative, size, digest, source)
-        if problem is not None:
-            return problem
+        path = Path(folder) / relative
+        try:
+            if not path.is_file():
+                return f"{relative} is missing"
+            actual = path.stat().st_size
+            if actual != size:
+                return f"{relative} has {actual:,} bytes; {source} says {size:,} (truncated or changed)"
+            if sha256_file(path) != digest:
+                return f"{relative}: its sha256 differs from {source} (the file changed)"
+        except OSError as error:
+            return f"{relative} cannot be read ({error.strerror or error})"
     return None
+
+
+def listing_problems(folder: Path, listed: dict, kind: str, says: str) -> list[str]:
+    """Every ``listed`` file that leaves the ``kind`` folder, is missing or differs from what ``says``
+    gives, and every file neither listed nor written after the description."""
+    known = kind_named(kind)
+    problems = []
+    for relative, entry in bar(listed.items(), desc="validate: sha256", unit="file"):
+        if PurePosixPath(relative).is_absolute() or ".." in PurePosixPath(relative).parts:
+            problems.append(f"{relative}: listed path leaves the {kind} folder")
+            continue
+        path = folder / relative
+        try:
+            if not path.is_file():
+                problems.append(f"{relative}: missing")
+            elif (size := path.stat().st_size) != entry.get("bytes"):
+                problems.append(f"{relative}: {size} bytes; {says} says {entry.get('bytes')}")
+            elif sha256_file(path) != entry.get("sha256"):
+                problems.append(f"{relative}: sha256 differs from {says}")
+        except OSError as error:
+            problems.append(f"{relative}: cannot read ({error.strerror or error})")
+    expected = {known.description, *known.written_after, *listed}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        hidden = relative.startswith(".") or "/." in relative
+        if path.is_file() and not hidden and relative not in expected:
+            problems.append(f"{relative}: not listed in {known.description}")
+    return problems
 
 
 def unlisted_file(folder: Path, listed: dict, kind: Kind) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import warnings
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 
 from pushgen import schemas
 from pushgen.data.dataset import (
-    CARD,
     FORMATS,
     MANIFEST,
     TRUTH,
@@ -28,14 +27,13 @@ from pushgen.data.fingerprint import fingerprint
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.generator import GenerationError, Recipe
 from pushgen.data.json_limits import JSONLimitError, parse_json
-from pushgen.data.outputs import sha256_file
+from pushgen.data.outputs import listing_problems
 from pushgen.progress import stages
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
                     "user_id", "notification_id", "posted_at")
 TABLES = ("notifications", "users", "engagement_rows")
 READ_ERRORS = (OSError, ValueError, pa.ArrowException)
-UNLISTED = (MANIFEST, CARD, "croissant.json")  # written after the manifest
 # responseTime, seenTime and decisionTime are each rounded to float32 on their own
 TIMING_RTOL = 8 * float(np.finfo(np.float32).eps)
 TIMING_ATOL = 1e-4
@@ -128,27 +126,7 @@ def _check_files(folder: Path, manifest: dict) -> list[str]:
                 problems.append(f"{relative}/: no part listed in {MANIFEST}")
         elif relative not in listed:
             problems.append(f"{relative}: not listed in {MANIFEST}")
-    for relative, entry in listed.items():
-        parts = PurePosixPath(relative)
-        if parts.is_absolute() or ".." in parts.parts:
-            problems.append(f"{relative}: listed path leaves the dataset folder")
-            continue
-        path = folder / relative
-        try:
-            if not path.is_file():
-                problems.append(f"{relative}: missing")
-            elif (size := path.stat().st_size) != entry["bytes"]:
-                problems.append(f"{relative}: {size} bytes; the manifest says {entry['bytes']}")
-            elif sha256_file(path) != entry["sha256"]:
-                problems.append(f"{relative}: sha256 differs from the manifest")
-        except OSError as error:
-            problems.append(f"{relative}: cannot read ({error.strerror or error})")
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder).as_posix()
-        hidden = any(part.startswith(".") for part in path.relative_to(folder).parts)
-        if path.is_file() and not hidden and relative not in UNLISTED and relative not in listed:
-            problems.append(f"{relative}: not listed in {MANIFEST}")
-    return problems
+    return problems + listing_problems(folder, listed, "dataset", "the manifest")
 
 
 def _read_tables(folder: Path, manifest: dict,

@@ -70,16 +70,13 @@ from pushgen.splits.scorer import (
 )
 from pushgen.splits.spec import MODEL_PARTS as MODEL_PARTS
 from pushgen.splits.spec import PARTS as PARTS
-from pushgen.splits.spec import SCORER_PARTS as SCORER_PARTS
 from pushgen.splits.spec import SPLIT_FILE as SPLIT_FILE
 from pushgen.splits.spec import TASKS as TASKS
 from pushgen.splits.spec import TEST_PARTS as TEST_PARTS
-from pushgen.splits.spec import TRUTH_TABLES as TRUTH_TABLES
 from pushgen.splits.spec import SplitSpec as SplitSpec
 from pushgen.splits.spec import boundaries as boundaries
 from pushgen.splits.spec import fill_months as fill_months
 from pushgen.splits.spec import left_out as left_out
-from pushgen.splits.spec import whole_months as whole_months
 from pushgen.text_tables import counted, html_table
 
 if TYPE_CHECKING:

@@ -46,8 +46,7 @@ def turned_off_before(notifications: pa.Table, rows: pa.Table | None, users: np.
     found = {key: (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)) for key in OFF_KEYS}
     if rows is None or "turned_off" not in rows.column_names:
         return found
-    decoded = rows.column("turned_off").cast(pa.string())
-    events = rows.filter(pc.not_equal(decoded, "none"))
+    events = rows.filter(pc.not_equal(rows.column("turned_off").cast(pa.string()), "none"))
     ids = events.column("notification_id")
     posted = notifications.filter(pc.and_(pc.is_in(notifications.column("notification_id"), value_set=ids),
                                           pc.less(notifications.column("posted_at"),
@@ -116,23 +115,17 @@ def initial_state(notifications: pa.Table, users: np.ndarray, at: np.datetime64,
         user, age = np.r_[user, user[echo]], np.r_[age, age[echo] + WEEK_BEFORE_SECONDS]
         codes = {name: np.r_[values, values[echo]] for name, values in codes.items()}
     received = received_exposure(age, codes, channel_of(codes), fatigue_tau_seconds)
-    columns: dict[str, list] = {"user_id": [], "key": [], "index": [], "value": []}
+    blocks: list[tuple[np.ndarray, str, np.ndarray, np.ndarray]] = []  # user_id, key, index, value
     for key, (index, amount) in received.items():
         pairs, inverse = np.unique(np.column_stack([user, index]), axis=0, return_inverse=True)
         value = np.bincount(inverse.ravel(), weights=amount, minlength=len(pairs))
         kept = value > 0
-        columns["user_id"].append(pairs[kept, 0])
-        columns["key"].append(np.full(kept.sum(), key))
-        columns["index"].append(pairs[kept, 1])
-        columns["value"].append(value[kept])
+        blocks.append((pairs[kept, 0], key, pairs[kept, 1], value[kept]))
     for key, (event_user, index) in turned_off_before(notifications, rows, users, at).items():
-        columns["user_id"].append(event_user)
-        columns["key"].append(np.full(len(index), key))
-        columns["index"].append(index)
-        columns["value"].append(np.ones(len(index)))
+        blocks.append((event_user, key, index, np.ones(len(index))))
     return pa.table({
-        "user_id": pa.array(np.concatenate(columns["user_id"]).astype(np.int32)),
-        "key": pa.array(np.concatenate(columns["key"]).astype(str)),
-        "index": pa.array(np.concatenate(columns["index"]).astype(np.int32)),
-        "value": pa.array(np.concatenate(columns["value"])),
+        "user_id": pa.array(np.concatenate([b[0] for b in blocks]).astype(np.int32)),
+        "key": pa.array(np.concatenate([np.full(len(b[2]), b[1]) for b in blocks]).astype(str)),
+        "index": pa.array(np.concatenate([b[2] for b in blocks]).astype(np.int32)),
+        "value": pa.array(np.concatenate([b[3] for b in blocks])),
     })

@@ -14,7 +14,6 @@ from pushgen.model.timegrid import add_months
 from pushgen.splits.scorer import SCORER
 
 SPLIT_FILE = "split.json"
-TRUTH_TABLES = ("engagement_users", "engagement_weights", "engagement_rows", "initial_state")
 MODEL_PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
 SCORER_PARTS = (f"{SCORER}/task1/test", f"{SCORER}/task2/test")
 PARTS = MODEL_PARTS + SCORER_PARTS

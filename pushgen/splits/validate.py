@@ -3,22 +3,21 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.data.dataset import CARD, DatasetError, first_line
+from pushgen.data.dataset import DatasetError, first_line
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.folder_lock import hold, session
-from pushgen.data.outputs import sha256_file
+from pushgen.data.outputs import listing_problems
 from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
 from pushgen.splits.scorer import ANSWER_COLUMNS, CONTEXT_COLUMNS, SCORER
 
-UNLISTED = (SPLIT_FILE, CARD, "croissant.json")  # written after the files are listed
 PART_KEYS = ("user_id", "context_id")
 READ_ERRORS = (OSError, ValueError, pa.ArrowException)
 
@@ -43,7 +42,7 @@ def validate_split(folder: Path) -> list[str]:
     if not isinstance(description, dict) or not all(
             isinstance(description.get(key), dict) for key in ("files", "fingerprints", "parts")):
         return [f"{SPLIT_FILE}: needs 'files', 'fingerprints' and 'parts' objects"]
-    problems = _check_files(folder, description["files"])
+    problems = listing_problems(folder, description["files"], "split", SPLIT_FILE)
     fingerprints = description["fingerprints"]
     for name, expected in bar(fingerprints.items(), desc="validate: fingerprints", unit="table"):
         got = _table_fingerprint(folder, name, problems)
@@ -54,27 +53,6 @@ def validate_split(folder: Path) -> list[str]:
     answers_apart = any(part.startswith(f"{SCORER}/") for part in description["parts"])
     for part, expected in bar(description["parts"].items(), desc="validate: parts", unit="part"):
         problems += _check_part(folder, part, expected, fingerprints, answers_apart)
-    return problems
-
-
-def _check_files(folder: Path, listed: dict) -> list[str]:
-    problems = []
-    for relative, entry in bar(listed.items(), desc="validate: sha256", unit="file"):
-        if PurePosixPath(relative).is_absolute() or ".." in PurePosixPath(relative).parts:
-            problems.append(f"{relative}: listed path leaves the split folder")
-            continue
-        path = folder / relative
-        if not path.is_file():
-            problems.append(f"{relative}: missing")
-        elif (size := path.stat().st_size) != entry.get("bytes"):
-            problems.append(f"{relative}: {size} bytes; {SPLIT_FILE} says {entry.get('bytes')}")
-        elif sha256_file(path) != entry.get("sha256"):
-            problems.append(f"{relative}: sha256 differs from {SPLIT_FILE}")
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder)
-        hidden = any(part.startswith(".") for part in relative.parts)
-        if path.is_file() and not hidden and relative.as_posix() not in (*UNLISTED, *listed):
-            problems.append(f"{relative.as_posix()}: not listed in {SPLIT_FILE}")
     return problems
 
 
@@ -108,12 +86,12 @@ def _check_part(folder: Path, part: str, expected: dict, fingerprints: dict,
             problems.append(f"{part}: users {_short(users)}; {SPLIT_FILE} says {listed}")
     if fingerprints.get(part) != expected.get("fingerprint"):
         problems.append(f"{part}: the part's fingerprint differs from the table's in {SPLIT_FILE}")
-    answers = [c for c in ANSWER_COLUMNS if c not in CONTEXT_COLUMNS and c in table.column_names]
-    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") and answers:
-        problems.append(f"{part}: holds {', '.join(answers)}, which only {SCORER}/{part} may hold")
-    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/") \
-            and "posted_at" in table.column_names:
-        problems += _check_times(folder, part, table)
+    if answers_apart and part.endswith("/test") and not part.startswith(f"{SCORER}/"):
+        answers = [c for c in ANSWER_COLUMNS if c not in CONTEXT_COLUMNS and c in table.column_names]
+        if answers:
+            problems.append(f"{part}: holds {', '.join(answers)}, which only {SCORER}/{part} may hold")
+        if "posted_at" in table.column_names:
+            problems += _check_times(folder, part, table)
     try:
         schemas.check_frame(table.to_pandas(), PART_KEYS)
     except (schemas.SchemaViolation, ValueError, TypeError) as error:
