@@ -116,6 +116,11 @@ class ReplayEnv(Shown, gym.Env):
                                         "answered); call reset() first")
         return self._row
 
+    @property
+    def next_context(self) -> int:
+        """The index of the episode's next context (its last once the episode has ended)."""
+        return min(self._row, self._n - 1)
+
     def _header(self) -> str:
         return (f"{self.env_id}  split {self.replay.name}  task {self.replay.task}"
                 f" ({self.replay.part})  user {self.user}  step {self._row}/{self._n}")

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from pushgen import schemas
 from pushgen.envs import GENERATION_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv, task_of_user  # noqa: F401 (its public home before)
 from pushgen.envs.history import History
@@ -26,6 +25,7 @@ from pushgen.envs.outcomes import outcome_entropy_of, outcome_generator
 from pushgen.envs.spaces import (
     CONTEXT_FEATURES,
     NOTIFICATION_FEATURES,
+    NOTIFICATION_SIZES,
     context_space,
     flat_notification_space,
     flat_to_codes,
@@ -164,7 +164,6 @@ class NotificationGenerationEnv(ReplayEnv):
         self.action_space = flat_notification_space() if flat_actions else notification_space()
         self.history_in_info = history_in_info
         self._keys = tuple(self.observation_space.keys())
-        self._ranges = [(f, len(schemas.values(f))) for f in NOTIFICATION_FEATURES]
         self._last: tuple[tuple[int, ...], bool, float, float] | None = None
         self._possible: dict[int, tuple[PossibleNotifications, np.ndarray]] = {}
         super().__init__(split, user, task, part, render_mode)
@@ -252,7 +251,7 @@ class NotificationGenerationEnv(ReplayEnv):
             raise ValueError("an action is a dict of codes, one per notification feature: "
                              f"{', '.join(NOTIFICATION_FEATURES)}; got {action!r}")
         codes = []
-        for name, size in self._ranges:
+        for name, size in zip(NOTIFICATION_FEATURES, NOTIFICATION_SIZES, strict=True):
             code = whole_code(action[name])
             if code is None:
                 raise ValueError(f"action {name}: {action[name]!r} is not a whole-number code")
@@ -270,15 +269,12 @@ class NotificationGenerationEnv(ReplayEnv):
             "generated_open_rate": self._generated / k if k else 0.0,
             "logged_open_rate": self._logged_opens / k if k else 0.0,
         }
-        if self.history_in_info:
-            return {"history": self.history, "metrics": metrics}
-        return {"metrics": metrics}
+        return {"history": self.history, "metrics": metrics} if self.history_in_info else {"metrics": metrics}
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        row = min(self._row, self._n - 1)
-        lines = self._context_head(row)
+        lines = self._context_head(self.next_context)
         if self._last is not None:
             codes, opened, p, reward = self._last
             logged = "opened" if self._logged[self._row - 1] else "dismissed"

@@ -155,8 +155,7 @@ class NotificationInboxEnv(ReplayEnv):
     def render(self) -> str | None:
         if self.render_mode != "ansi":
             return None
-        row = min(self._row, self._n - 1)
-        codes = dict(zip(self._keys, self._rows[row], strict=True))
+        codes = dict(zip(self._keys, self._rows[self.next_context], strict=True))
         lines = [self._header(),
                  "notification " + self._describe(NOTIFICATION_FEATURES,
                                                   [codes[f] for f in NOTIFICATION_FEATURES]),

@@ -180,11 +180,6 @@ class LongHorizonEnv(ReplayEnv):
         """The agent's app (code)."""
         return self.terms.app
 
-    @property
-    def next_context(self) -> int:
-        """The index of the episode's next decision point (its last once the episode has ended)."""
-        return min(self._row, self._n - 1)
-
     def channels_on(self) -> list[bool]:
         """Whether each of the app's channels (catalog order) still reaches the user."""
         return [self.long_term_user.reachable(self.terms.app, c) for c in self.terms.channels]

@@ -24,7 +24,6 @@ sb3-contrib's ``MaskablePPO`` calls) gives each environment's mask of the contex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -122,10 +121,10 @@ class SB3VecEnv(Shown, VecEnv):
         reward = np.where(self._restarting, 0.0, reward).astype(np.float32)
         done = (terminated | truncated) & ~self._restarting
         infos = split_infos(info, self.num_envs)
-        for i in np.flatnonzero(done):
+        ended = np.flatnonzero(done)
+        for i in ended:
             infos[i]["terminal_observation"] = take(observation, int(i))
             infos[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-        ended = np.flatnonzero(done)
         if len(ended):
             put(observation, ended, self._first)
         self._restarting = done
@@ -144,12 +143,9 @@ class SB3VecEnv(Shown, VecEnv):
     def close(self) -> None:
         self.env.close()
 
-    def _indices(self, indices: Any) -> Sequence[int]:
-        return list(self._get_indices(indices))
-
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         value = getattr(self, attr_name) if attr_name == "action_masks" else getattr(self.env, attr_name)
-        return [value for _ in self._indices(indices)]
+        return [value for _ in self._get_indices(indices)]
 
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
         setattr(self.env, attr_name, value)
@@ -157,9 +153,9 @@ class SB3VecEnv(Shown, VecEnv):
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None,
                    **method_kwargs: Any) -> list[Any]:
         if method_name == "action_masks":
-            return list(self.action_masks()[self._indices(indices)])
+            return list(self.action_masks()[list(self._get_indices(indices))])
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
-        return [result for _ in self._indices(indices)]
+        return [result for _ in self._get_indices(indices)]
 
     def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: Any = None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
+        return [False for _ in self._get_indices(indices)]

@@ -214,11 +214,6 @@ class NotificationSelectionEnv(ReplayEnv):
         return self.simulated_user.send(self._static[i][slot], self._seconds[i], keys,
                                         self._interrupts[i][slot])
 
-    @property
-    def next_context(self) -> int:
-        """The index of the episode's next context (its last once the episode has ended)."""
-        return min(self._row, self._n - 1)
-
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed at the next context: its filled slots and hold."""
         mask = np.ones(self.k + 1, dtype=bool)

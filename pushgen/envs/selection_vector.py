@@ -113,9 +113,6 @@ class NotificationSelectionVectorEnv(ReplayVectorEnv):
     def _facts(self) -> list[tuple[str, str]]:
         return vector_facts(self) + selection_facts(self)
 
-    def _rows(self) -> np.ndarray:
-        return self._first + np.minimum(self._position, self._length - 1)
-
     def _observe(self) -> dict[str, np.ndarray]:
         rows = self._rows()
         hours = np.clip((self._seconds[rows] - self._last_sent) / 3600.0, 0.0, HOURS_CAP)
@@ -131,9 +128,8 @@ class NotificationSelectionVectorEnv(ReplayVectorEnv):
     def _restart(self, slots: np.ndarray) -> None:
         self._position[slots] = 0
         self._last_sent[slots] = 0.0
-        if self.stationary:
-            return
-        self._judge.reset(slots)
+        if not self.stationary:
+            self._judge.reset(slots)
 
     def _actions(self, actions: Any) -> np.ndarray:
         array = np.asarray(actions)

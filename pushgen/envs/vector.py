@@ -87,6 +87,7 @@ class ReplayVectorEnv(Shown, VectorEnv):
     and resets at the step after its episode ends (gymnasium's next-step autoreset)."""
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012 (gymnasium's own attribute)
+    _first: np.ndarray  # each environment's first row
     _length: np.ndarray  # each environment's episode length
 
     def _replay(self, split: str | Path, num_envs: int, task: int | None, users: list[int] | None,
@@ -101,6 +102,10 @@ class ReplayVectorEnv(Shown, VectorEnv):
 
     def _observe(self) -> dict[str, np.ndarray]:
         raise NotImplementedError
+
+    def _rows(self) -> np.ndarray:
+        """Each environment's row now (its last once its episode has ended)."""
+        return self._first + np.minimum(self._position, self._length - 1)
 
     def _restart(self, slots: np.ndarray) -> None:
         """Environments ``slots`` back at the first context of their episode."""
@@ -200,7 +205,7 @@ class NotificationGenerationVectorEnv(ReplayVectorEnv):
         return [*vector_facts(self), ("actions", action_form(self.flat_actions))]
 
     def _observe(self) -> dict[str, np.ndarray]:
-        return context_columns(self._contexts, self._first + np.minimum(self._position, self._length - 1))
+        return context_columns(self._contexts, self._rows())
 
     def _codes(self, actions: Any) -> dict[str, np.ndarray]:
         if self.flat_actions:
