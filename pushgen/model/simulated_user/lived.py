@@ -9,7 +9,7 @@ import numpy as np
 
 from pushgen import schemas
 from pushgen.model.catalog import app_catalog
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 from pushgen.model.engagement import EngagementParameters, RowState
 from pushgen.model.exposure import HABITUATION_KEYS, Exposure, interruption
 from pushgen.model.long_term import REPEAT_WEIGHT, abandonable
@@ -45,7 +45,7 @@ class Lived:
         return self.fate >= 0
 
 
-@kernel
+@Kernel
 def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subject: np.ndarray,
                  channel: np.ndarray, interrupts: np.ndarray, penalty: np.ndarray, taus: np.ndarray,
                  key_sizes: np.ndarray, weight: np.ndarray, context: np.ndarray, abandonable: np.ndarray,
