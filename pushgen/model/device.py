@@ -15,7 +15,7 @@ from pushgen import schemas
 from pushgen.model.device_kernel import charge_runs, slot_levels, slot_ringer, spending
 from pushgen.model.habits import DeviceHabits
 from pushgen.model.routine import DayPlan, State
-from pushgen.model.sampling import segment_states
+from pushgen.model.sampling_kernel import state_runs
 from pushgen.model.timegrid import SLOT_HOURS, TimeGrid
 
 CHARGE_PERCENT_PER_HOUR = 55.0
@@ -38,7 +38,7 @@ HEADPHONE_USE = np.array([0.0, 0.15, 1.0, 0.3, 0.5, 0.3, 1.0, 0.8])  # x habit, 
 
 def audio(state: np.ndarray, habits: DeviceHabits, rng: np.random.Generator) -> Audio:
     """Parents: routine state, device habits. headphones ~ Bernoulli per segment; music too."""
-    segment, seg_state = segment_states(state)
+    segment, seg_state = state_runs(state)
     n = len(seg_state)
     plugged = rng.random(n) < habits.headphones * HEADPHONE_USE[seg_state]
     playing = np.where(
@@ -113,7 +113,7 @@ def ringer_mode(
     """
     field = schemas.field("ringerMode")
     vibrate, silent = field.code("vibrate"), field.code("silent")
-    segment, seg_state = segment_states(state)
+    segment, seg_state = state_runs(state)
     n = len(seg_state)
     habitual = np.searchsorted(np.cumsum(habits.ringer), rng.random(n) * habits.ringer.sum())
     habitual = np.minimum(habitual, 2)

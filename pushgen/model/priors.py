@@ -57,7 +57,7 @@ def _is_number(value: object) -> bool:
 
 def _check_shares(name: str, value: object, length: int) -> None:
     if not (isinstance(value, tuple) and len(value) == length
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
+            and all(_is_number(v) and v >= 0 for v in value)
             and math.isclose(sum(value), 1.0, abs_tol=1e-6)):
         raise PriorsError(f"priors.{name} must be {length} non-negative shares summing to 1; got {value!r}")
 
