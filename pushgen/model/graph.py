@@ -128,12 +128,6 @@ NODES: tuple[Node, ...] = (
 )
 
 
-def signature_inputs(node: Node) -> set[str]:
-    """The parameters of a node's function that its parents fill (all but ``rng`` and defaults)."""
-    parameters = inspect.signature(node.function).parameters.values()
-    return {p.name for p in parameters if p.name != "rng" and p.default is inspect.Parameter.empty}
-
-
 def node_arguments(node: Node, values: dict[str, Any]) -> dict[str, Any]:
     """The arguments of a node's function from the variables known so far (all but ``rng``)."""
     arguments = {}
