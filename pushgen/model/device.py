@@ -55,14 +55,8 @@ class Battery:
     charging: np.ndarray  # (slots,) bool
 
 
-def battery(
-    grid: TimeGrid,
-    state: np.ndarray,
-    music: np.ndarray,
-    plan: DayPlan,
-    habits: DeviceHabits,
-    rng: np.random.Generator,
-) -> Battery:
+def battery(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan, habits: DeviceHabits,
+            rng: np.random.Generator) -> Battery:
     """Parents: routine state, music, the day plan, device habits; and its own last value.
 
     level[t+1] = level[t] - drain[t] while unplugged, + CHARGE_PERCENT_PER_HOUR while
@@ -99,10 +93,8 @@ BATTERY_LEVEL_CODES = np.array([schemas.field("batteryLevel").code(level)
                                 for level in ("low", "medium", "high")], dtype=np.int16)
 
 
-def ringer_mode(
-    grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray,
-    rng: np.random.Generator,
-) -> np.ndarray:
+def ringer_mode(grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
     """Parents: routine state, device habits, the daily regime's do-not-disturb days. One mode
     per segment, and one quiet setting per night.
 

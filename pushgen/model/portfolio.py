@@ -27,13 +27,8 @@ class Portfolio:
     weekend_factor: float  # the user's overall intensity on days off
 
 
-def portfolio(
-    priors: Priors,
-    catalog: AppCatalog,
-    chrono: Chronotype,
-    device: DeviceHabits,
-    rng: np.random.Generator,
-) -> Portfolio:
+def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: DeviceHabits,
+              rng: np.random.Generator) -> Portfolio:
     """Parents: chronotype, device habits (phone vendor).
 
     has(app) ~ Bernoulli(adoption) for apps of no vendor or of the user's vendor, plus exactly
