@@ -21,7 +21,7 @@ from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
 from pushgen.model.sampling_kernel import state_runs
-from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, WEEK_BEFORE_SECONDS, TimeGrid
+from pushgen.model.timegrid import SLOTS_PER_DAY, WEEK_BEFORE_SECONDS, TimeGrid
 from pushgen.model.timings_kernel import seconds_to_wake
 
 
@@ -74,7 +74,7 @@ def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, d
     The floats are as stored in ground_truth/ (float32), so that stored inputs give the same P(open).
     """
     day_level, shift, segment = mood
-    hour, days, asleep, level = row_states(posts.seconds, posts.slot, 86400 // SLOT_SECONDS, day_level,
+    hour, days, asleep, level = row_states(posts.seconds, posts.slot, SLOTS_PER_DAY, day_level,
                                            daily.attention, shift, segment, state, int(routine.State.SLEEP))
     return engagement.RowState(hour=hour, days=days, asleep=asleep, mood=level)
 

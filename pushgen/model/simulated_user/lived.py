@@ -11,11 +11,10 @@ from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.compiled import Kernel
 from pushgen.model.engagement import EngagementParameters, RowState
-from pushgen.model.exposure import HABITUATION_KEYS, Exposure, interruption
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAUS, Exposure, interruption
 from pushgen.model.long_term import REPEAT_WEIGHT, abandonable
 from pushgen.model.simulated_user.formula import open_logit, p_open, penalty_weights
 from pushgen.model.simulated_user.long_term import DAY_SECONDS
-from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
 
 
 @dataclass(frozen=True)
