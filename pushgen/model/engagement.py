@@ -60,10 +60,8 @@ from pushgen.model.situations import (
     situations,
     updates_effects,
 )
+from pushgen.schemas import CONTEXT_FEATURES, FEATURES, NOTIFICATION_FEATURES
 
-FEATURES = schemas.FEATURES
-NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
-CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
 HABITUATION_SCALARS = tuple(f"habituation_{key}" for key in HABITUATION_KEYS)
 SCALARS = ("intercept", "attention_amplitude", "attention_peak", "asleep_penalty", "fatigue_weight",
            "novelty", *HABITUATION_SCALARS, "tolerance")

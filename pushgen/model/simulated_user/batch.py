@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen.model.engagement import (
-    NOTIFICATION_FEATURES,
     EngagementParameters,
     NotificationTerms,
     RowState,
@@ -34,6 +33,7 @@ from pushgen.model.simulated_user.formula import (
     open_probability,
     p_open,
 )
+from pushgen.schemas import NOTIFICATION_FEATURES
 
 SUBJECT = NOTIFICATION_FEATURES.index("subject")
 
