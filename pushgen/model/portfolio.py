@@ -36,13 +36,11 @@ def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: D
     volume ~ volume_median x LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
     rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
-    vendor_ok = (catalog.vendor_of_app == device.vendor) | (
-        catalog.vendor_of_app == VENDORS.index("none")
-    )
+    vendor_free = VENDORS.index("none")
+    vendor_ok = (catalog.vendor_of_app == device.vendor) | (catalog.vendor_of_app == vendor_free)
     has = (rng.random(len(catalog.apps)) < catalog.adoption) & vendor_ok
     for members in catalog.one_per_phone.values():
         has[members] = False
-        vendor_free = VENDORS.index("none")
         own = members[(catalog.vendor_of_app[members] == device.vendor)
                       & (device.vendor != vendor_free)]
         generic = members[catalog.vendor_of_app[members] == vendor_free]

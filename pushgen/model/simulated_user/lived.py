@@ -7,11 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen import schemas
 from pushgen.model.catalog import app_catalog
 from pushgen.model.compiled import Kernel
 from pushgen.model.engagement import EngagementParameters, RowState
-from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAUS, Exposure, interruption
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAUS, Exposure, interruption, key_sizes
 from pushgen.model.long_term import REPEAT_WEIGHT, abandonable
 from pushgen.model.simulated_user.formula import open_logit, p_open, penalty_weights
 from pushgen.model.simulated_user.long_term import DAY_SECONDS
@@ -127,7 +126,7 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
     weights = penalty_weights(parameters, 0)
     constants = parameters.long_term
     catalog = app_catalog()
-    sizes = np.array([len(catalog.apps), len(schemas.values("subject")), len(catalog.channels.group)])
+    sizes = np.array(list(key_sizes(len(catalog.channels.group)).values()))
     fate, exposure, logits, annoyance = lived_kernel(
         static, np.asarray(seconds, dtype=np.float64), *(np.asarray(codes[k], dtype=np.int64)
                                                          for k in ("postingApp", "subject")),
