@@ -127,7 +127,6 @@ def arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan
     follow_ups = rng.geometric(1.0 / (1.0 + folio.chattiness), np.count_nonzero(messaging)) - 1
     gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, follow_ups.sum())
 
-    # alarms at wake-up
     p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off) * (volume > 0)
     alarm_days = np.flatnonzero(rng.random(grid.days) < p_alarm)
     alarm_seconds = (alarm_days * 24 + plan.wake[alarm_days]) * 3600.0 - rng.uniform(

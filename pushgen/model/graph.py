@@ -68,7 +68,6 @@ def _same(*names: str) -> dict[str, str]:
 
 
 NODES: tuple[Node, ...] = (
-    # static user nodes
     Node("chrono", habits.chronotype, _same("priors"), "static", NodeFamily.CHRONOTYPE),
     Node("sched", habits.schedule, _same("priors", "chrono"), "static", NodeFamily.SCHEDULE),
     Node("places", habits.places, _same("sched"), "static", NodeFamily.PLACES),
@@ -83,12 +82,10 @@ NODES: tuple[Node, ...] = (
                                               "tolerance": "tolerance"},
          "static", NodeFamily.TRAITS),
     Node("attention", timings.attention_habits, _same("priors"), "static", NodeFamily.TIMINGS),
-    # day nodes
     Node("daily", regime.day_regime, {"days": "grid.days", "weekday": "grid.weekday_of_day",
                                       "priors": "priors", "life": "life"}, "day", NodeFamily.REGIME),
     Node("plan", routine.day_plan, {"grid": "grid", "chrono": "chrono", "sched": "sched", "places": "places",
                                     "life": "life", "away": "daily.away"}, "day", NodeFamily.ROUTINE),
-    # slot nodes
     Node("state", routine.routine_state, _same("grid", "plan", "sched"), "slot"),
     Node("place", routine.place, _same("grid", "state", "plan", "places"), "slot"),
     Node("activity_table", routine.activity_table, _same("sched", "life"), "static"),
@@ -102,7 +99,6 @@ NODES: tuple[Node, ...] = (
     Node("ringer", device.ringer_mode, {"grid": "grid", "state": "state", "habits": "dev",
                                         "do_not_disturb": "daily.do_not_disturb"}, "segment",
          NodeFamily.RINGER),
-    # notification nodes
     Node("posts", arrivals.arrivals, {"grid": "grid", "state": "state", "music": "sound.music",
                                       "plan": "plan", "volume": "daily.volume", "folio": "folio",
                                       "catalog": "catalog"}, "notification", NodeFamily.ARRIVALS),
