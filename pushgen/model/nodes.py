@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model import engagement, feasibility, long_term, routine, simulated_user, timings
+from pushgen.model import engagement, long_term, routine, simulated_user, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, Audio, Battery
@@ -77,12 +77,6 @@ def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, d
     hour, days, asleep, level = row_states(posts.seconds, posts.slot, SLOTS_PER_DAY, day_level,
                                            daily.attention, shift, segment, state, int(routine.State.SLEEP))
     return engagement.RowState(hour=hour, days=days, asleep=asleep, mood=level)
-
-
-def channel(codes: dict[str, np.ndarray]) -> np.ndarray:
-    """Deterministic: the channel that posts each notification, as the judge finds it from the
-    codes (``feasibility.channel_of``)."""
-    return feasibility.channel_of(codes)
 
 
 def unwanted(codes: dict[str, np.ndarray], row_state: engagement.RowState, folio: Portfolio,
