@@ -7,8 +7,14 @@ import inspect
 import numpy as np
 import pytest
 
-from pushgen.model.graph import INPUTS, NODES, TIMESCALES, Node, run, signature_inputs
+from pushgen.model.graph import INPUTS, NODES, TIMESCALES, Node, run
 from pushgen.model.seeding import NodeFamily
+
+
+def signature_inputs(node: Node) -> set[str]:
+    """The parameters of a node's function that its parents fill (all but ``rng`` and defaults)."""
+    parameters = inspect.signature(node.function).parameters.values()
+    return {p.name for p in parameters if p.name != "rng" and p.default is inspect.Parameter.empty}
 
 
 @pytest.mark.parametrize("node", NODES, ids=lambda n: n.name)

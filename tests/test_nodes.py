@@ -26,7 +26,7 @@ from pushgen.model.catalog import app_catalog
 from pushgen.model.graph import run
 from pushgen.model.priors import Priors
 from pushgen.model.routine import State
-from pushgen.model.timegrid import TimeGrid
+from pushgen.model.timegrid import SLOT_HOURS, SLOTS_PER_DAY, TimeGrid
 
 PRIORS = Priors()
 N = 3000
@@ -174,10 +174,11 @@ def test_the_main_app_takes_its_share_of_rows_and_the_total_is_kept():
 
 def test_quiet_nights_silence_sleep_and_the_small_hours_at_home_but_not_a_night_shift():
     grid = TimeGrid(dt.date(2024, 1, 1), 200)
-    hour = grid.hour_of_slot
+    hour = np.tile(np.arange(SLOTS_PER_DAY) * SLOT_HOURS, grid.days)
+    day = np.repeat(np.arange(grid.days), SLOTS_PER_DAY)
     state = np.where(hour < 7, State.SLEEP, State.HOME).astype(np.int8)
-    state[(grid.day_of_slot % 2 == 1) & (hour < 5)] = State.WORK  # a night at work every other day
-    state[(grid.day_of_slot % 2 == 0) & (hour >= 1) & (hour < 3)] = State.HOME  # awake at 1-3 h
+    state[(day % 2 == 1) & (hour < 5)] = State.WORK  # a night at work every other day
+    state[(day % 2 == 0) & (hour >= 1) & (hour < 3)] = State.HOME  # awake at 1-3 h
     ringer = schemas.field("ringerMode")
     base = habits.device_habits(PRIORS, np.random.default_rng(0))
     normal = dataclasses.replace(base, ringer=np.array([0.0, 1.0, 0.0]), quiet_at_work=0.0)

@@ -53,10 +53,8 @@ def rhythm(folio: Portfolio) -> np.ndarray:
     return rhythm_sums(RHYTHM_FLOOR, np.asarray(folio.peak_heights, dtype=np.float64), bells)
 
 
-def routine_arrivals(
-    grid: TimeGrid, state: np.ndarray, plan: DayPlan, volume: np.ndarray, folio: Portfolio,
-    catalog: AppCatalog, rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
+def routine_arrivals(grid: TimeGrid, state: np.ndarray, plan: DayPlan, volume: np.ndarray, folio: Portfolio,
+                     catalog: AppCatalog, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Slot and portfolio row of each routine arrival.
 
     Thinning: proposals from the intensity without the sleep factor (day x rhythm factorise),
@@ -84,10 +82,9 @@ def routine_arrivals(
     return thinned_slots(day, slot_of_day, row, sleeping, asleep_factor, rng.random(len(row)))
 
 
-def triggered_arrivals(
-    grid: TimeGrid, state: np.ndarray, music: np.ndarray, phone_on: np.ndarray, folio: Portfolio,
-    catalog: AppCatalog, rng: np.random.Generator,
-) -> tuple[np.ndarray, np.ndarray]:
+def triggered_arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, phone_on: np.ndarray,
+                       folio: Portfolio, catalog: AppCatalog,
+                       rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Slot and portfolio row of arrivals caused by music, commuting/travel or a workout."""
     lasting = {
         "music": lambda: music,
@@ -112,16 +109,8 @@ def triggered_arrivals(
     return np.concatenate(slots), np.concatenate(rows)
 
 
-def arrivals(
-    grid: TimeGrid,
-    state: np.ndarray,
-    music: np.ndarray,
-    plan: DayPlan,
-    volume: np.ndarray,
-    folio: Portfolio,
-    catalog: AppCatalog,
-    rng: np.random.Generator,
-) -> Arrivals:
+def arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan, volume: np.ndarray,
+             folio: Portfolio, catalog: AppCatalog, rng: np.random.Generator) -> Arrivals:
     """Parents: routine state, music, day plan, the daily regime's volume, portfolio. The Poisson
     process above; nothing arrives on a day of volume 0 (the phone is off)."""
     phone_on = np.repeat(volume > 0, grid.slots // grid.days)
@@ -138,7 +127,6 @@ def arrivals(
     follow_ups = rng.geometric(1.0 / (1.0 + folio.chattiness), np.count_nonzero(messaging)) - 1
     gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, follow_ups.sum())
 
-    # alarms at wake-up
     p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off) * (volume > 0)
     alarm_days = np.flatnonzero(rng.random(grid.days) < p_alarm)
     alarm_seconds = (alarm_days * 24 + plan.wake[alarm_days]) * 3600.0 - rng.uniform(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 DAY_SECONDS = 86400.0
 HOUR_SECONDS = 3600.0
 
 
-@kernel
+@Kernel
 def thinned_slots(day: np.ndarray, slot_of_day: np.ndarray, row: np.ndarray, sleeping: np.ndarray,
                   asleep_factor: np.ndarray, keep_draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Slot and row of the proposals kept: every one in a slot where ``sleeping[day]`` is 0, one
@@ -26,7 +26,7 @@ def thinned_slots(day: np.ndarray, slot_of_day: np.ndarray, row: np.ndarray, sle
     return slot[:m].copy(), kept_row[:m].copy()
 
 
-@kernel
+@Kernel
 def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follow_ups: np.ndarray,
               gaps: np.ndarray, alarm_seconds: np.ndarray, clock_app: int
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -65,7 +65,7 @@ def all_posts(seconds: np.ndarray, app: np.ndarray, messaging: np.ndarray, follo
     return all_seconds, all_app, position, thread, alarm
 
 
-@kernel
+@Kernel
 def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot_seconds: float,
                slots_per_day: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The posts kept (within the ``len(volume)`` days, on a day of volume above 0) as
@@ -122,7 +122,7 @@ def time_order(seconds: np.ndarray, thread: np.ndarray, volume: np.ndarray, slot
     return kept, slot, hour, kept_thread
 
 
-@kernel
+@Kernel
 def rhythm_exponents(hours: np.ndarray, peaks: np.ndarray, width_hours: float) -> np.ndarray:
     """(apps, peaks, hours): -((distance / width_hours)^2) / 2 of each hour's circular distance to
     each of each app's peaks (NaN for a missing peak)."""
@@ -138,7 +138,7 @@ def rhythm_exponents(hours: np.ndarray, peaks: np.ndarray, width_hours: float) -
     return out
 
 
-@kernel
+@Kernel
 def rhythm_sums(floor: float, heights: np.ndarray, bells: np.ndarray) -> np.ndarray:
     """(apps, hours): floor + the sum over each app's peaks, in order, of height x bell, a missing
     (NaN) term left out."""

@@ -40,7 +40,6 @@ class KindProfile:
 
 
 KINDS: dict[str, KindProfile] = {
-    # adoption, daily_rate, peaks, asleep, weekend, open_logit[, trigger, trigger_rate]: as above
     "messaging": KindProfile(0.22, 2.3, ((11.0, 0.8), (17.5, 1.0), (20.5, 0.5)), 0.04, 1.0, 3.6),
     "email": KindProfile(0.3, 2.5, ((9.5, 1.0), (14.0, 0.7)), 0.1, 0.35, -3.6),
     "social": KindProfile(0.3, 1.6, ((12.0, 0.6), (17.0, 0.8), (20.0, 0.5)), 0.03, 1.1, -3.0),

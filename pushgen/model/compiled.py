@@ -125,7 +125,8 @@ def _numba() -> ModuleType:
 
         def on_start(self, event: event.Event) -> None:
             global _announced
-            if not _announced and _announce and event.data["dispatcher"].py_func in _pythons():
+            function = event.data["dispatcher"].py_func
+            if not _announced and _announce and function in {loaded.python for loaded in _kernels}:
                 from pushgen.progress import note
 
                 _announced = True
@@ -136,11 +137,3 @@ def _numba() -> ModuleType:
 
     event.register("numba:compile", Announcer())
     return numba
-
-
-def _pythons() -> set[Callable[..., Any]]:
-    return {loaded.python for loaded in _kernels}
-
-
-def kernel(function: Callable[..., Any]) -> Kernel:
-    return Kernel(function)

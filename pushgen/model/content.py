@@ -38,12 +38,8 @@ UPDATE_LEVELS = np.array([schemas.field("numberOfUpdates").code(v)
                           for v in ("none", "low", "medium", "high")])
 
 
-def channels(
-    arrivals: Arrivals,
-    table: ChannelTable,
-    trigger_on: np.ndarray,
-    rng: np.random.Generator,
-) -> np.ndarray:
+def channels(arrivals: Arrivals, table: ChannelTable, trigger_on: np.ndarray,
+             rng: np.random.Generator) -> np.ndarray:
     """Channel of every arrival (follow-ups take their conversation's)."""
     app = arrivals.app
     pick = categorical_rows(table.untriggered_cdf, app, rng)
@@ -57,13 +53,8 @@ def subject_cdf(table: ChannelTable, user_channels: np.ndarray, log_interest: np
     return weighted_cumulative(table.topic_weight, user_channels, np.exp(log_interest))
 
 
-def content(
-    arrivals: Arrivals,
-    catalog: AppCatalog,
-    log_interest: np.ndarray,
-    trigger_on: np.ndarray,
-    rng: np.random.Generator,
-) -> dict[str, np.ndarray]:
+def content(arrivals: Arrivals, catalog: AppCatalog, log_interest: np.ndarray, trigger_on: np.ndarray,
+            rng: np.random.Generator) -> dict[str, np.ndarray]:
     """Schema codes of the 7 notification features for every arrival."""
     table = catalog.channels
     channel = channels(arrivals, table, trigger_on, rng)

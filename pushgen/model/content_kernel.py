@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 
-@kernel
+@Kernel
 def post_channels(app: np.ndarray, pick: np.ndarray, of_app: np.ndarray, triggered_channel: np.ndarray,
                   alarm: np.ndarray, trigger_on: np.ndarray, trigger_draws: np.ndarray,
                   triggered_share: float) -> np.ndarray:
@@ -26,7 +26,7 @@ def post_channels(app: np.ndarray, pick: np.ndarray, of_app: np.ndarray, trigger
     return channel
 
 
-@kernel
+@Kernel
 def weighted_cumulative(weight: np.ndarray, rows: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """``np.cumsum(weight[rows] * scale[None, :], axis=1)``: the same products, summed in the same
     order, without the (rows, columns) products held in between."""
@@ -39,7 +39,7 @@ def weighted_cumulative(weight: np.ndarray, rows: np.ndarray, scale: np.ndarray)
     return out
 
 
-@kernel
+@Kernel
 def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.ndarray) -> np.ndarray:
     """``values`` with each follow-up (position above 0) given the value at its ``thread`` row,
     as read before any is given."""
@@ -50,7 +50,7 @@ def thread_values(values: np.ndarray, thread_position: np.ndarray, thread: np.nd
     return out
 
 
-@kernel
+@Kernel
 def count_updates(updates: np.ndarray, thread: np.ndarray, thread_position: np.ndarray, channel: np.ndarray,
                   carries_every_update: np.ndarray, steps: np.ndarray, levels: np.ndarray) -> None:
     """In place: each conversation row (``thread`` not -1) whose channel carries every level gets the
@@ -63,7 +63,7 @@ def count_updates(updates: np.ndarray, thread: np.ndarray, thread_position: np.n
             updates[i] = levels[level]
 
 
-@kernel
+@Kernel
 def chosen_updates(channel: np.ndarray, other: np.ndarray, usual_updates: np.ndarray, has_others: np.ndarray,
                    keep_draws: np.ndarray, usual_share: float) -> np.ndarray:
     """Each post's numberOfUpdates code: its channel's usual one when the channel carries no other

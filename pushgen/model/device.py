@@ -15,7 +15,7 @@ from pushgen import schemas
 from pushgen.model.device_kernel import charge_runs, slot_levels, slot_ringer, spending
 from pushgen.model.habits import DeviceHabits
 from pushgen.model.routine import DayPlan, State
-from pushgen.model.sampling import segment_states
+from pushgen.model.sampling_kernel import state_runs
 from pushgen.model.timegrid import SLOT_HOURS, TimeGrid
 
 CHARGE_PERCENT_PER_HOUR = 55.0
@@ -38,7 +38,7 @@ HEADPHONE_USE = np.array([0.0, 0.15, 1.0, 0.3, 0.5, 0.3, 1.0, 0.8])  # x habit, 
 
 def audio(state: np.ndarray, habits: DeviceHabits, rng: np.random.Generator) -> Audio:
     """Parents: routine state, device habits. headphones ~ Bernoulli per segment; music too."""
-    segment, seg_state = segment_states(state)
+    segment, seg_state = state_runs(state)
     n = len(seg_state)
     plugged = rng.random(n) < habits.headphones * HEADPHONE_USE[seg_state]
     playing = np.where(
@@ -55,14 +55,8 @@ class Battery:
     charging: np.ndarray  # (slots,) bool
 
 
-def battery(
-    grid: TimeGrid,
-    state: np.ndarray,
-    music: np.ndarray,
-    plan: DayPlan,
-    habits: DeviceHabits,
-    rng: np.random.Generator,
-) -> Battery:
+def battery(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan, habits: DeviceHabits,
+            rng: np.random.Generator) -> Battery:
     """Parents: routine state, music, the day plan, device habits; and its own last value.
 
     level[t+1] = level[t] - drain[t] while unplugged, + CHARGE_PERCENT_PER_HOUR while
@@ -99,10 +93,8 @@ BATTERY_LEVEL_CODES = np.array([schemas.field("batteryLevel").code(level)
                                 for level in ("low", "medium", "high")], dtype=np.int16)
 
 
-def ringer_mode(
-    grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray,
-    rng: np.random.Generator,
-) -> np.ndarray:
+def ringer_mode(grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
     """Parents: routine state, device habits, the daily regime's do-not-disturb days. One mode
     per segment, and one quiet setting per night.
 
@@ -113,7 +105,7 @@ def ringer_mode(
     """
     field = schemas.field("ringerMode")
     vibrate, silent = field.code("vibrate"), field.code("silent")
-    segment, seg_state = segment_states(state)
+    segment, seg_state = state_runs(state)
     n = len(seg_state)
     habitual = np.searchsorted(np.cumsum(habits.ringer), rng.random(n) * habits.ringer.sum())
     habitual = np.minimum(habitual, 2)

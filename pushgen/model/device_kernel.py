@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 
-@kernel
+@Kernel
 def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.ndarray, night_end: np.ndarray,
                 topup_slots: np.ndarray, start_level: float, topup_threshold: float,
                 per_slot_charge: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -63,7 +63,7 @@ def charge_runs(spent: np.ndarray, next_charger: np.ndarray, night_start: np.nda
     return starts[:runs], levels[:runs], plugged[:runs]
 
 
-@kernel
+@Kernel
 def spending(state: np.ndarray, music: np.ndarray, drain_by_state: np.ndarray, music_drain: float,
              drain_per_slot: float, charger_by_state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``spent[t]``, the battery drained before slot t (``len(state) + 1`` values), each slot
@@ -85,7 +85,7 @@ def spending(state: np.ndarray, music: np.ndarray, drain_by_state: np.ndarray, m
     return spent, next_charger
 
 
-@kernel
+@Kernel
 def slot_levels(spent: np.ndarray, starts: np.ndarray, levels: np.ndarray, plugged: np.ndarray,
                 per_slot_charge: float) -> tuple[np.ndarray, np.ndarray]:
     """The battery's percent at each slot's start and whether it is plugged in, from its runs in
@@ -106,7 +106,7 @@ def slot_levels(spent: np.ndarray, starts: np.ndarray, levels: np.ndarray, plugg
     return percent, charging
 
 
-@kernel
+@Kernel
 def slot_ringer(state: np.ndarray, segment: np.ndarray, segment_mode: np.ndarray, quiet_night: np.ndarray,
                 night_mode: np.ndarray, do_not_disturb: np.ndarray, slots_per_day: int, slot_hours: float,
                 quiet_until_hour: float, sleep: int, home: int, silent: int) -> np.ndarray:

@@ -60,10 +60,8 @@ from pushgen.model.situations import (
     situations,
     updates_effects,
 )
+from pushgen.schemas import CONTEXT_FEATURES, FEATURES, NOTIFICATION_FEATURES
 
-FEATURES = schemas.FEATURES
-NOTIFICATION_FEATURES = schemas.NOTIFICATION_FEATURES
-CONTEXT_FEATURES = schemas.CONTEXT_FEATURES
 HABITUATION_SCALARS = tuple(f"habituation_{key}" for key in HABITUATION_KEYS)
 SCALARS = ("intercept", "attention_amplitude", "attention_peak", "asleep_penalty", "fatigue_weight",
            "novelty", *HABITUATION_SCALARS, "tolerance")
@@ -217,16 +215,6 @@ def _weights(params: EngagementParameters, start: np.ndarray, rows: np.ndarray, 
     return total
 
 
-def _attention(params: EngagementParameters, rows: np.ndarray, hour: np.ndarray) -> np.ndarray:
-    """The daily attention cycle, cos(2 pi (hour - attention_peak) / 24)."""
-    return np.cos(2 * np.pi * (hour - params.scalars["attention_peak"][rows]) / 24)
-
-
-def _freshness(params: EngagementParameters, days: np.ndarray) -> np.ndarray:
-    """What is left of the novelty: exp(-days / novelty_days)."""
-    return np.exp(-days / params.novelty_days)
-
-
 def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str, np.ndarray],
               state: RowState) -> RowTerms:
     """Row part of the logit for users at parameter rows ``rows`` in contexts ``context``."""
@@ -237,9 +225,9 @@ def row_terms(params: EngagementParameters, rows: np.ndarray, context: dict[str,
     rows = checked_rows(params, rows)
     base = _weights(params, s["intercept"][rows], rows, feature_codes(CONTEXT_FEATURES, columns),
                     CONTEXT_FEATURES)
-    base += s["attention_amplitude"][rows] * _attention(params, rows, hour)
+    base += s["attention_amplitude"][rows] * np.cos(2 * np.pi * (hour - s["attention_peak"][rows]) / 24)
     base += s["asleep_penalty"][rows] * asleep
-    base += s["novelty"][rows] * _freshness(params, days)
+    base += s["novelty"][rows] * np.exp(-days / params.novelty_days)
     base += mood
     return RowTerms(base=base.reshape(shape), situations=situations(context, state.hour))
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 # the columns of priority and numberOfUpdates in schemas.NOTIFICATION_FEATURES order (a kernel
 # module reads no schema; tests/test_kernels.py checks them)
 PRIORITY, UPDATES = 4, 2
 
 
-@kernel
+@Kernel
 def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
     """level[0] = shocks[0], level[d] = shocks[d] + persistence * level[d - 1]."""
     level = np.empty(len(shocks))
@@ -24,7 +24,7 @@ def autoregression(shocks: np.ndarray, persistence: float) -> np.ndarray:
     return level
 
 
-@kernel
+@Kernel
 def state_exponents(hour: np.ndarray, days: np.ndarray, attention_peak: np.ndarray, rows: np.ndarray,
                     novelty_days: float) -> np.ndarray:
     """(2, rows): the attention cycle's cosine argument 2 pi (hour - attention_peak[rows]) / 24 and
@@ -36,7 +36,7 @@ def state_exponents(hour: np.ndarray, days: np.ndarray, attention_peak: np.ndarr
     return out
 
 
-@kernel
+@Kernel
 def row_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, context_codes: tuple,
                cycle: np.ndarray, asleep: np.ndarray, mood: np.ndarray, curves: np.ndarray, indicators: tuple,
                situation_codes: tuple) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +80,7 @@ def row_logits(rows: np.ndarray, user_terms: tuple, context_tables: tuple, conte
     return base, situations
 
 
-@kernel
+@Kernel
 def notification_logits(base: np.ndarray, situations: np.ndarray, rows: np.ndarray, tables: tuple,
                         codes: np.ndarray, interactions: np.ndarray, group_of_channel: np.ndarray,
                         channel: np.ndarray, by_priority: np.ndarray, by_updates: np.ndarray,
@@ -135,7 +135,7 @@ def notification_logits(base: np.ndarray, situations: np.ndarray, rows: np.ndarr
     return out
 
 
-@kernel
+@Kernel
 def row_states(seconds: np.ndarray, slot: np.ndarray, slots_per_day: int, day_level: np.ndarray,
                day_attention: np.ndarray, shift: np.ndarray, segment: np.ndarray, state: np.ndarray,
                sleep: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ from pushgen.model.renamed import moved
 
 HABITUATION_KEYS = ("app", "subject", "channel")
 HABITUATION_TAU_DAYS = {"app": 1.0, "subject": 1.0, "channel": 3.0}
+HABITUATION_TAUS = {k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS}  # seconds
 INTERRUPTION_BY_PRIORITY = {"max": 1.0, "high": 1.0, "default": 0.7, "unknown": 0.5, "low": 0.3,
                             "min": 0.0}
 UPDATE_INTERRUPTION = 0.25  # an update of a notification already on screen interrupts less
@@ -146,7 +147,7 @@ def logged_exposure(seconds: np.ndarray, keys: dict[str, np.ndarray], priority: 
     sums = logged_decayed_sums(
         np.asarray(seconds, dtype=np.float64), priority, np.asarray(updates), INTERRUPTION_BY_CODE,
         NO_UPDATES, UPDATE_INTERRUPTION, float(fatigue_tau_seconds), *columns, sizes,
-        np.array([HABITUATION_TAU_DAYS[key] * 86400.0 for key in HABITUATION_KEYS]), int(lead),
+        np.array(list(HABITUATION_TAUS.values())), int(lead),
         float(shift_seconds))
     return Exposure(*sums)
 

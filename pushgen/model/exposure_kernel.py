@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 
-@kernel
+@Kernel
 def logged_decayed_sums(seconds: np.ndarray, priority: np.ndarray, updates: np.ndarray,
                         interruption_by_priority: np.ndarray, no_updates: int, update_interruption: float,
                         fatigue_tau_seconds: float, app: np.ndarray, subject: np.ndarray, channel: np.ndarray,
@@ -43,7 +43,7 @@ def logged_decayed_sums(seconds: np.ndarray, priority: np.ndarray, updates: np.n
     return out
 
 
-@kernel
+@Kernel
 def received_exposures(value: np.ndarray, time: np.ndarray, cells: np.ndarray, t: np.ndarray, tau: np.ndarray,
                        interrupts: np.ndarray, reaches: np.ndarray, with_channel: np.ndarray) -> np.ndarray:
     """(n, 4): notification i's user's fatigue and exposure to its app, subject and channel at

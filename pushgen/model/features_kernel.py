@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 # rows of ``context_codes``' result
 CONTEXT_ROWS = ("place", "activity", "noise", "proximity", "ringerMode", "batteryLevel", "charging",
                 "headphonesIn", "musicActive", "day", "time")
 
 
-@kernel
+@Kernel
 def context_codes(slot: np.ndarray, slots_per_day: int, place: np.ndarray, activity: np.ndarray,
                   noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray, percent: np.ndarray,
                   level_bounds: np.ndarray, level_codes: np.ndarray, charging: np.ndarray,

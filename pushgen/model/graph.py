@@ -22,6 +22,7 @@ from pushgen.model import (
     arrivals,
     content,
     device,
+    feasibility,
     habits,
     long_term,
     nodes,
@@ -68,7 +69,6 @@ def _same(*names: str) -> dict[str, str]:
 
 
 NODES: tuple[Node, ...] = (
-    # static user nodes
     Node("chrono", habits.chronotype, _same("priors"), "static", NodeFamily.CHRONOTYPE),
     Node("sched", habits.schedule, _same("priors", "chrono"), "static", NodeFamily.SCHEDULE),
     Node("places", habits.places, _same("sched"), "static", NodeFamily.PLACES),
@@ -83,12 +83,10 @@ NODES: tuple[Node, ...] = (
                                               "tolerance": "tolerance"},
          "static", NodeFamily.TRAITS),
     Node("attention", timings.attention_habits, _same("priors"), "static", NodeFamily.TIMINGS),
-    # day nodes
     Node("daily", regime.day_regime, {"days": "grid.days", "weekday": "grid.weekday_of_day",
                                       "priors": "priors", "life": "life"}, "day", NodeFamily.REGIME),
     Node("plan", routine.day_plan, {"grid": "grid", "chrono": "chrono", "sched": "sched", "places": "places",
                                     "life": "life", "away": "daily.away"}, "day", NodeFamily.ROUTINE),
-    # slot nodes
     Node("state", routine.routine_state, _same("grid", "plan", "sched"), "slot"),
     Node("place", routine.place, _same("grid", "state", "plan", "places"), "slot"),
     Node("activity_table", routine.activity_table, _same("sched", "life"), "static"),
@@ -102,7 +100,6 @@ NODES: tuple[Node, ...] = (
     Node("ringer", device.ringer_mode, {"grid": "grid", "state": "state", "habits": "dev",
                                         "do_not_disturb": "daily.do_not_disturb"}, "segment",
          NodeFamily.RINGER),
-    # notification nodes
     Node("posts", arrivals.arrivals, {"grid": "grid", "state": "state", "music": "sound.music",
                                       "plan": "plan", "volume": "daily.volume", "folio": "folio",
                                       "catalog": "catalog"}, "notification", NodeFamily.ARRIVALS),
@@ -116,7 +113,7 @@ NODES: tuple[Node, ...] = (
     Node("mood", nodes.mood, {"grid": "grid", "state": "state", "priors": "priors"}, "segment",
          NodeFamily.MOOD),
     Node("row_state", nodes.row_state, _same("grid", "posts", "state", "mood", "daily"), "notification"),
-    Node("channel", nodes.channel, _same("codes"), "notification"),
+    Node("channel", feasibility.channel_of, _same("codes"), "notification"),
     Node("unwanted", nodes.unwanted, _same("codes", "row_state", "folio", "params", "catalog"),
          "notification"),
     Node("lived", nodes.lived, _same("posts", "codes", "channel", "row_state", "params", "unwanted"),
@@ -126,12 +123,6 @@ NODES: tuple[Node, ...] = (
     Node("times", nodes.response_times, _same("grid", "posts", "opened", "codes", "state", "plan",
                                               "attention"), "notification", NodeFamily.TIMINGS),
 )
-
-
-def signature_inputs(node: Node) -> set[str]:
-    """The parameters of a node's function that its parents fill (all but ``rng`` and defaults)."""
-    parameters = inspect.signature(node.function).parameters.values()
-    return {p.name for p in parameters if p.name != "rng" and p.default is inspect.Parameter.empty}
 
 
 def node_arguments(node: Node, values: dict[str, Any]) -> dict[str, Any]:

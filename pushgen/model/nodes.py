@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model import engagement, feasibility, long_term, routine, simulated_user, timings
+from pushgen.model import engagement, long_term, routine, simulated_user, timings
 from pushgen.model.arrivals import Arrivals
 from pushgen.model.catalog import TRIGGERS, AppCatalog
 from pushgen.model.device import BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, Audio, Battery
@@ -20,13 +20,9 @@ from pushgen.model.portfolio import Portfolio
 from pushgen.model.priors import Priors
 from pushgen.model.regime import DayRegime
 from pushgen.model.routine import DayPlan
-from pushgen.model.sampling import segment_states
-from pushgen.model.timegrid import SLOT_SECONDS, SLOTS_PER_DAY, WEEK_BEFORE_SECONDS, TimeGrid
+from pushgen.model.sampling_kernel import state_runs
+from pushgen.model.timegrid import SLOTS_PER_DAY, WEEK_BEFORE_SECONDS, TimeGrid
 from pushgen.model.timings_kernel import seconds_to_wake
-
-
-def post_slots(posts: Arrivals) -> np.ndarray:
-    return posts.slot
 
 
 def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: np.ndarray) -> np.ndarray:
@@ -34,7 +30,7 @@ def trigger_on(posts: Arrivals, catalog: AppCatalog, state: np.ndarray, music: n
     lasts at its slot (``catalog.TRIGGERS``).
 
     Read in one pass (``nodes_kernel.trigger_lasts``)."""
-    return trigger_lasts(posts.app, post_slots(posts), catalog.trigger, state, music, TRIGGER_CODES,
+    return trigger_lasts(posts.app, posts.slot, catalog.trigger, state, music, TRIGGER_CODES,
                          TRIGGER_STATES)
 
 
@@ -50,7 +46,7 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
              activity: np.ndarray, noise: np.ndarray, proximity: np.ndarray, ringer: np.ndarray,
              power: Battery, sound: Audio) -> dict[str, np.ndarray]:
     """Deterministic: the 18 published features of each post, its context read at its slot."""
-    slot = post_slots(posts)
+    slot = posts.slot
     context = context_codes(slot, SLOTS_PER_DAY, place, activity, noise, proximity, ringer, power.percent,
                             BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, power.charging, sound.headphones,
                             sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour,
@@ -64,7 +60,7 @@ def mood(grid: TimeGrid, state: np.ndarray, priors: Priors, rng: np.random.Gener
          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Hidden availability (``engagement.mood``): per day and per stretch of the routine; also each
     slot's stretch."""
-    segment, _ = segment_states(state)
+    segment, _ = state_runs(state)
     day, shift = engagement.mood(grid.days, int(segment[-1]) + 1, priors.mood_day_sd, priors.mood_segment_sd,
                                  rng)
     return day, shift, segment
@@ -78,15 +74,9 @@ def row_state(grid: TimeGrid, posts: Arrivals, state: np.ndarray, mood: tuple, d
     The floats are as stored in ground_truth/ (float32), so that stored inputs give the same P(open).
     """
     day_level, shift, segment = mood
-    hour, days, asleep, level = row_states(posts.seconds, post_slots(posts), 86400 // SLOT_SECONDS, day_level,
+    hour, days, asleep, level = row_states(posts.seconds, posts.slot, SLOTS_PER_DAY, day_level,
                                            daily.attention, shift, segment, state, int(routine.State.SLEEP))
     return engagement.RowState(hour=hour, days=days, asleep=asleep, mood=level)
-
-
-def channel(codes: dict[str, np.ndarray]) -> np.ndarray:
-    """Deterministic: the channel that posts each notification, as the judge finds it from the
-    codes (``feasibility.channel_of``)."""
-    return feasibility.channel_of(codes)
 
 
 def unwanted(codes: dict[str, np.ndarray], row_state: engagement.RowState, folio: Portfolio,
@@ -129,7 +119,7 @@ def response_times(grid: TimeGrid, posts: Arrivals, opened: np.ndarray, codes: d
                    state: np.ndarray, plan: DayPlan, attention: timings.AttentionHabits,
                    rng: np.random.Generator) -> timings.Timings:
     """seenTime and decisionTime (``timings.timings``), with the time until the next wake-up."""
-    slot = post_slots(posts)
+    slot = posts.slot
     to_wake = seconds_to_wake(slot, posts.hour, posts.seconds, plan.wake, SLOTS_PER_DAY)
     return timings.timings(opened, codes["ringerMode"], codes["priority"], state[slot], to_wake, posts.hour,
                            attention, rng)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 
-@kernel
+@Kernel
 def trigger_lasts(app: np.ndarray, slot: np.ndarray, trigger_of_app: np.ndarray, state: np.ndarray,
                   music: np.ndarray, triggers: np.ndarray, states: np.ndarray) -> np.ndarray:
     """Per post: its app's trigger (``trigger_of_app``, -1 for none) is ``triggers`` = (music,

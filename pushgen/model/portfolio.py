@@ -27,13 +27,8 @@ class Portfolio:
     weekend_factor: float  # the user's overall intensity on days off
 
 
-def portfolio(
-    priors: Priors,
-    catalog: AppCatalog,
-    chrono: Chronotype,
-    device: DeviceHabits,
-    rng: np.random.Generator,
-) -> Portfolio:
+def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: DeviceHabits,
+              rng: np.random.Generator) -> Portfolio:
     """Parents: chronotype, device habits (phone vendor).
 
     has(app) ~ Bernoulli(adoption) for apps of no vendor or of the user's vendor, plus exactly
@@ -41,13 +36,11 @@ def portfolio(
     volume ~ volume_median x LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
     rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
-    vendor_ok = (catalog.vendor_of_app == device.vendor) | (
-        catalog.vendor_of_app == VENDORS.index("none")
-    )
+    vendor_free = VENDORS.index("none")
+    vendor_ok = (catalog.vendor_of_app == device.vendor) | (catalog.vendor_of_app == vendor_free)
     has = (rng.random(len(catalog.apps)) < catalog.adoption) & vendor_ok
     for members in catalog.one_per_phone.values():
         has[members] = False
-        vendor_free = VENDORS.index("none")
         own = members[(catalog.vendor_of_app[members] == device.vendor)
                       & (device.vendor != vendor_free)]
         generic = members[catalog.vendor_of_app[members] == vendor_free]

@@ -57,7 +57,7 @@ def _is_number(value: object) -> bool:
 
 def _check_shares(name: str, value: object, length: int) -> None:
     if not (isinstance(value, tuple) and len(value) == length
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
+            and all(_is_number(v) and v >= 0 for v in value)
             and math.isclose(sum(value), 1.0, abs_tol=1e-6)):
         raise PriorsError(f"priors.{name} must be {length} non-negative shares summing to 1; got {value!r}")
 
@@ -185,68 +185,57 @@ class Priors:
     pushgen.model.priors.PriorsError: priors.wake_hour_mean must be a number from 4 to 11; got 20.0
     """
 
-    # chronotype: wake-up hour on workdays ~ Normal, sleep length ~ Normal, weekend lie-in ~ Gamma
     wake_hour_mean: float = 7.0
     wake_hour_sd: float = 1.1
-    late_sleeper_share: float = 0.06  # night owls: up late, wake late
+    late_sleeper_share: float = 0.06
     late_wake_hour_mean: float = 9.2
-    night_shift_share: float = 0.02  # work evenings and nights, sleep by day
+    night_shift_share: float = 0.02
     night_shift_wake_hour_mean: float = 14.0
     sleep_hours_mean: float = 7.6
     sleep_hours_sd: float = 0.6
     weekend_delay_mean: float = 1.2
-    # schedule: occupation shares (office, shift, student, remote, not working)
     occupation_shares: tuple[float, ...] = (0.45, 0.15, 0.2, 0.1, 0.1)
-    # commute mode shares (car, transit, bicycle, walk) and one-way duration (median, minutes)
     commute_shares: tuple[float, ...] = (0.45, 0.3, 0.1, 0.15)
     commute_minutes_median: float = 28.0
-    # leisure: evening outings per week, exercise sessions per week (Poisson means)
     outings_per_week: float = 1.5
     exercise_per_week: float = 1.8
     vacation_weeks_per_year: float = 4.0
-    # daily regime (pushgen.model.regime): rare days with the phone off or on do-not-disturb
     phone_off_days_per_year: float = 2.0
     do_not_disturb_days_per_year: float = 4.0
-    # device habits
-    night_charge_share: float = 0.8  # mean P(charges overnight) across users
-    drain_percent_per_hour: float = 4.5  # median battery drain while awake
-    headphone_share: float = 0.5  # mean P(headphones on a commute or workout)
-    ringer_shares: tuple[float, ...] = (0.18, 0.64, 0.18)  # vibrate, normal, silent habit
-    ringer_concentration: float = 3.0  # Dirichlet concentration of users around the shares
-    night_quiet_share: float = 0.7  # mean P(silent or vibrate for the night)
-    # app portfolio and volume: a user's daily volume multiplies every app's rate
-    volume_median: float = 1.3  # median volume multiplier: what apps post, before users turn any off
-    volume_sd: float = 0.4  # sd of the log volume multiplier
-    app_rate_sd: float = 0.5  # sd of a user's log rate for one app around the app's rate
-    chattiness_mean: float = 1.6  # mean follow-up messages per messaging conversation
-    dominant_app_share: float = 0.4  # mean share of the routine rate taken by the main app
-    # kind of the main app: messaging, email, social, productivity
+    night_charge_share: float = 0.8
+    drain_percent_per_hour: float = 4.5
+    headphone_share: float = 0.5
+    ringer_shares: tuple[float, ...] = (0.18, 0.64, 0.18)
+    ringer_concentration: float = 3.0
+    night_quiet_share: float = 0.7
+    volume_median: float = 1.3
+    volume_sd: float = 0.4
+    app_rate_sd: float = 0.5
+    chattiness_mean: float = 1.6
+    dominant_app_share: float = 0.4
     dominant_kind_shares: tuple[float, ...] = (0.7, 0.14, 0.1, 0.06)
-    # subject interests: log-interest of a user in a subject ~ Normal(0, sd)
     interest_sd: float = 1.0
-    # engagement traits
     open_intercept_mean: float = -0.9
     open_intercept_sd: float = 3.0
     app_affinity_sd: float = 0.45
     category_affinity_sd: float = 0.3
-    interest_effect: float = 0.35  # open log-odds per unit of log-interest
+    interest_effect: float = 0.35
     context_sensitivity_sd: float = 0.35
-    interaction_sd: float = 1.7  # sd of a user's content x situation effects around the population's
-    habituation_app_mean: float = 0.1  # open log-odds lost per unit of sqrt(exposure) to the app
-    habituation_subject_mean: float = 0.1  # ... to the subject
-    habituation_channel_mean: float = 0.1  # ... to the channel
-    fatigue_weight_mean: float = 0.35  # open log-odds lost per unit of fatigue
-    fatigue_tau_minutes: float = 30.0  # fatigue decays with this time constant
-    novelty_mean: float = 0.35  # early-weeks boost of the open log-odds ...
-    novelty_days: float = 30.0  # ... which decays with this time constant
-    mood_day_sd: float = 0.9  # mean sd of a user's day-to-day availability (log-odds)
-    mood_segment_sd: float = 0.85  # sd of the shift per stretch of the routine
-    asleep_penalty_mean: float = -0.9  # notifications that arrive in the night
-    seen_seconds_median: float = 90.0  # seconds until seen, before ringer/routine/priority factors
-    delayed_open_share: float = 0.25  # mean share of opens decided long after being seen ...
-    delayed_open_minutes: float = 35.0  # ... with this median delay
-    # long-term value (pushgen.model.long_term): tolerance, annoyance and its hazards
-    tolerance_band_shares: tuple[float, ...] = (0.10, 0.37, 0.33, 0.20)  # 1, 2-5, 6-10, more a week
+    interaction_sd: float = 1.7
+    habituation_app_mean: float = 0.1
+    habituation_subject_mean: float = 0.1
+    habituation_channel_mean: float = 0.1
+    fatigue_weight_mean: float = 0.35
+    fatigue_tau_minutes: float = 30.0
+    novelty_mean: float = 0.35
+    novelty_days: float = 30.0
+    mood_day_sd: float = 0.9
+    mood_segment_sd: float = 0.85
+    asleep_penalty_mean: float = -0.9
+    seen_seconds_median: float = 90.0
+    delayed_open_share: float = 0.25
+    delayed_open_minutes: float = 35.0
+    tolerance_band_shares: tuple[float, ...] = (0.10, 0.37, 0.33, 0.20)
     unwanted_scale: float = 1.0
     goodwill_per_open: float = 1.0
     annoyance_tau_days: float = 7.0

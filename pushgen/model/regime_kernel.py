@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 
-@kernel
+@Kernel
 def markov_chain(first: np.ndarray, cumulative: np.ndarray, u: np.ndarray) -> np.ndarray:
     """States of a chain driven by uniforms ``u``: state[0] from the cumulative distribution
     ``first``, state[d] from row state[d - 1] of the cumulative transition matrix (the first

@@ -54,15 +54,8 @@ class DayPlan:
     trip_start: np.ndarray  # NaN: no airport that day
 
 
-def day_plan(
-    grid: TimeGrid,
-    chrono: Chronotype,
-    sched: Schedule,
-    places: Places,
-    life: Lifestyle,
-    away: np.ndarray,
-    rng: np.random.Generator,
-) -> DayPlan:
+def day_plan(grid: TimeGrid, chrono: Chronotype, sched: Schedule, places: Places, life: Lifestyle,
+             away: np.ndarray, rng: np.random.Generator) -> DayPlan:
     """Parents: chronotype, schedule, places, lifestyle, weekday, the daily regime (days away).
     Jitters ~ Normal; events ~ Bernoulli."""
     days = grid.days

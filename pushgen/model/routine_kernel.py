@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 # routine.State codes, in the order a slot's plan items take precedence
 SLEEP, HOME, COMMUTE, WORK, ERRAND, LEISURE, EXERCISE, TRAVEL = range(8)
 ERRAND_HOURS, WORKOUT_HOURS, TRIP_HOURS = 0.5, 0.75, 3.0
 
 
-@kernel
+@Kernel
 def slot_states(slots_per_day: int, slot_hours: float, commute_hours: float, wake: np.ndarray,
                 bedtime: np.ndarray, workday: np.ndarray, leave: np.ndarray, work_end: np.ndarray,
                 home_again: np.ndarray, errand_start: np.ndarray, outing_start: np.ndarray,
@@ -51,7 +51,7 @@ def slot_states(slots_per_day: int, slot_hours: float, commute_hours: float, wak
     return state
 
 
-@kernel
+@Kernel
 def slot_places(state: np.ndarray, slots_per_day: int, slot_hours: float, outing_end: np.ndarray,
                 errand_place: np.ndarray, outing_place: np.ndarray, home: int, work: int,
                 airport: int) -> np.ndarray:

@@ -8,7 +8,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from pushgen.model.sampling_kernel import categorical_codes, state_runs
+from pushgen.model.sampling_kernel import categorical_codes
 
 
 def categorical(p: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -41,8 +41,3 @@ def categorical_rows(cdf: np.ndarray, rows: np.ndarray, rng: np.random.Generator
     if rows.dtype.kind not in "iu":
         rows = rows.astype(np.int64)
     return categorical_codes(np.asarray(cdf, dtype=np.float64), rng.random(len(rows)), rows)
-
-
-def segment_states(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of equal state: each slot's run index, and each run's state (``sampling_kernel.state_runs``)."""
-    return state_runs(state)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 LINEAR_WIDTH = 16  # up to this many values a row, counting beats a guide table
 GUIDE_BUCKETS = 2  # guide buckets per value of a wide row
 
 
-@kernel
+@Kernel
 def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Code of each draw: ``np.searchsorted(stacked, uniforms + rows, side="right") - rows * width``,
     capped at ``width - 1``, where ``stacked`` holds the normalised cumulative rows
@@ -75,7 +75,7 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
     return codes
 
 
-@kernel
+@Kernel
 def state_runs(state: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each element's run index (a run: consecutive equal values, at least one element) and each run's
     value."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 POOL_SIZE = 4
 MASK32 = np.uint64(0xFFFFFFFF)
@@ -15,7 +15,7 @@ MIX_MULT_L, MIX_MULT_R = np.uint64(0xCA01F9DD), np.uint64(0x4973F715)
 XSHIFT = np.uint64(16)
 
 
-@kernel
+@Kernel
 def sequence_states(entropies: np.ndarray, n_words64: int) -> np.ndarray:
     """(sequences, n_words64): ``SeedSequence.generate_state(n_words64, np.uint64)`` of each
     sequence whose assembled entropy is a row of ``entropies`` (uint64 holding 32-bit words: the run

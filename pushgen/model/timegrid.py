@@ -32,15 +32,6 @@ class TimeGrid:
         return ((self.start.weekday() + np.arange(self.days)) % 7).astype(np.int8)
 
     @cached_property
-    def day_of_slot(self) -> np.ndarray:
-        return np.repeat(np.arange(self.days, dtype=np.int32), SLOTS_PER_DAY)
-
-    @cached_property
-    def hour_of_slot(self) -> np.ndarray:
-        """Hour of the day at each slot's start, as a float in [0, 24)."""
-        return np.tile(np.arange(SLOTS_PER_DAY) * SLOT_HOURS, self.days)
-
-    @cached_property
     def start_seconds(self) -> int:
         """Seconds from the Unix epoch to the grid's first midnight (wall clock, no zone)."""
         return int(np.datetime64(self.start, "s").astype(np.int64))

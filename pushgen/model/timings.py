@@ -71,21 +71,10 @@ class Timings:
     seen: np.ndarray
     decision: np.ndarray
 
-    @property
-    def response(self) -> np.ndarray:
-        return self.seen + self.decision
 
-
-def timings(
-    opened: np.ndarray,
-    ringer: np.ndarray,
-    priority: np.ndarray,
-    state: np.ndarray,
-    seconds_to_wake: np.ndarray,
-    hour: np.ndarray,
-    habits: AttentionHabits,
-    rng: np.random.Generator,
-) -> Timings:
+def timings(opened: np.ndarray, ringer: np.ndarray, priority: np.ndarray, state: np.ndarray,
+            seconds_to_wake: np.ndarray, hour: np.ndarray, habits: AttentionHabits,
+            rng: np.random.Generator) -> Timings:
     """Parents: action, ringer mode, priority, routine state, clock hour, time until wake-up,
     attention habits."""
     n = len(opened)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 
 
-@kernel
+@Kernel
 def branch_exponents(asleep: np.ndarray, opened: np.ndarray, later: np.ndarray, z_seen: np.ndarray,
                      z_decision: np.ndarray, swipe_share: float, delayed_share: float, delayed_seconds: float
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -30,7 +30,7 @@ def branch_exponents(asleep: np.ndarray, opened: np.ndarray, later: np.ndarray, 
     return seen_exponent, decision_exponent, decision_median
 
 
-@kernel
+@Kernel
 def seen_seconds(asleep: np.ndarray, seconds_to_wake: np.ndarray, seen_median: float,
                  ringer_factor: np.ndarray, ringer: np.ndarray, priority_factor: np.ndarray,
                  priority: np.ndarray, state_factor: np.ndarray, state: np.ndarray, evening: np.ndarray,
@@ -47,7 +47,7 @@ def seen_seconds(asleep: np.ndarray, seconds_to_wake: np.ndarray, seen_median: f
     return seen
 
 
-@kernel
+@Kernel
 def seconds_to_wake(slot: np.ndarray, hour: np.ndarray, seconds: np.ndarray, wake: np.ndarray,
                     slots_per_day: int) -> np.ndarray:
     """Seconds from each post until the next wake-up (``wake``: each day's hour; the last day's
@@ -62,7 +62,7 @@ def seconds_to_wake(slot: np.ndarray, hour: np.ndarray, seconds: np.ndarray, wak
     return out
 
 
-@kernel
+@Kernel
 def evening_exponents(hour: np.ndarray, peak_hour: float, width_hours: float) -> np.ndarray:
     """-((distance / width_hours)^2) / 2 of each hour's circular distance to ``peak_hour``
     (the shorter way round the clock)."""

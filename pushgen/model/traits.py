@@ -67,15 +67,8 @@ POPULATION_EFFECTS = {name: _population(name, effects)
                       for table in (NOTIFICATION_EFFECTS, CONTEXT_EFFECTS) for name, effects in table.items()}
 
 
-def engagement_traits(
-    user_id: int,
-    priors: Priors,
-    catalog: AppCatalog,
-    log_interest: np.ndarray,
-    apps: np.ndarray,
-    tolerance: float,
-    rng: np.random.Generator,
-) -> EngagementParameters:
+def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_interest: np.ndarray,
+                      apps: np.ndarray, tolerance: float, rng: np.random.Generator) -> EngagementParameters:
     """Parents: subject interests, the apps the user has (portfolio), the tolerance (long term).
 
     Weights: population effect (x context sensitivity ~ LogNormal(0, sd) for context

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model import engagement, exposure, graph, nodes, timings
+from pushgen.model import engagement, exposure, graph, timings
 from pushgen.model.catalog import VENDORS, app_catalog
 from pushgen.model.priors import Priors
 from pushgen.model.timegrid import TimeGrid
@@ -61,7 +61,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
         opened=v["opened"][kept],
         timings=timings.Timings(seen=times.seen[kept], decision=times.decision[kept]),
         state=v["row_state"].take(kept), exposure=lived.exposure.take(kept), draw=v["draw"][kept],
-        p_open=lived.p_open[kept], routine_state=v["state"][nodes.post_slots(posts)][kept],
+        p_open=lived.p_open[kept], routine_state=v["state"][posts.slot][kept],
         parameters=v["params"], summary=summary, annoyance=lived.annoyance[kept],
         turned_off=lived.fate[kept],
     )

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen.model.engagement import (
-    NOTIFICATION_FEATURES,
     EngagementParameters,
     NotificationTerms,
     RowState,
@@ -19,7 +18,7 @@ from pushgen.model.engagement_kernel import PRIORITY, UPDATES
 from pushgen.model.exposure import (
     EXPOSURE_FIELDS,
     HABITUATION_KEYS,
-    HABITUATION_TAU_DAYS,
+    HABITUATION_TAUS,
     Exposure,
     interruption,
     key_sizes,
@@ -34,7 +33,7 @@ from pushgen.model.simulated_user.formula import (
     open_probability,
     p_open,
 )
-from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
+from pushgen.schemas import NOTIFICATION_FEATURES
 
 SUBJECT = NOTIFICATION_FEATURES.index("subject")
 
@@ -135,7 +134,7 @@ def sequence_p_open(parameters: EngagementParameters, parameter_rows: np.ndarray
     exposure = {"fatigue": keyed_exposure(t, user, parameters.fatigue_tau_seconds, interrupts)}
     for key in HABITUATION_KEYS:
         combined = user * (int(keys[key].max(initial=0)) + 2) + (keys[key] + 1)
-        exposure[key] = keyed_exposure(t, combined, HABITUATION_TAU_DAYS[key] * 86400.0, weights)
+        exposure[key] = keyed_exposure(t, combined, HABITUATION_TAUS[key], weights)
     taus = {"fatigue": parameters.fatigue_tau_seconds, **HABITUATION_TAUS}
     index = {"fatigue": np.zeros(len(t), dtype=np.int64), **{k: np.maximum(keys[k], 0)
                                                               for k in HABITUATION_KEYS}}
@@ -163,5 +162,5 @@ def received_exposure(age: np.ndarray, codes: dict[str, np.ndarray], channel: np
     amount = {"fatigue": interruption(codes["priority"], codes["numberOfUpdates"])
               * np.exp(-age / fatigue_tau_seconds)}
     for key in HABITUATION_KEYS:
-        amount[key] = np.exp(-age / (HABITUATION_TAU_DAYS[key] * 86400.0))
+        amount[key] = np.exp(-age / HABITUATION_TAUS[key])
     return {key: (index[key], amount[key]) for key in EXPOSURE_FIELDS}

@@ -11,10 +11,7 @@ import numpy as np
 
 from pushgen.model.catalog import app_catalog
 from pushgen.model.engagement import (
-    CONTEXT_FEATURES,
-    FEATURES,
     HABITUATION_SCALARS,
-    NOTIFICATION_FEATURES,
     ROW_FIELDS,
     EngagementParameters,
     NotificationTerms,
@@ -30,6 +27,7 @@ from pushgen.model.exposure import EXPOSURE_FIELDS, HABITUATION_KEYS, Exposure
 from pushgen.model.feasibility import channel_of
 from pushgen.model.logistic import expit
 from pushgen.model.situations import clock_curves, indicator_tables, priority_effects, updates_effects
+from pushgen.schemas import CONTEXT_FEATURES, FEATURES, NOTIFICATION_FEATURES
 
 
 def penalty_weights(parameters: EngagementParameters, parameter_row: int) -> dict[str, float]:

@@ -7,15 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pushgen import schemas
 from pushgen.model.catalog import app_catalog
-from pushgen.model.compiled import kernel
+from pushgen.model.compiled import Kernel
 from pushgen.model.engagement import EngagementParameters, RowState
-from pushgen.model.exposure import HABITUATION_KEYS, Exposure, interruption
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAUS, Exposure, interruption, key_sizes
 from pushgen.model.long_term import REPEAT_WEIGHT, abandonable
 from pushgen.model.simulated_user.formula import open_logit, p_open, penalty_weights
 from pushgen.model.simulated_user.long_term import DAY_SECONDS
-from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
 
 
 @dataclass(frozen=True)
@@ -45,7 +43,7 @@ class Lived:
         return self.fate >= 0
 
 
-@kernel
+@Kernel
 def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subject: np.ndarray,
                  channel: np.ndarray, interrupts: np.ndarray, penalty: np.ndarray, taus: np.ndarray,
                  key_sizes: np.ndarray, weight: np.ndarray, context: np.ndarray, abandonable: np.ndarray,
@@ -128,7 +126,7 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
     weights = penalty_weights(parameters, 0)
     constants = parameters.long_term
     catalog = app_catalog()
-    sizes = np.array([len(catalog.apps), len(schemas.values("subject")), len(catalog.channels.group)])
+    sizes = np.array(list(key_sizes(len(catalog.channels.group)).values()))
     fate, exposure, logits, annoyance = lived_kernel(
         static, np.asarray(seconds, dtype=np.float64), *(np.asarray(codes[k], dtype=np.int64)
                                                          for k in ("postingApp", "subject")),

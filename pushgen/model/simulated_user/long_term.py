@@ -19,7 +19,6 @@ from pushgen.model.long_term import REPEAT_WEIGHT, LongTermConstants
 
 NOT_DELIVERED, DELIVERED, APP_OFF, CHANNEL_OFF, ABANDONED = -1, 0, 1, 2, 3  # a post's fate
 DAY_SECONDS = 86400.0
-WEEK_DAYS = 7.0
 
 
 def unwanted_amount(p: float, weight: float, context: float, subject_exposure: float,

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pushgen.model.engagement import EngagementParameters, RowTerms
-from pushgen.model.exposure import HABITUATION_KEYS, keyed_exposure
+from pushgen.model.exposure import HABITUATION_KEYS, HABITUATION_TAUS, keyed_exposure
 from pushgen.model.simulated_user.formula import p_open, penalty_weights
-from pushgen.model.simulated_user.scalar import HABITUATION_TAUS
 
 if TYPE_CHECKING:
     import scipy.sparse as sp

@@ -7,13 +7,11 @@ import math
 import numpy as np
 
 from pushgen.model.engagement import HABITUATION_SCALARS, EngagementParameters, RowTerms, notification_terms
-from pushgen.model.exposure import EXPOSURE_FIELDS, HABITUATION_KEYS, HABITUATION_TAU_DAYS
+from pushgen.model.exposure import EXPOSURE_FIELDS, HABITUATION_KEYS, HABITUATION_TAUS
 from pushgen.model.simulated_user.formula import combine, sigmoid
 
 Keys = tuple[int, int, int]  # (app, subject, channel) codes of a notification
 Snapshot = tuple[float, float, tuple[list[float], ...], tuple[list[float], ...]]
-
-HABITUATION_TAUS = {k: HABITUATION_TAU_DAYS[k] * 86400.0 for k in HABITUATION_KEYS}  # seconds
 
 
 def static_logit(parameters: EngagementParameters, parameter_rows: np.ndarray, row: RowTerms,
