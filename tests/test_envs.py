@@ -342,6 +342,8 @@ def test_a_split_without_cold_start_users_replays_task_1(tmp_path):
     ({"priority": 1.5}, r"action priority: 1\.5 is not a whole-number code"),
     ({"priority": "1"}, r"action priority: '1' is not a whole-number code"),
     ({"ongoing": True}, r"action ongoing: True is not a whole-number code"),
+    ({"ongoing": np.True_}, r"action ongoing: np\.True_ is not a whole-number code"),
+    ({"priority": np.uint8(200)}, r"action priority: code 200 is outside 0\.\.\d+"),
     ({"extra": 0}, "an action is a dict of codes, one per notification feature"),
 ])
 def test_generation_actions_must_be_whole_codes_of_exactly_the_features(change, message):

@@ -35,6 +35,8 @@ from pushgen.envs.spaces import (
 from pushgen.replay.rewards import REWARDS, check_mode
 from pushgen.replay.run_digest import split_fingerprint
 
+FEATURE_NAMES = frozenset(NOTIFICATION_FEATURES)
+
 
 class NotificationGenerationEnv(ReplayEnv):
     """Task 2 (online) and task 1's test contexts: generate one notification per context.
@@ -247,7 +249,7 @@ class NotificationGenerationEnv(ReplayEnv):
     def _codes(self, action: Any) -> tuple[int, ...]:
         if self.flat_actions:
             return tuple(int(c[0]) for c in flat_to_codes(action).values())
-        if not isinstance(action, Mapping) or set(action) != set(NOTIFICATION_FEATURES):
+        if not isinstance(action, Mapping) or action.keys() != FEATURE_NAMES:
             raise ValueError("an action is a dict of codes, one per notification feature: "
                              f"{', '.join(NOTIFICATION_FEATURES)}; got {action!r}")
         codes = []

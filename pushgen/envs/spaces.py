@@ -96,9 +96,14 @@ def engagement_action_space() -> spaces.Discrete:
     return spaces.Discrete(len(ACTION_VALUES))
 
 
+INTEGER_TYPES = frozenset({int, *(np.dtype(code).type for code in np.typecodes["AllInteger"])})
+
+
 def whole_code(value: Any) -> int | None:
     """``value`` as a code if it is a whole number (a Python or numpy integer, or a one-element
     integer array), else None: 1.5, "1" and True are not codes."""
+    if type(value) in INTEGER_TYPES:  # what action spaces sample: no further checks
+        return int(value)
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.reshape(()).item() if np.issubdtype(value.dtype, np.integer) else None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
