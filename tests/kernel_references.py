@@ -434,3 +434,19 @@ def chosen_updates(channel: np.ndarray, other: np.ndarray, usual_updates: np.nda
     """A mask of the usual levels, then one choice."""
     keep_usual = ~has_others[channel] | (keep_draws < usual_share)
     return np.where(keep_usual, usual_updates[channel], other).astype(np.int16)
+
+
+def weighted_cumulative(weight: np.ndarray, rows: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The products as a whole array, then NumPy's running sum along each row."""
+    return np.cumsum(weight[rows] * scale[None, :], axis=1)
+
+
+def received_exposures(value: np.ndarray, time: np.ndarray, cells: np.ndarray, t: np.ndarray, tau: np.ndarray,
+                       interrupts: np.ndarray, reaches: np.ndarray, with_channel: np.ndarray) -> np.ndarray:
+    """Every cell read as a whole array, then the reached notifications' cells written at once."""
+    out = value[cells] * np.exp(-(t[:, None] - time[cells]) / tau)
+    added = out + np.where(np.arange(4) == 0, interrupts[:, None], 1.0)
+    written = reaches[:, None] & ((np.arange(4) < 3) | with_channel[:, None])
+    value[cells[written]] = added[written]
+    time[cells[written]] = np.broadcast_to(t[:, None], cells.shape)[written]
+    return out

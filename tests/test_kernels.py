@@ -51,7 +51,8 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            nodes_kernel.trigger_lasts,
            exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents,
            arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums, content_kernel.count_updates,
-           content_kernel.chosen_updates)
+           content_kernel.chosen_updates, content_kernel.weighted_cumulative,
+           exposure_kernel.received_exposures)
 
 
 def test_every_kernel_keeps_its_python_source_for_readers():
@@ -629,3 +630,35 @@ def test_a_worker_starts_numba_without_importing_scipy_linalg(tmp_path):
 def test_numba_looks_for_a_blas_in_other_processes(tmp_path, before):
     state = _run_then_blas_state(tmp_path, before + "pushgen.generate(users=1, days=2)\n")
     assert state == ["True", "True", "<module", "importable"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), rows=st.integers(0, 20), columns=st.integers(1, 12))
+def test_weighted_cumulative_sums_as_numpy_cumsum(data, rows, columns):
+    weight = data.draw(hnp.arrays(np.float64, (5, columns), elements=st.floats(0, 10)))
+    chosen = data.draw(hnp.arrays(np.int64, rows, elements=st.integers(0, 4)))
+    scale = data.draw(hnp.arrays(np.float64, columns, elements=st.floats(0, 1e3)))
+    assert_same_bits(content_kernel.weighted_cumulative(weight, chosen, scale),
+                     reference.weighted_cumulative(weight, chosen, scale))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), users=st.integers(1, 6))
+def test_received_exposures_read_every_cell_then_write_the_reached_ones(data, users):
+    n = data.draw(st.integers(0, users))
+    width = 9  # fatigue at 0, then app, subject and channel keys
+    value = data.draw(hnp.arrays(np.float64, users * width, elements=st.floats(0, 20)))
+    time = data.draw(hnp.arrays(np.float64, users * width, elements=st.floats(0, 1e5)))
+    who = np.asarray(data.draw(st.permutations(range(users))), dtype=np.int64)[:n]  # one notification a user
+    keys = data.draw(hnp.arrays(np.int64, (n, 3), elements=st.integers(0, 1)))
+    cells = who[:, None] * width + np.column_stack([np.zeros(n, dtype=np.int64), keys + np.array([1, 3, 5])])
+    t = time.max(initial=0.0) + data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1e5)))
+    tau = np.array([1800.0, 86400.0, 86400.0, 3 * 86400.0])
+    flags = [data.draw(hnp.arrays(np.bool_, n)) for _ in range(2)]
+    interrupts = data.draw(hnp.arrays(np.float64, n, elements=st.floats(0, 1)))
+    got_value, got_time = value.copy(), time.copy()
+    got = exposure_kernel.received_exposures(got_value, got_time, cells, t, tau, interrupts, *flags)
+    expected = reference.received_exposures(value, time, cells, t, tau, interrupts, *flags)
+    np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0)  # exp: the kernel's against NumPy's
+    np.testing.assert_allclose(got_value, value, rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(got_time, time)

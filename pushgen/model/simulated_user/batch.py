@@ -14,7 +14,6 @@ from pushgen.model.engagement import (
     notification_matrix,
     possible_for,
 )
-from pushgen.model.engagement_kernel import PRIORITY, UPDATES
 from pushgen.model.exposure import (
     EXPOSURE_FIELDS,
     HABITUATION_KEYS,
@@ -33,9 +32,6 @@ from pushgen.model.simulated_user.formula import (
     open_probability,
     p_open,
 )
-from pushgen.schemas import NOTIFICATION_FEATURES
-
-SUBJECT = NOTIFICATION_FEATURES.index("subject")
 
 
 class SimulatedUsers:
@@ -109,11 +105,11 @@ class SimulatedUsers:
         """P(open) of notifications ``codes`` for users ``users`` (parameter rows ``parameter_rows``)
         in rows ``row`` at times ``t``; the possible ones then reach them."""
         assert self.parameters is not None, "SimulatedUsers needs parameters to score"
-        matrix = notification_matrix(codes)
+        matrix = notification_matrix(codes)  # checked codes, as the kernel takes them
         channel = channel_of(codes)
-        possible = possible_for(self.parameters, parameter_rows, matrix[:, 0], channel)
-        interrupts = interruption(matrix[:, PRIORITY], matrix[:, UPDATES])
-        cells = self._cells(users, matrix[:, 0], matrix[:, SUBJECT], channel)
+        possible = possible_for(self.parameters, parameter_rows, codes["postingApp"], channel)
+        interrupts = interruption(codes["priority"], codes["numberOfUpdates"])
+        cells = self._cells(users, codes["postingApp"], codes["subject"], channel)
         current = self._receive(cells, t, interrupts, possible, possible)
         return p_open(notification_logit(self.parameters, parameter_rows, row, matrix, channel, possible,
                                          current))
