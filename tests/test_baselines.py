@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import importlib
+
 import gymnasium as gym
 import numpy as np
 import pandas as pd
@@ -87,6 +89,22 @@ def test_only_the_bound_is_marked_as_an_upper_bound():
     assert BASELINES["oracle"].reads_truth and not BASELINES["oracle"].upper_bound
     with pytest.raises(ValueError, match="needs exactly one of make and bound"):
         type(BASELINES["oracle"])("x", "x")
+
+
+def test_every_registry_holds_the_one_baseline_row_type():
+    from pushgen.baselines import Baseline
+    from pushgen.baselines.long_horizon import HORIZON_BASELINES
+    from pushgen.baselines.selection import SELECTION_BASELINES, fresh_bound
+
+    for registry in (BASELINES, SELECTION_BASELINES, HORIZON_BASELINES):
+        assert all(type(row) is Baseline and row.name == name for name, row in registry.items())
+    assert [n for n, b in SELECTION_BASELINES.items() if b.upper_bound] == ["upper-bound"]
+    assert SELECTION_BASELINES["upper-bound"].bound is fresh_bound
+    assert all(b.make is not None for b in HORIZON_BASELINES.values())
+    for module, old in (("selection", "SelectionBaseline"), ("long_horizon", "HorizonBaseline")):
+        with pytest.raises(AttributeError, match=rf"^pushgen\.baselines\.{module}\.{old} is now "
+                                                 r"pushgen\.baselines\.Baseline$"):
+            getattr(importlib.import_module(f"pushgen.baselines.{module}"), old)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pushgen.baselines.agent import PolicyAgent
     from pushgen.baselines.bandit import ThompsonPolicy
-    from pushgen.baselines.base import Policy, Setting, Truth
+    from pushgen.baselines.base import Baseline, Bound, Policy, Setting, Truth
     from pushgen.baselines.fixed import (
         AppsAwareReferencePolicy,
         BestFixedFromHistoryPolicy,
@@ -39,14 +39,14 @@ if TYPE_CHECKING:
         myopic_oracle,
         upper_bound,
     )
-    from pushgen.baselines.registry import BASELINES, Baseline, Bound, Factory
+    from pushgen.baselines.registry import BASELINES, Factory
     from pushgen.baselines.rotation import RotationPolicy
     from pushgen.baselines.uniform import RandomPolicy
 
 # the public names load their modules when first used: the environments import
 # ``pushgen.baselines.possible`` without the models and their scipy
 _LAZY = {
-    "BASELINES": "registry", "Baseline": "registry", "Bound": "registry", "Factory": "registry",
+    "BASELINES": "registry", "Baseline": "base", "Bound": "base", "Factory": "registry",
     "AppsAwareReferencePolicy": "fixed", "BestFixedFromHistoryPolicy": "fixed",
     "BestFixedOverallPolicy": "fixed", "BestFixedPerUserPolicy": "oracle",
     "ContextFrequencyPolicy": "frequency", "LearnedPolicy": "learned", "OraclePolicy": "oracle",

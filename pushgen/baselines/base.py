@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 import pandas as pd
@@ -36,6 +36,8 @@ Codes = dict[str, np.ndarray]
 T = TypeVar("T")
 Observation = TypeVar("Observation", contravariant=True)
 Action = TypeVar("Action")
+SettingT = TypeVar("SettingT", contravariant=True)
+PolicyT = TypeVar("PolicyT", covariant=True)
 
 
 @runtime_checkable
@@ -121,6 +123,9 @@ class Truth:
         return self.parameters.has_app[self.parameter_row]
 
 
+Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
+
+
 @dataclass(frozen=True)
 class Setting:
     """What a policy is told about its episode.
@@ -167,6 +172,61 @@ class Setting:
             raise ValueError(f"{reader} reads the simulated user: make its setting with the truth "
                              "(run it as a baseline with reads_truth=True)")
         return self.truth
+
+
+@dataclass(frozen=True)
+class Baseline(Generic[SettingT, PolicyT]):
+    """A leaderboard row: a policy (``make``) or a bound computed from the true model (``bound``).
+
+    The rows of tasks 1 and 2 (``pushgen.baselines.BASELINES``), of the selection task
+    (``SELECTION_BASELINES``) and of the long-horizon task (``HORIZON_BASELINES``).
+
+    Attributes
+    ----------
+    name, label : str
+        The row's short name and its description.
+    make : callable, optional
+        Makes the policy from the task's setting.
+    bound : callable, optional
+        Computes a bound from the simulated user (exactly one of ``make`` and ``bound``).
+    tasks : tuple of int, default (1, 2)
+        The tasks whose test users it runs on.
+    reads_truth : bool, default False
+        Told the simulated user: a yardstick, not a model.
+    upper_bound : bool, default False
+        Proven: no policy scores above it.
+
+    Raises
+    ------
+    ValueError
+        When it has both or neither of ``make`` and ``bound``, or a bound does not read the truth.
+
+    Examples
+    --------
+    >>> from pushgen.baselines import BASELINES
+    >>> oracle = BASELINES["oracle"]
+    >>> oracle.reads_truth, oracle.upper_bound
+    (True, False)
+    """
+
+    name: str
+    label: str
+    make: Callable[[SettingT], PolicyT] | None = None
+    bound: Callable[[Any], Any] | None = None
+    tasks: tuple[int, ...] = (1, 2)
+    reads_truth: bool = False
+    upper_bound: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.make is None) == (self.bound is None):
+            raise ValueError(f"baseline {self.name!r} needs exactly one of make and bound")
+        if self.bound is not None and not self.reads_truth:
+            raise ValueError(f"baseline {self.name!r}: a bound reads the true model")
+
+
+def named_rows(*rows: Baseline[SettingT, PolicyT]) -> dict[str, Baseline[SettingT, PolicyT]]:
+    """A registry: each row under its name, in the order given."""
+    return {row.name: row for row in rows}
 
 
 def fitted(history: pd.DataFrame, setting: Setting, key: str, fit: Callable[[pd.DataFrame], T]) -> T:

@@ -26,16 +26,16 @@ simulated user's public what-if (``candidate_probabilities``: the true P(open) n
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from pushgen.baselines.base import NoHistory, StaticPolicy
+from pushgen.baselines.base import Baseline, NoHistory, StaticPolicy, named_rows
 from pushgen.baselines.selection import fresh_rewards
 from pushgen.baselines.selection_online import LinUCB
 from pushgen.envs.long_horizon import LongHorizonEnv
+from pushgen.model.renamed import moved
 
 
 @dataclass
@@ -189,26 +189,19 @@ def horizon_bound(env: LongHorizonEnv) -> float:
     return float(fresh_rewards(env, env.terms.slates.static, env.send_cost).sum())
 
 
-@dataclass(frozen=True)
-class HorizonBaseline:
-    name: str
-    label: str
-    make: Callable[[HorizonSetting], Any]
-    reads_truth: bool = False
-
-
-HORIZON_BASELINES: dict[str, HorizonBaseline] = {b.name: b for b in (
-    HorizonBaseline("hold", "never send", Never),
-    HorizonBaseline("slot-0", "always send slot 0", FirstSlot),
-    HorizonBaseline("random", "uniform random candidate", RandomSlot),
-    HorizonBaseline("history-cap", "best observed open rate, capped a day", HistoryCap),
-    HorizonBaseline("linucb", "LinUCB, online, with a tuned least upper bound", CappedLinUCB),
-    HorizonBaseline("greedy", "myopic greedy true model", Threshold, reads_truth=True),
-    HorizonBaseline("threshold", "threshold on the true P(open), tuned", Threshold, reads_truth=True),
-    HorizonBaseline("daily-cap", "daily cap with a threshold, tuned", Threshold, reads_truth=True),
-    HorizonBaseline("planner", "state-aware: threshold and annoyance below rho x tolerance", Threshold,
+HORIZON_BASELINES: dict[str, Baseline[HorizonSetting, Any]] = named_rows(
+    Baseline("hold", "never send", Never),
+    Baseline("slot-0", "always send slot 0", FirstSlot),
+    Baseline("random", "uniform random candidate", RandomSlot),
+    Baseline("history-cap", "best observed open rate, capped a day", HistoryCap),
+    Baseline("linucb", "LinUCB, online, with a tuned least upper bound", CappedLinUCB),
+    Baseline("greedy", "myopic greedy true model", Threshold, reads_truth=True),
+    Baseline("threshold", "threshold on the true P(open), tuned", Threshold, reads_truth=True),
+    Baseline("daily-cap", "daily cap with a threshold, tuned", Threshold, reads_truth=True),
+    Baseline("planner", "state-aware: threshold and annoyance below rho x tolerance", Threshold,
                     reads_truth=True),
-)}
+)
 
-__all__ = ["HORIZON_BASELINES", "CappedLinUCB", "HistoryCap", "HorizonBaseline", "HorizonSetting",
+__all__ = ["HORIZON_BASELINES", "CappedLinUCB", "HistoryCap", "HorizonSetting",
            "Threshold", "allowed_first", "allowed_slots", "horizon_bound"]
+__getattr__ = moved("pushgen.baselines.long_horizon", {"HorizonBaseline": "pushgen.baselines.Baseline"})

@@ -4,72 +4,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-
-import numpy as np
 
 import pushgen.baselines.fixed as fixed
 import pushgen.baselines.oracle as oracle
 from pushgen.baselines.bandit import ThompsonPolicy
-from pushgen.baselines.base import Policy, Setting, Truth
+from pushgen.baselines.base import Baseline, Policy, Setting, named_rows
 from pushgen.baselines.frequency import ContextFrequencyPolicy
 from pushgen.baselines.learned import LearnedPolicy
 from pushgen.baselines.rotation import RateRotationPolicy, RotationPolicy
 from pushgen.baselines.uniform import RandomPolicy
 
 Factory = Callable[[Setting], Policy]
-Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
 
 
-@dataclass(frozen=True)
-class Baseline:
-    """A leaderboard row: a policy (``make``) or a bound computed from the true model (``bound``).
-
-    Attributes
-    ----------
-    name, label : str
-        The row's short name and its description.
-    make : Factory, optional
-        Makes the policy from a setting.
-    bound : Bound, optional
-        Computes a bound from the simulated user (exactly one of ``make`` and ``bound``).
-    tasks : tuple of int, default (1, 2)
-        The tasks it runs on.
-    reads_truth : bool, default False
-        Told the simulated user: a yardstick, not a model.
-    upper_bound : bool, default False
-        Proven: no policy scores above it.
-
-    Raises
-    ------
-    ValueError
-        When it has both or neither of ``make`` and ``bound``, or a bound does not read the truth.
-
-    Examples
-    --------
-    >>> from pushgen.baselines import BASELINES
-    >>> oracle = BASELINES["oracle"]
-    >>> oracle.reads_truth, oracle.upper_bound
-    (True, False)
-    """
-
-    name: str
-    label: str
-    make: Factory | None = None
-    bound: Bound | None = None
-    tasks: tuple[int, ...] = (1, 2)
-    reads_truth: bool = False
-    upper_bound: bool = False
-
-    def __post_init__(self) -> None:
-        if (self.make is None) == (self.bound is None):
-            raise ValueError(f"baseline {self.name!r} needs exactly one of make and bound")
-        if self.bound is not None and not self.reads_truth:
-            raise ValueError(f"baseline {self.name!r}: a bound reads the true model")
-
-
-BASELINES: dict[str, Baseline] = {b.name: b for b in (
+BASELINES: dict[str, Baseline[Setting, Policy]] = named_rows(
     Baseline("random", "random (uniform over every published value)", RandomPolicy),
     Baseline("best-fixed-overall", "best fixed notification overall (public history; never learns)",
              fixed.BestFixedOverallPolicy),
@@ -98,4 +47,4 @@ BASELINES: dict[str, Baseline] = {b.name: b for b in (
              oracle.OraclePolicy, reads_truth=True),
     Baseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
              bound=oracle.upper_bound, reads_truth=True, upper_bound=True),
-)}
+)

@@ -32,12 +32,11 @@ candidates, the state); the upper bound is computed, not played.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pushgen.baselines.base import NoHistory, Policy, StaticPolicy
+from pushgen.baselines.base import Baseline, NoHistory, Policy, StaticPolicy, named_rows
 from pushgen.baselines.selection_online import (
     APP,
     CATEGORY,
@@ -50,6 +49,7 @@ from pushgen.baselines.selection_online import (
 )
 from pushgen.baselines.selection_probes import AppCategoryCounter
 from pushgen.envs.selection import NotificationSelectionEnv
+from pushgen.model.renamed import moved
 from pushgen.model.simulated_user import p_open
 
 if TYPE_CHECKING:
@@ -184,33 +184,25 @@ def fresh_bound(env: NotificationSelectionEnv) -> np.ndarray:
     return fresh_rewards(env, env.slates(env.user).static, env.cost)
 
 
-@dataclass(frozen=True)
-class SelectionBaseline:
-    name: str
-    label: str
-    make: Callable[[SelectionSetting], Policy[dict[str, Any], int]] | None
-    reads_truth: bool = False
-    upper_bound: bool = False
-
-
-SELECTION_BASELINES: dict[str, SelectionBaseline] = {b.name: b for b in (
-    SelectionBaseline("hold", "always hold (never sends)", AlwaysHold),
-    SelectionBaseline("slot-0", "always the first candidate", FirstSlot),
-    SelectionBaseline("random", "uniform random candidate", UniformCandidate),
-    SelectionBaseline("frequent-app", "most frequent app of the public history", FrequentApp),
-    SelectionBaseline("category-rate", "best public open rate of (category, priority); no learning",
+SELECTION_BASELINES: dict[str, Baseline[SelectionSetting, SelectionPolicy]] = named_rows(
+    Baseline("hold", "always hold (never sends)", AlwaysHold),
+    Baseline("slot-0", "always the first candidate", FirstSlot),
+    Baseline("random", "uniform random candidate", UniformCandidate),
+    Baseline("frequent-app", "most frequent app of the public history", FrequentApp),
+    Baseline("category-rate", "best public open rate of (category, priority); no learning",
                       CategoryRate),
-    SelectionBaseline("app-category", "probe: per-user open counts of (app, category), optimistic; no "
+    Baseline("app-category", "probe: per-user open counts of (app, category), optimistic; no "
                       "context", AppCategoryCounter),
-    SelectionBaseline("rdsm", "Recovering Difference Softmax (Yancey & Settles 2020), online",
+    Baseline("rdsm", "Recovering Difference Softmax (Yancey & Settles 2020), online",
                       RecoveringDifferenceSoftmax),
-    SelectionBaseline("linucb", "LinUCB over candidate x context features, online", LinUCB),
-    SelectionBaseline("greedy", "greedy on the true P(open)", GreedyTrue, reads_truth=True),
-    SelectionBaseline("oracle", "oracle (true model, one context ahead, may hold)", LookaheadOracle,
+    Baseline("linucb", "LinUCB over candidate x context features, online", LinUCB),
+    Baseline("greedy", "greedy on the true P(open)", GreedyTrue, reads_truth=True),
+    Baseline("oracle", "oracle (true model, one context ahead, may hold)", LookaheadOracle,
                       reads_truth=True),
-    SelectionBaseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
-                      None, reads_truth=True, upper_bound=True),
-)}
+    Baseline("upper-bound", "upper bound (provable: best P(open) per context at a fresh state)",
+                      bound=fresh_bound, reads_truth=True, upper_bound=True),
+)
 
 __all__ = ["SELECTION_BASELINES", "LinUCB", "PublicHistory", "RecoveringDifferenceSoftmax",
-           "SelectionBaseline", "SelectionPolicy", "SelectionSetting", "fresh_bound", "greedy_action"]
+           "SelectionPolicy", "SelectionSetting", "fresh_bound", "greedy_action"]
+__getattr__ = moved("pushgen.baselines.selection", {"SelectionBaseline": "pushgen.baselines.Baseline"})

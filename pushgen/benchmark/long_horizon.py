@@ -92,6 +92,7 @@ def score(split: str | Path, users: list[int], configs: dict[str, tuple[str, dic
         bound = horizon_bound(env)
         for n, (name, (baseline, knobs)) in enumerate(configs.items()):
             made = HORIZON_BASELINES[baseline]
+            assert made.make is not None, "every long-horizon baseline is a policy"
             played = []
             for r in range(options.replicates):
                 setting = HorizonSetting(options.k, np.random.SeedSequence([BOARD_SEED, user, r, n]), **knobs,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pushgen.baselines import Baseline, Factory, Setting
+from pushgen.baselines import Baseline, Factory, Policy, Setting
 from pushgen.benchmark.runner import CHUNK, Run, bound_runs, play
 from pushgen.benchmark.task_inputs import TaskData, task_data
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
@@ -149,8 +149,8 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
         return play(policies, episodes, data.history, task, mode, chunk, on_user)
 
 
-def run_baseline(data: TaskData, task: int, baseline: Baseline, mode: str = DEFAULT_MODE, seed: int = 0,
-                 users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
+def run_baseline(data: TaskData, task: int, baseline: Baseline[Setting, Policy], mode: str = DEFAULT_MODE,
+                 seed: int = 0, users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
                  shared: dict | None = None) -> list[Run]:
     """One leaderboard row's runs: a policy played through the episodes, or a bound.
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from pushgen.baselines import BASELINES, Baseline
+from pushgen.baselines import BASELINES, Baseline, Policy, Setting
 from pushgen.benchmark.policy_runs import run_baseline
 from pushgen.benchmark.runner import Run
 from pushgen.benchmark.selection import SelectionResults, by_name, ranking_html, ranking_line, run_selection
@@ -86,7 +86,7 @@ class Results:
         return ranking_html(self.per_user, self._title(), keys=("task",))
 
 
-def select_baselines(names: Iterable[str] | None) -> list[Baseline]:
+def select_baselines(names: Iterable[str] | None) -> list[Baseline[Setting, Policy]]:
     """Baselines by name, in ``BASELINES`` order; ``BenchmarkError`` lists the valid names.
 
     Parameters

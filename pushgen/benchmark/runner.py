@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen import schemas
-from pushgen.baselines.base import Codes, Policy, Truth, as_codes, as_matrix
+from pushgen.baselines.base import Bound, Codes, Policy, Truth, as_codes, as_matrix
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.feasibility import is_possible
 from pushgen.replay.parts import ReplayPart
@@ -31,7 +31,6 @@ from pushgen.replay.scoring import Judge, sequence_probabilities
 
 CHUNK = 50
 SIZES = np.array([len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
-Bound = Callable[[Truth], tuple[np.ndarray, np.ndarray]]
 
 
 class PolicyError(ValueError):

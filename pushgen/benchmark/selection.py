@@ -22,13 +22,12 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
+from pushgen.baselines.base import Baseline
 from pushgen.baselines.selection import (
     SELECTION_BASELINES,
     PublicHistory,
-    SelectionBaseline,
     SelectionPolicy,
     SelectionSetting,
-    fresh_bound,
 )
 from pushgen.data.dataset import DatasetError
 from pushgen.envs.selection import NotificationSelectionEnv
@@ -108,7 +107,7 @@ def by_name(names: Iterable[str] | None, catalogue: dict[str, T], kind: str,
     return [b for name, b in catalogue.items() if name in wanted]
 
 
-def select(names: Iterable[str] | None) -> list[SelectionBaseline]:
+def select(names: Iterable[str] | None) -> list[Baseline[SelectionSetting, SelectionPolicy]]:
     return by_name(names, SELECTION_BASELINES, "selection baseline", SelectionError)
 
 
@@ -147,10 +146,11 @@ def run_selection(split: str | Path, baselines: Iterable[str] | None = None, tas
         env = NotificationSelectionEnv(split, user=user, task=task, k=k, candidate_seed=candidate_seed,
                                        cost=cost)
         for baseline in chosen:
-            if baseline.make is None:
-                reward = fresh_bound(env)
+            if baseline.bound is not None:
+                reward = baseline.bound(env)
                 sent, p_open = reward > 0, reward + cost * (reward > 0)
             else:
+                assert baseline.make is not None, "a baseline has a make or a bound"
                 spawn = (zlib.crc32(baseline.name.encode()), task, user)
                 setting = SelectionSetting(k=k, seed=np.random.SeedSequence(seed, spawn_key=spawn),
                                            public=public, env=env if baseline.reads_truth else None,
