@@ -27,7 +27,6 @@ from pushgen.envs.spaces import (
     NOTIFICATION_FEATURES,
     NOTIFICATION_SIZES,
     context_space,
-    flat_notification_space,
     flat_to_codes,
     notification_space,
     whole_code,
@@ -163,7 +162,7 @@ class NotificationGenerationEnv(ReplayEnv):
         self.mode = check_mode(mode)
         self.observation_space = context_space()
         self.flat_actions = flat_actions
-        self.action_space = flat_notification_space() if flat_actions else notification_space()
+        self.action_space = notification_space(flat_actions)
         self.history_in_info = history_in_info
         self._keys = tuple(self.observation_space.keys())
         self._last: tuple[tuple[int, ...], bool, float, float] | None = None

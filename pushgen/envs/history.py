@@ -35,6 +35,16 @@ from pushgen.replay.run_digest import DIGEST, ENTROPY, chain
 COMPARED = ("_notification", "_opened", "_reward", "_p_open")
 
 
+class _Filled:
+    """A column of a ``History``: the steps so far of the buffer it names (a view, not a copy)."""
+
+    def __init__(self, buffer: str) -> None:
+        self.buffer = buffer
+
+    def __get__(self, history: History, owner: type | None = None) -> np.ndarray:
+        return getattr(history, self.buffer)[: history.size]
+
+
 class History:
     """One episode's steps so far; equality compares the simulated content, not the timings.
 
@@ -91,9 +101,11 @@ class History:
     def __len__(self) -> int:
         return self.size
 
-    @property
-    def context_ids(self) -> np.ndarray:
-        return self._context_ids[: self.size]
+    context_ids = _Filled("_context_ids")
+    opened = _Filled("_opened")
+    reward = _Filled("_reward")
+    p_open = _Filled("_p_open")
+    decision_seconds = _Filled("_seconds")
 
     @property
     def context_codes(self) -> dict[str, np.ndarray]:
@@ -102,22 +114,6 @@ class History:
     @property
     def notification_codes(self) -> dict[str, np.ndarray]:
         return {f: self._notification[: self.size, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
-
-    @property
-    def opened(self) -> np.ndarray:
-        return self._opened[: self.size]
-
-    @property
-    def reward(self) -> np.ndarray:
-        return self._reward[: self.size]
-
-    @property
-    def p_open(self) -> np.ndarray:
-        return self._p_open[: self.size]
-
-    @property
-    def decision_seconds(self) -> np.ndarray:
-        return self._seconds[: self.size]
 
     def frame(self) -> pd.DataFrame:
         """The steps so far as a frame of schema values (the recording format's columns)."""

@@ -24,17 +24,27 @@ OPENED = ACTION_VALUES.index("opened")
 DISMISSED = ACTION_VALUES.index("dismissed")
 
 
+NOTIFICATION_SIZES = tuple(len(schemas.values(f)) for f in NOTIFICATION_FEATURES)
+
+
 def feature_space(features: Iterable[str]) -> spaces.Dict:
     """A ``Dict`` of one ``Discrete`` space per feature, sized by its published value list."""
     return spaces.Dict({name: spaces.Discrete(len(schemas.values(name))) for name in features})
 
 
-def notification_space() -> spaces.Dict:
-    """The space of a notification: ``Dict`` of ``Discrete`` over the 7 notification features.
+def notification_space(flat: bool = False) -> spaces.Dict | spaces.MultiDiscrete:
+    """The space of a notification: ``Dict`` of ``Discrete`` over the 7 notification features, or
+    with ``flat`` one ``MultiDiscrete`` vector of their codes in ``NOTIFICATION_FEATURES`` order
+    (postingApp, category, numberOfUpdates, subject, priority, ongoing, visibility).
+
+    Parameters
+    ----------
+    flat : bool, default False
+        One vector of codes instead of a dict.
 
     Returns
     -------
-    gymnasium.spaces.Dict
+    gymnasium.spaces.Dict or gymnasium.spaces.MultiDiscrete
         Code ``i`` of a feature is ``pushgen.schemas.values(feature)[i]``.
 
     Examples
@@ -42,7 +52,11 @@ def notification_space() -> spaces.Dict:
     >>> from pushgen.envs import notification_space
     >>> list(notification_space())  # gymnasium orders a Dict's keys
     ['category', 'numberOfUpdates', 'ongoing', 'postingApp', 'priority', 'subject', 'visibility']
+    >>> notification_space(flat=True).nvec.tolist()[:3]
+    [106, 12, 4]
     """
+    if flat:
+        return spaces.MultiDiscrete(np.array(NOTIFICATION_SIZES, dtype=np.int64))
     return feature_space(NOTIFICATION_FEATURES)
 
 
@@ -61,15 +75,6 @@ def context_space() -> spaces.Dict:
     (11, 2)
     """
     return feature_space(CONTEXT_FEATURES)
-
-
-NOTIFICATION_SIZES = tuple(len(schemas.values(f)) for f in NOTIFICATION_FEATURES)
-
-
-def flat_notification_space() -> spaces.MultiDiscrete:
-    """A notification as one ``MultiDiscrete`` vector of codes, in ``NOTIFICATION_FEATURES`` order
-    (postingApp, category, numberOfUpdates, subject, priority, ongoing, visibility)."""
-    return spaces.MultiDiscrete(np.array(NOTIFICATION_SIZES, dtype=np.int64))
 
 
 def flat_to_codes(action: Any, n: int | None = None) -> dict[str, np.ndarray]:

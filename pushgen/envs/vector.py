@@ -31,18 +31,10 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from pushgen.envs import spaces
 from pushgen.envs.base import Shown, load_user_part, users_text
 from pushgen.envs.generation import action_form
 from pushgen.envs.outcomes import OutcomeDraws
-from pushgen.envs.spaces import (
-    CONTEXT_FEATURES,
-    NOTIFICATION_FEATURES,
-    NOTIFICATION_SIZES,
-    context_space,
-    flat_notification_space,
-    flat_to_codes,
-    notification_space,
-)
 from pushgen.replay.parts import ReplayPart
 from pushgen.replay.rewards import check_mode, rewards
 from pushgen.replay.scoring import Judge
@@ -71,14 +63,15 @@ def vector_facts(env: Any) -> list[tuple[str, str]]:
 
 def context_matrix(replay: ReplayPart, rows: np.ndarray) -> np.ndarray:
     """(rows, context features): the context codes of ``rows`` of ``replay``, one row each."""
-    return np.column_stack([np.asarray(replay.codes[f], dtype=np.int64)[rows] for f in CONTEXT_FEATURES])
+    return np.column_stack([np.asarray(replay.codes[f], dtype=np.int64)[rows]
+                            for f in spaces.CONTEXT_FEATURES])
 
 
 def context_columns(contexts: np.ndarray, rows: np.ndarray) -> dict[str, np.ndarray]:
     """The batched context observation of ``rows`` of ``context_matrix``: one gather, then a column
     per feature (views of an array the caller owns)."""
     taken = contexts[rows]
-    return {f: taken[:, j] for j, f in enumerate(CONTEXT_FEATURES)}
+    return {f: taken[:, j] for j, f in enumerate(spaces.CONTEXT_FEATURES)}
 
 
 class ReplayVectorEnv(Shown, VectorEnv):
@@ -193,13 +186,13 @@ class NotificationGenerationVectorEnv(ReplayVectorEnv):
         spans = [self.replay.rows_of(int(u)) for u in self.users]
         self._first = np.array([s.start for s in spans], dtype=np.int64)
         self._length = np.array([s.stop - s.start for s in spans], dtype=np.int64)
-        self.single_observation_space = context_space()
-        self.single_action_space = flat_notification_space() if flat_actions else notification_space()
+        self.single_observation_space = spaces.context_space()
+        self.single_action_space = spaces.notification_space(flat_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._contexts = context_matrix(self.replay, np.arange(len(self.replay.seconds)))
         self._logged = np.asarray(self.replay.logged_opened, dtype=bool)
-        self._sizes = np.array(NOTIFICATION_SIZES)
+        self._sizes = np.array(spaces.NOTIFICATION_SIZES)
 
     def _facts(self) -> list[tuple[str, str]]:
         return [*vector_facts(self), ("actions", action_form(self.flat_actions))]
@@ -209,20 +202,20 @@ class NotificationGenerationVectorEnv(ReplayVectorEnv):
 
     def _codes(self, actions: Any) -> dict[str, np.ndarray]:
         if self.flat_actions:
-            return flat_to_codes(actions, self.num_envs)
-        if not isinstance(actions, dict) or set(actions) != set(NOTIFICATION_FEATURES):
+            return spaces.flat_to_codes(actions, self.num_envs)
+        if not isinstance(actions, dict) or set(actions) != set(spaces.NOTIFICATION_FEATURES):
             raise ValueError("actions are a dict of code arrays, one per notification feature: "
-                             f"{', '.join(NOTIFICATION_FEATURES)}")
-        codes = {name: np.asarray(actions[name]) for name in NOTIFICATION_FEATURES}
+                             f"{', '.join(spaces.NOTIFICATION_FEATURES)}")
+        codes = {name: np.asarray(actions[name]) for name in spaces.NOTIFICATION_FEATURES}
         for name, array in codes.items():
             if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
                 raise ValueError(f"actions[{name!r}] must be {self.num_envs} whole-number codes; got "
                                  f"shape {array.shape}, dtype {array.dtype}")
         stacked = np.stack(list(codes.values()))
         if stacked.min() < 0 or (stacked.max(axis=1) >= self._sizes).any():
-            name, size = next((n, s) for n, s in zip(NOTIFICATION_FEATURES, NOTIFICATION_SIZES, strict=True)
-                              if codes[n].min() < 0 or codes[n].max() >= s)
-            raise ValueError(f"actions[{name!r}]: a code is outside 0..{size - 1}")
+            j = int(np.flatnonzero((stacked.min(axis=1) < 0) | (stacked.max(axis=1) >= self._sizes))[0])
+            raise ValueError(f"actions[{spaces.NOTIFICATION_FEATURES[j]!r}]: a code is outside "
+                             f"0..{self._sizes[j] - 1}")
         return codes
 
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray,

@@ -8,7 +8,7 @@ again from its manifest alone.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 
@@ -16,32 +16,6 @@ class PriorsError(ValueError):
     """A prior outside its range (the message names the field and the range)."""
 
 
-SHARES = {"occupation_shares": 5, "commute_shares": 4, "ringer_shares": 3, "dominant_kind_shares": 4,
-          "tolerance_band_shares": 4}
-BOUNDS: dict[str, tuple[float, float]] = {
-    "wake_hour_mean": (4.0, 11.0), "wake_hour_sd": (0.0, 3.0),
-    "late_sleeper_share": (0.0, 1.0), "late_wake_hour_mean": (6.0, 13.0),
-    "night_shift_share": (0.0, 1.0), "night_shift_wake_hour_mean": (10.0, 18.0),
-    "dominant_app_share": (0.0, 0.95), "night_quiet_share": (0.0, 1.0),
-    "delayed_open_share": (0.0, 1.0), "delayed_open_minutes": (1.0, 1440.0),
-    "sleep_hours_mean": (4.0, 11.0), "sleep_hours_sd": (0.0, 3.0), "weekend_delay_mean": (0.0, 6.0),
-    "commute_minutes_median": (1.0, 240.0), "outings_per_week": (0.0, 14.0),
-    "exercise_per_week": (0.0, 14.0), "vacation_weeks_per_year": (0.0, 26.0),
-    "phone_off_days_per_year": (0.0, 120.0), "do_not_disturb_days_per_year": (0.0, 120.0),
-    "night_charge_share": (0.0, 1.0), "drain_percent_per_hour": (0.1, 50.0), "headphone_share": (0.0, 1.0),
-    "ringer_concentration": (0.01, 1000.0), "volume_median": (0.05, 20.0), "volume_sd": (0.0, 3.0),
-    "app_rate_sd": (0.0, 3.0),
-    "chattiness_mean": (0.0, 20.0), "interest_sd": (0.0, 5.0), "open_intercept_mean": (-10.0, 10.0),
-    "open_intercept_sd": (0.0, 5.0), "app_affinity_sd": (0.0, 5.0), "category_affinity_sd": (0.0, 5.0),
-    "interest_effect": (-5.0, 5.0), "context_sensitivity_sd": (0.0, 5.0), "interaction_sd": (0.0, 5.0),
-    "habituation_app_mean": (0.0, 5.0), "habituation_subject_mean": (0.0, 5.0),
-    "habituation_channel_mean": (0.0, 5.0), "fatigue_weight_mean": (0.0, 5.0),
-    "fatigue_tau_minutes": (0.1, 1440.0), "novelty_mean": (0.0, 5.0), "novelty_days": (0.1, 3650.0),
-    "mood_day_sd": (0.0, 5.0), "mood_segment_sd": (0.0, 5.0), "asleep_penalty_mean": (-10.0, 10.0),
-    "seen_seconds_median": (0.1, 86400.0), "unwanted_scale": (0.0, 10.0), "goodwill_per_open": (0.0, 10.0),
-    "annoyance_tau_days": (0.5, 60.0), "disable_rate": (0.0, 10.0), "abandon_rate": (0.0, 10.0),
-    "abandon_tolerance_ratio": (1.0, 20.0), "channel_disable_share": (0.0, 1.0),
-}
 BETA_MEANS = {"night_charge_share", "headphone_share", "night_quiet_share"}  # ends excluded: a Beta's mean
 
 
@@ -49,6 +23,11 @@ def allowed(name: str) -> str:
     """The values a numeric prior may take, in words."""
     low, high = BOUNDS[name]
     return f"above {low:g} and below {high:g}" if name in BETA_MEANS else f"from {low:g} to {high:g}"
+
+
+def prior(default: float, low: float, high: float) -> Any:
+    """A numeric prior's field: its default, and the range ``[low, high]`` it may take."""
+    return field(default=default, metadata={"range": (low, high)})
 
 
 def _is_number(value: object) -> bool:
@@ -67,8 +46,8 @@ class Priors:
     """The population priors of the DBN's static nodes (``docs/model.md`` section 7).
 
     Every field is checked on creation: a value outside its range raises ``PriorsError``
-    naming the field and the range (``BOUNDS``; shares must be that many non-negative numbers
-    summing to 1).
+    naming the field and the range (``BOUNDS``: each field's ``prior(default, low, high)``; shares
+    must be as many non-negative numbers as the default has, summing to 1).
 
     Attributes
     ----------
@@ -185,64 +164,64 @@ class Priors:
     pushgen.model.priors.PriorsError: priors.wake_hour_mean must be a number from 4 to 11; got 20.0
     """
 
-    wake_hour_mean: float = 7.0
-    wake_hour_sd: float = 1.1
-    late_sleeper_share: float = 0.06
-    late_wake_hour_mean: float = 9.2
-    night_shift_share: float = 0.02
-    night_shift_wake_hour_mean: float = 14.0
-    sleep_hours_mean: float = 7.6
-    sleep_hours_sd: float = 0.6
-    weekend_delay_mean: float = 1.2
+    wake_hour_mean: float = prior(7.0, 4.0, 11.0)
+    wake_hour_sd: float = prior(1.1, 0.0, 3.0)
+    late_sleeper_share: float = prior(0.06, 0.0, 1.0)
+    late_wake_hour_mean: float = prior(9.2, 6.0, 13.0)
+    night_shift_share: float = prior(0.02, 0.0, 1.0)
+    night_shift_wake_hour_mean: float = prior(14.0, 10.0, 18.0)
+    sleep_hours_mean: float = prior(7.6, 4.0, 11.0)
+    sleep_hours_sd: float = prior(0.6, 0.0, 3.0)
+    weekend_delay_mean: float = prior(1.2, 0.0, 6.0)
     occupation_shares: tuple[float, ...] = (0.45, 0.15, 0.2, 0.1, 0.1)
     commute_shares: tuple[float, ...] = (0.45, 0.3, 0.1, 0.15)
-    commute_minutes_median: float = 28.0
-    outings_per_week: float = 1.5
-    exercise_per_week: float = 1.8
-    vacation_weeks_per_year: float = 4.0
-    phone_off_days_per_year: float = 2.0
-    do_not_disturb_days_per_year: float = 4.0
-    night_charge_share: float = 0.8
-    drain_percent_per_hour: float = 4.5
-    headphone_share: float = 0.5
+    commute_minutes_median: float = prior(28.0, 1.0, 240.0)
+    outings_per_week: float = prior(1.5, 0.0, 14.0)
+    exercise_per_week: float = prior(1.8, 0.0, 14.0)
+    vacation_weeks_per_year: float = prior(4.0, 0.0, 26.0)
+    phone_off_days_per_year: float = prior(2.0, 0.0, 120.0)
+    do_not_disturb_days_per_year: float = prior(4.0, 0.0, 120.0)
+    night_charge_share: float = prior(0.8, 0.0, 1.0)
+    drain_percent_per_hour: float = prior(4.5, 0.1, 50.0)
+    headphone_share: float = prior(0.5, 0.0, 1.0)
     ringer_shares: tuple[float, ...] = (0.18, 0.64, 0.18)
-    ringer_concentration: float = 3.0
-    night_quiet_share: float = 0.7
-    volume_median: float = 1.3
-    volume_sd: float = 0.4
-    app_rate_sd: float = 0.5
-    chattiness_mean: float = 1.6
-    dominant_app_share: float = 0.4
+    ringer_concentration: float = prior(3.0, 0.01, 1000.0)
+    night_quiet_share: float = prior(0.7, 0.0, 1.0)
+    volume_median: float = prior(1.3, 0.05, 20.0)
+    volume_sd: float = prior(0.4, 0.0, 3.0)
+    app_rate_sd: float = prior(0.5, 0.0, 3.0)
+    chattiness_mean: float = prior(1.6, 0.0, 20.0)
+    dominant_app_share: float = prior(0.4, 0.0, 0.95)
     dominant_kind_shares: tuple[float, ...] = (0.7, 0.14, 0.1, 0.06)
-    interest_sd: float = 1.0
-    open_intercept_mean: float = -0.9
-    open_intercept_sd: float = 3.0
-    app_affinity_sd: float = 0.45
-    category_affinity_sd: float = 0.3
-    interest_effect: float = 0.35
-    context_sensitivity_sd: float = 0.35
-    interaction_sd: float = 1.7
-    habituation_app_mean: float = 0.1
-    habituation_subject_mean: float = 0.1
-    habituation_channel_mean: float = 0.1
-    fatigue_weight_mean: float = 0.35
-    fatigue_tau_minutes: float = 30.0
-    novelty_mean: float = 0.35
-    novelty_days: float = 30.0
-    mood_day_sd: float = 0.9
-    mood_segment_sd: float = 0.85
-    asleep_penalty_mean: float = -0.9
-    seen_seconds_median: float = 90.0
-    delayed_open_share: float = 0.25
-    delayed_open_minutes: float = 35.0
+    interest_sd: float = prior(1.0, 0.0, 5.0)
+    open_intercept_mean: float = prior(-0.9, -10.0, 10.0)
+    open_intercept_sd: float = prior(3.0, 0.0, 5.0)
+    app_affinity_sd: float = prior(0.45, 0.0, 5.0)
+    category_affinity_sd: float = prior(0.3, 0.0, 5.0)
+    interest_effect: float = prior(0.35, -5.0, 5.0)
+    context_sensitivity_sd: float = prior(0.35, 0.0, 5.0)
+    interaction_sd: float = prior(1.7, 0.0, 5.0)
+    habituation_app_mean: float = prior(0.1, 0.0, 5.0)
+    habituation_subject_mean: float = prior(0.1, 0.0, 5.0)
+    habituation_channel_mean: float = prior(0.1, 0.0, 5.0)
+    fatigue_weight_mean: float = prior(0.35, 0.0, 5.0)
+    fatigue_tau_minutes: float = prior(30.0, 0.1, 1440.0)
+    novelty_mean: float = prior(0.35, 0.0, 5.0)
+    novelty_days: float = prior(30.0, 0.1, 3650.0)
+    mood_day_sd: float = prior(0.9, 0.0, 5.0)
+    mood_segment_sd: float = prior(0.85, 0.0, 5.0)
+    asleep_penalty_mean: float = prior(-0.9, -10.0, 10.0)
+    seen_seconds_median: float = prior(90.0, 0.1, 86400.0)
+    delayed_open_share: float = prior(0.25, 0.0, 1.0)
+    delayed_open_minutes: float = prior(35.0, 1.0, 1440.0)
     tolerance_band_shares: tuple[float, ...] = (0.10, 0.37, 0.33, 0.20)
-    unwanted_scale: float = 1.0
-    goodwill_per_open: float = 1.0
-    annoyance_tau_days: float = 7.0
-    disable_rate: float = 0.03
-    abandon_rate: float = 0.01
-    abandon_tolerance_ratio: float = 2.0
-    channel_disable_share: float = 0.3
+    unwanted_scale: float = prior(1.0, 0.0, 10.0)
+    goodwill_per_open: float = prior(1.0, 0.0, 10.0)
+    annoyance_tau_days: float = prior(7.0, 0.5, 60.0)
+    disable_rate: float = prior(0.03, 0.0, 10.0)
+    abandon_rate: float = prior(0.01, 0.0, 10.0)
+    abandon_tolerance_ratio: float = prior(2.0, 1.0, 20.0)
+    channel_disable_share: float = prior(0.3, 0.0, 1.0)
 
     def __post_init__(self) -> None:
         for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)):
@@ -265,3 +244,8 @@ class Priors:
             raise ValueError(f"unknown prior {unknown[0]!r}; known: {', '.join(known)}")
         arguments: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
         return cls(**arguments)
+
+
+BOUNDS: dict[str, tuple[float, float]] = {f.name: f.metadata["range"] for f in fields(Priors)
+                                           if "range" in f.metadata}
+SHARES: dict[str, int] = {f.name: len(f.default) for f in fields(Priors) if isinstance(f.default, tuple)}
