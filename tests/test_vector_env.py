@@ -91,7 +91,7 @@ def test_the_env_checker_accepts_the_flat_environment():
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"num_envs": 0}, "num_envs must be a whole number of at least 1"),
+    ({"num_envs": 0}, "num_envs must be a whole number >= 1"),
     ({"num_envs": 2, "users": [99]}, "user 99 is not in"),
 ])
 def test_bad_vector_arguments_are_named(kwargs, message):

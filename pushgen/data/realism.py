@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from pushgen.data.describe_time import MS_PER_DAY
+
 if TYPE_CHECKING:
     import pandas as pd
 
-MS_PER_DAY = 86_400_000
 HEAVY_PER_DAY = 150
 CHANNEL_FIELDS = ["category", "priority", "visibility", "ongoing"]
 MIN_APP_ROWS = 200

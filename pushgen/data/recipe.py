@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import numbers
 from dataclasses import dataclass, field
 from typing import Any
 
+from pushgen.checks import whole_number
 from pushgen.model.priors import Priors, PriorsError
 from pushgen.model.timegrid import TimeGrid, add_months
 
@@ -57,7 +57,8 @@ class Recipe:
         for name, low, high in (("users", 1, MAX_USERS), ("days", 1, MAX_DAYS), ("seed", 0, 2**63 - 1),
                                 ("first_user", 0, MAX_USERS), ("months", 1, MAX_MONTHS)):
             if name != "months" or self.months is not None:  # numpy integers become Python's
-                object.__setattr__(self, name, _check_int(name, getattr(self, name), low, high))
+                value = whole_number(name, getattr(self, name), low, high, GenerationError)
+                object.__setattr__(self, name, value)
         if isinstance(self.start, dt.datetime):
             raise GenerationError(f"start must be a date, not a date and time; got {self.start!r}")
         if not isinstance(self.start, dt.date):
@@ -129,14 +130,3 @@ def make_recipe(
     return dataclasses.replace(recipe, days=(add_months(recipe.start, int(months)) - recipe.start).days)
 
 
-def _check_int(name: str, value, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
-        raise GenerationError(f"{name} must be a whole number from {low} to {high}; got {shown(value)}")
-    return int(value)
-
-
-def shown(value: object) -> str:
-    """``repr(value)`` for a message; a very long integer (which Python will not print) by its size."""
-    if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 128:
-        return f"a whole number of about {int(abs(int(value)).bit_length() * 0.30103) + 1:,} digits"
-    return repr(value)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from pushgen.checks import whole_number
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
 from pushgen.envs.online import apps_of, channels_of, interruptions, static_logits
 from pushgen.envs.spaces import NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
@@ -55,11 +56,8 @@ def is_number(value: Any) -> bool:
 def check_options(k: Any, candidate_seed: Any, cost: Any, stationary: Any,
                   **flags: Any) -> tuple[int, int, float]:
     """The selection options checked: one-line errors naming the parameter."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_K:
-        raise ValueError(f"k (candidates per context) must be a whole number from 1 to {MAX_K}; got {k!r}")
-    if (isinstance(candidate_seed, bool) or not isinstance(candidate_seed, (int, np.integer))
-            or candidate_seed < 0):
-        raise ValueError(f"candidate_seed must be a whole number >= 0; got {candidate_seed!r}")
+    whole_number("k (candidates per context)", k, 1, MAX_K)
+    whole_number("candidate_seed", candidate_seed, 0)
     if not is_number(cost) or not math.isfinite(cost) or cost < 0:
         raise ValueError(f"cost (per notification sent) must be a finite number >= 0; got {cost!r}")
     for name, value in {"stationary": stationary, **flags}.items():

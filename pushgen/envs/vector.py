@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from pushgen.checks import whole_number
 from pushgen.envs import spaces
 from pushgen.envs.base import Shown, load_user_part, users_text
 from pushgen.envs.generation import action_form
@@ -44,8 +45,7 @@ def episode_users(split: str | Path, num_envs: int, task: int | None, users: lis
                   render_mode: str | None) -> tuple[ReplayPart, np.ndarray]:
     """The options of a native vector environment checked: the part it plays and environment
     ``i``'s user, ``users[i % len(users)]`` (default: every user of the part, in order)."""
-    if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-        raise ValueError(f"num_envs must be a whole number of at least 1; got {num_envs!r}")
+    whole_number("num_envs", num_envs, 1)
     if render_mode is not None:
         raise ValueError(f"the vector environment does not render; got render_mode={render_mode!r}")
     replay = load_user_part(split, None if not users else users[0], task, part)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pushgen.checks import whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES
 from pushgen.ope.policies import SlatePolicy, Slates, sample
@@ -72,9 +73,7 @@ def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple
 
 
 def check_seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a whole number >= 0; got {seed!r}")
-    return int(seed)
+    return whole_number("seed", seed, 0)
 
 
 def episode_seed(seed: int, user: int) -> int:

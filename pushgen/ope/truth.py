@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pushgen.checks import whole_number
 from pushgen.ope.feedback import plain_floats
 from pushgen.ope.log import BanditLog
 from pushgen.ope.play import DEFAULT_K, play
@@ -108,8 +109,7 @@ def policy_value(policy: SlatePolicy, split: str | Path, users: int | list[int] 
     >>> policy_value(HoldPolicy(), "pushgen-mini-v4", users=[0]).value  # never sends
     0.0
     """
-    if isinstance(rollouts, bool) or not isinstance(rollouts, int) or rollouts < 1:
-        raise ValueError(f"rollouts must be a whole number >= 1; got {rollouts!r}")
+    whole_number("rollouts", rollouts, 1)
     values, sends, rounds, exact = [], [], 0, False
     for r in range(rollouts):
         rollout_seed = int(np.random.SeedSequence([seed, r]).generate_state(1)[0])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from pushgen.checks import whole_number
 from pushgen.data.outputs import DatasetError, check_output
 from pushgen.publishing.registry import load_registry, lookup
 from pushgen.publishing.standard import build_split
@@ -74,8 +75,7 @@ def development_split(name: str, out: str | Path, seed: int, version: str | None
     >>> pushgen.load_split(folder, task=2).test["user_id"].nunique()
     1
     """
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
-        raise DatasetError(f"seed must be a whole number from 0 to 2**63 - 1; got {seed!r}")
+    seed = whole_number("seed", seed, 0, MAX_SEED, DatasetError)
     if (standard := standard_seeds().get(seed)) is not None:
         raise DatasetError(f"seed {seed} is the seed of the standard split {standard}, whose users "
                            "are the ones scored; a development split needs any other seed")

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from pushgen.checks import whole_number
+
 OUTCOME_STREAM = 0x6F7574636F6D65  # the outcome generator's stream, apart from np_random's
 
 
@@ -55,9 +57,7 @@ def outcome_entropy_of(options: dict[str, Any] | None) -> int:
     entropy = (options or {}).get("outcome_entropy")
     if entropy is None:
         return fresh_entropy()
-    if isinstance(entropy, bool) or not isinstance(entropy, (int, np.integer)) or entropy < 0:
-        raise ValueError(f"outcome_entropy must be a whole number >= 0; got {entropy!r}")
-    return int(entropy)
+    return whole_number("outcome_entropy", entropy, 0)
 
 
 __all__ = ["OUTCOME_STREAM", "fresh_entropy", "outcome_entropy_of", "outcome_generator"]

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen import schemas
+from pushgen.checks import quoted
 from pushgen.data.dataset import DatasetError, first_line
 
 KEY = "context_id"
@@ -128,7 +129,7 @@ def _context_ids(column: pd.Series) -> np.ndarray:
         value = values[row]
         if _missing(value):
             raise SubmissionError(f"column {KEY!r} row {row}: missing value")
-        raise SubmissionError(f"column {KEY!r} row {row}: {shown(value)} is not an integer")
+        raise SubmissionError(f"column {KEY!r} row {row}: {quoted(value)} is not an integer")
     return numbers.astype(np.int64)
 
 
@@ -178,7 +179,7 @@ def _codes(column: pd.Series, name: str) -> np.ndarray:
     value = column.iloc[row]
     if _missing(value):
         raise SubmissionError(f"column {name!r} row {row}: missing value")
-    raise SubmissionError(f"column {name!r} row {row}: {shown(value)} is not {_allowed(field)}")
+    raise SubmissionError(f"column {name!r} row {row}: {quoted(value)} is not {_allowed(field)}")
 
 
 def _strings_of_objects(column: pd.Series, field: schemas.Field) -> pa.Array:
@@ -191,14 +192,10 @@ def _strings_of_objects(column: pd.Series, field: schemas.Field) -> pa.Array:
         elif _missing(value):
             value = None
         elif not isinstance(value, str):
-            raise SubmissionError(f"column {field.name!r} row {row}: {shown(value)} is not {_allowed(field)}")
+            raise SubmissionError(f"column {field.name!r} row {row}: {quoted(value)} is not "
+                                  f"{_allowed(field)}")
         out.append(value)
     return pa.array(out, pa.string())
-
-
-def shown(value: object) -> str:
-    """A value as the user wrote it: numpy scalars as plain Python (-1.0, not np.float64(-1.0))."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def _allowed(field: schemas.Field) -> str:
@@ -215,6 +212,6 @@ def _seconds(column: pd.Series) -> np.ndarray:
     bad = ~np.isfinite(numbers) | (numbers < 0)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise SubmissionError(f"column {TIMING!r} row {row}: {shown(column.iloc[row])} is not a "
+        raise SubmissionError(f"column {TIMING!r} row {row}: {quoted(column.iloc[row])} is not a "
                               "number of seconds >= 0")
     return numbers

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from pushgen.checks import whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.model.timegrid import add_months
 from pushgen.splits.scorer import SCORER
@@ -31,10 +32,7 @@ class SplitSpec:
     def __post_init__(self) -> None:
         for name, low in (("train_months", 1), ("test_months", 1), ("validation_weeks", 0),
                           ("cold_start_users", 0)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                option = "--" + name.replace("_", "-")
-                raise DatasetError(f"{option} must be a whole number of at least {low}; got {value!r}")
+            whole_number("--" + name.replace("_", "-"), getattr(self, name), low, error=DatasetError)
 
     def to_dict(self) -> dict:
         return asdict(self)
