@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "pushgen"
 LAYERS = {
     1: ("pushgen.model", "pushgen._version", "pushgen.schemas", "pushgen.text_tables", "pushgen.progress",
-        "pushgen.stopping", "pushgen.own_process", "pushgen.extras"),
+        "pushgen.stopping", "pushgen.own_process", "pushgen.extras", "pushgen.checks"),
     2: ("pushgen.data",),
     3: ("pushgen.splits",),
     4: ("pushgen.publishing",),
