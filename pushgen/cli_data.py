@@ -134,6 +134,7 @@ def validate_command(path: str) -> None:
     from pushgen.data.validate import validate
     from pushgen.ope.episode_folder import names_episode_log, validate_episode_log
     from pushgen.ope.folder import is_log_folder, read_description, validate_log
+    from pushgen.publishing.registry import identity_problem
     from pushgen.splits.validate import is_split_folder, validate_split
 
     with user_errors():
@@ -144,6 +145,9 @@ def validate_command(path: str) -> None:
     with user_errors():
         problems = (validate_split(folder) if split else validate_episode_log(folder) if episodes
                     else validate_log(folder) if log else validate(folder))
+        if split and not problems and (claim := identity_problem(folder, json.loads(
+                (folder / "split.json").read_bytes()))) is not None:
+            problems = [claim]
     if problems:
         for problem in problems:
             click.echo(problem)

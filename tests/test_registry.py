@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -191,3 +192,23 @@ def test_list_command_shows_every_split(capsys, tmp_path):
     assert rows["pushgen-mini-v4"][-2:] in (["packaged", "current"], ["repository", "current"])
     assert " ".join(rows["pushgen-v1"][-3:]) == "superseded by pushgen-v2"
     assert " ".join(rows["pushgen-mini-v3"][-3:]) == "superseded by pushgen-mini-v4"
+
+
+def test_a_split_that_claims_a_standard_name_must_hold_its_content(tmp_path, capsys):
+    copy = tmp_path / "mine"
+    shutil.copytree(shipped_copy(lookup("pushgen-mini", "v4")), copy)
+    assert pushgen.load_split(copy).description["fingerprint"] == lookup("pushgen-mini", "v4").fingerprint
+    described = json.loads((copy / SPLIT_FILE).read_text())
+    described["version"] = "v3"  # the v4 content under the v3 label
+    (copy / SPLIT_FILE).write_text(json.dumps(described))
+    claim = (rf"^{re.escape(str(copy))} calls itself pushgen-mini-v3, but its content fingerprint "
+             rf"{described['fingerprint'][:16]}\.\.\. is not the published "
+             rf"{lookup('pushgen-mini', 'v3').fingerprint[:16]}\.\.\.: it is another split; give it a name "
+             "of its own in split.json$")
+    with pytest.raises(DatasetError, match=claim):
+        pushgen.load_split(copy)
+    assert main(["validate", str(copy)]) == 1
+    assert re.fullmatch(claim, capsys.readouterr().out.strip())
+    described["name"] = "mine"
+    (copy / SPLIT_FILE).write_text(json.dumps(described))
+    assert len(pushgen.load_split(copy).test) > 0  # a name of its own: any content is fine

@@ -16,6 +16,7 @@ from pushgen import schemas
 from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.verify import verify_split
+from pushgen.publishing.registry import identity_problem
 from pushgen.splits import SPLIT_FILE, TASKS, Split, read_part
 
 
@@ -27,6 +28,8 @@ def resolve_split(source: str | Path) -> Path:
     hold(path)  # the folder stays this version to the end of the reading session
     if path.is_dir():
         verify_split(path)
+        if (problem := identity_problem(path, json.loads((path / SPLIT_FILE).read_bytes()))) is not None:
+            raise DatasetError(problem)
         return path
     if path.exists():
         raise DatasetError(f"{path} is not a split folder")

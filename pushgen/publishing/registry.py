@@ -189,6 +189,26 @@ def lookup(text: str, version: str | None = None) -> StandardSplit:
                        f"{', '.join(s.version for s in versions)}")
 
 
+def identity_problem(folder: Path, description: dict) -> str | None:
+    """What is wrong when a split's ``split.json`` gives a standard split's name and version but
+    not its content fingerprint (None: it names no standard split, or is that split).
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> claimed = {"name": "pushgen-mini", "version": "v4", "fingerprint": "0" * 64}
+    >>> identity_problem(Path("mine"), claimed)[:33]
+    'mine calls itself pushgen-mini-v4'
+    """
+    name, version = description.get("name"), description.get("version")
+    entry = next((s for s in list_splits() if (s.name, s.version) == (name, version)), None)
+    if entry is None or description.get("fingerprint") == entry.fingerprint:
+        return None
+    return (f"{folder} calls itself {entry.label}, but its content fingerprint "
+            f"{str(description.get('fingerprint'))[:16]}... is not the published "
+            f"{entry.fingerprint[:16]}...: it is another split; give it a name of its own in split.json")
+
+
 def superseded_by(label: str) -> StandardSplit | None:
     """The standard split that replaces ``label``, if a newer version does."""
     return next((s for s in list_splits() if s.supersedes == label), None)
