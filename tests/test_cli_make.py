@@ -115,6 +115,26 @@ def test_an_existing_output_is_kept_unless_forced(tmp_path):
     assert leftovers(tmp_path) == ["d"]
 
 
+def test_a_force_that_cannot_move_the_earlier_output_aside_leaves_nothing(tmp_path, monkeypatch, capsys):
+    from pushgen.cli import main
+
+    out = tmp_path / "d"
+    assert main(["make", "--users", "1", "--days", "2", "--out", str(out), "-q"]) == 0
+    before = (out / "manifest.json").read_text()
+    original = os.replace
+
+    def refuse_out(source, target):
+        if Path(source) == out:
+            raise PermissionError(1, "Operation not permitted", str(out))
+        original(source, target)
+
+    monkeypatch.setattr(os, "replace", refuse_out)
+    assert main(["make", "--users", "1", "--days", "3", "--out", str(out), "--force", "-q"]) == 2
+    assert capsys.readouterr().err.strip().endswith("nothing was written")
+    assert (out / "manifest.json").read_text() == before
+    assert leftovers(tmp_path) == ["d"]
+
+
 def test_force_replaces_only_pushgen_output(tmp_path):
     mine = tmp_path / "documents"
     mine.mkdir()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 import warnings
 
 import gymnasium as gym
@@ -354,6 +355,13 @@ def test_generation_actions_must_be_whole_codes_of_exactly_the_features(change, 
         env.unwrapped.step(action)
     _, reward, *_ = env.unwrapped.step({f: np.int64(0) for f in NOTIFICATION_FEATURES})
     assert np.isfinite(reward)
+
+
+@pytest.mark.parametrize("env_id", sorted(ENTRY_POINTS))
+@pytest.mark.parametrize("task", [1.0, True, "1"])
+def test_a_task_is_a_whole_number(env_id, task):
+    with pytest.raises(DatasetError, match=rf"^task must be 1 or 2; got {re.escape(repr(task))}$"):
+        gym.make(env_id, split="pushgen-mini-v4", task=task)
 
 
 @pytest.mark.parametrize("action", [0.5, 1.0, "0", None, True])

@@ -265,6 +265,13 @@ def test_a_recipe_checks_itself(change, message):
         Recipe(**fields)
 
 
+@pytest.mark.parametrize("priors", [{}, [], 0, ()])
+def test_generate_refuses_empty_priors_that_are_not_priors(priors):
+    refusal = rf"^priors must be a pushgen\.model\.priors\.Priors; got {type(priors).__name__}$"
+    with pytest.raises(pushgen.GenerationError, match=refusal):
+        pushgen.generate(users=1, days=1, priors=priors)
+
+
 @settings(max_examples=60, deadline=None)
 @given(name=st.sampled_from(sorted(BOUNDS)),
        value=st.one_of(st.floats(allow_nan=True), st.text(max_size=3), st.none(), st.booleans()))

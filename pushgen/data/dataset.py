@@ -199,14 +199,19 @@ def _put_in_place(work: Path, out: Path, force: bool, keep: tuple[Path, ...],
     if snapshot(out) != before:
         check_replaceable(out, keep)
     trash = Path(tempfile.mkdtemp(prefix=sibling_name(out, "old-"), dir=work.parent))
-    with replacing(out):  # its readers finish first
-        os.replace(out, trash / out.name)
-        try:
-            after_moving_aside(out)
-            os.replace(work, out)
-        except OSError:
-            os.replace(trash / out.name, out)
-            raise
+    try:
+        with replacing(out):  # its readers finish first
+            os.replace(out, trash / out.name)
+            try:
+                after_moving_aside(out)
+                os.replace(work, out)
+            except OSError:
+                os.replace(trash / out.name, out)
+                raise
+    except BaseException:
+        if not (trash / out.name).exists():  # else the next run to out puts it back from there
+            shutil.rmtree(trash, ignore_errors=True)
+        raise
     shutil.rmtree(trash, ignore_errors=True)
 
 

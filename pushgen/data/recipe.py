@@ -121,8 +121,9 @@ def make_recipe(
         raise GenerationError(f"start must be a date or YYYY-MM-DD text, e.g. 2026-01-05; got {start!r}")
     if months is not None and days is not None:
         raise GenerationError("give months or days, not both")
+    priors = Priors() if priors is None else priors  # Recipe checks every field
     fields: dict[str, Any] = {"users": users, "start": start or DEFAULT_START, "seed": seed,
-                              "first_user": first_user, "priors": priors or Priors()}  # Recipe checks them
+                              "first_user": first_user, "priors": priors}
     if days is not None:
         return Recipe(days=days, **fields)
     months = 6 if months is None else months

@@ -178,8 +178,9 @@ class Episode:
 @session()
 def load_part(source: str | Path, task: int = 2, part: str = "test") -> ReplayPart:
     """One part of a split (a folder or a standard split's name), cached per process."""
-    if task not in PARTS:
+    if isinstance(task, bool) or not isinstance(task, (int, np.integer)) or task not in PARTS:
         raise DatasetError(f"task must be 1 or 2; got {task!r}")
+    task = int(task)
     if part not in PARTS[task]:
         raise DatasetError(f"task {task} has no {part!r} part; parts: {', '.join(PARTS[task])}")
     folder = resolve_split(source).resolve()
