@@ -79,3 +79,16 @@ def test_every_prior_is_documented_and_read_by_a_node():
     meanings, readers = prior_meanings(), prior_readers()
     assert set(meanings) == names and all(meanings.values())
     assert not [name for name, nodes in readers.items() if not nodes], "a prior no node reads"
+
+
+def test_a_nodes_arguments_are_the_variables_and_fields_it_reads():
+    from types import SimpleNamespace
+
+    from pushgen.model.graph import node_arguments
+
+    node = Node("n", lambda a, b, c: None, {"a": "x", "b": "y.inner.value", "c": "y.inner"}, "static")
+    inner = SimpleNamespace(value=3)
+    values = {"x": 1, "y": SimpleNamespace(inner=inner), "z": 2}
+    assert node_arguments(node, values) == {"a": 1, "b": 3, "c": inner}
+    for node in NODES:  # what each reader reads is the variable, then its fields in turn
+        assert [parameter for parameter, _ in node.readers] == list(node.inputs)

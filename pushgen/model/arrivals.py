@@ -26,7 +26,7 @@ from pushgen.model.arrivals_kernel import all_posts, rhythm_exponents, rhythm_su
 from pushgen.model.catalog import TRIGGERS, AppCatalog, kind_code
 from pushgen.model.portfolio import Portfolio
 from pushgen.model.routine import DayPlan, State
-from pushgen.model.sampling import categorical_rows
+from pushgen.model.sampling import categorical_rows, poisson_counts
 from pushgen.model.timegrid import SLOT_HOURS, SLOT_SECONDS, TimeGrid
 
 RHYTHM_FLOOR = 0.25
@@ -64,7 +64,7 @@ def routine_arrivals(grid: TimeGrid, state: np.ndarray, plan: DayPlan, volume: n
     """
     apps = folio.apps
     per_day = rhythm(folio)  # (A, K)
-    sleeping = (state == State.SLEEP).reshape(grid.days, -1).astype(np.float64)  # (D, K)
+    sleeping = (state == int(State.SLEEP)).reshape(grid.days, -1).astype(np.float64)  # (D, K)
     usual_factor = np.where(~plan.workday[None, :], catalog.weekend[apps, None] * folio.weekend_factor,
                             1.0)  # (A, D)
     day_factor = usual_factor * volume[None, :]
@@ -88,8 +88,8 @@ def triggered_arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, pho
     """Slot and portfolio row of arrivals caused by music, commuting/travel or a workout."""
     lasting = {
         "music": lambda: music,
-        "commute": lambda: (state == State.COMMUTE) | (state == State.TRAVEL),
-        "exercise": lambda: state == State.EXERCISE,
+        "commute": lambda: (state == int(State.COMMUTE)) | (state == int(State.TRAVEL)),
+        "exercise": lambda: state == int(State.EXERCISE),
     }
     app_trigger = catalog.trigger[folio.apps]
     slots, rows = [], []
@@ -101,7 +101,7 @@ def triggered_arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, pho
         if not len(on_slots):
             continue
         # the user's apps of one trigger split its time
-        counts = rng.poisson(folio.trigger_rate[members] / len(members) * SLOT_HOURS * len(on_slots))
+        counts = poisson_counts(folio.trigger_rate[members] / len(members) * SLOT_HOURS * len(on_slots), rng)
         rows.append(np.repeat(members, counts))
         slots.append(on_slots[rng.integers(0, len(on_slots), counts.sum())])
     if not slots:

@@ -44,7 +44,7 @@ def audio(state: np.ndarray, habits: DeviceHabits, rng: np.random.Generator) -> 
     playing = np.where(
         plugged,
         rng.random(n) < habits.music_with_headphones,
-        (rng.random(n) < habits.music_at_home) & (seg_state == State.HOME),
+        (rng.random(n) < habits.music_at_home) & (seg_state == int(State.HOME)),
     )
     return Audio(headphones=plugged[segment], music=playing[segment])
 
@@ -111,7 +111,7 @@ def ringer_mode(grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_
     habitual = np.minimum(habitual, 2)
     mode = habitual.copy()
     quiet = rng.random(n)
-    at_work = seg_state == State.WORK
+    at_work = seg_state == int(State.WORK)
     mode[at_work & (quiet < habits.quiet_at_work)] = np.where(
         rng.random(n) < 0.7, vibrate, silent
     )[at_work & (quiet < habits.quiet_at_work)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -58,10 +59,24 @@ class Node:
         return tuple((parameter, name, tuple(fields))
                      for parameter, (name, *fields) in ((p, s.split(".")) for p, s in self.inputs.items()))
 
+    @functools.cached_property
+    def readers(self) -> tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...]:
+        """(parameter, what reads its value from the variables known so far) of each input."""
+        return tuple((parameter, _reader(name, fields)) for parameter, name, fields in self.sources)
+
     @property
     def distribution(self) -> str:
         """The first paragraph of the function's docstring, on one line."""
         return " ".join((inspect.getdoc(self.function) or "").split("\n\n")[0].split())
+
+
+def _reader(name: str, fields: tuple[str, ...]) -> Callable[[dict[str, Any]], Any]:
+    """``values[name]``, then each of ``fields`` of it in turn."""
+    variable = operator.itemgetter(name)
+    if not fields:
+        return variable
+    field = operator.attrgetter(".".join(fields))
+    return lambda values: field(variable(values))
 
 
 def _same(*names: str) -> dict[str, str]:
@@ -127,13 +142,7 @@ NODES: tuple[Node, ...] = (
 
 def node_arguments(node: Node, values: dict[str, Any]) -> dict[str, Any]:
     """The arguments of a node's function from the variables known so far (all but ``rng``)."""
-    arguments = {}
-    for parameter, name, fields in node.sources:
-        value = values[name]
-        for field in fields:
-            value = getattr(value, field)
-        arguments[parameter] = value
-    return arguments
+    return {parameter: read(values) for parameter, read in node.readers}
 
 
 def run(inputs: dict[str, Any], nodes_: tuple[Node, ...] = NODES) -> Iterator[tuple[Node, Any]]:

@@ -15,7 +15,7 @@ import numpy as np
 from pushgen import schemas
 from pushgen.model.catalog import VENDOR_SHARES
 from pushgen.model.priors import Priors
-from pushgen.model.sampling import choice, clipped
+from pushgen.model.sampling import choice, clipped, one_of
 
 
 class Occupation(IntEnum):
@@ -137,7 +137,7 @@ def places(sched: Schedule, rng: np.random.Generator) -> Places:
     home = place.code("TYPE_OTHER")
     return Places(
         home=home,
-        work=home if remote else place.code(str(rng.choice(WORK_PLACES[sched.occupation]))),
+        work=home if remote else place.code(one_of(WORK_PLACES[sched.occupation], rng)),
         leisure=taste(LEISURE_PLACES, 0.6),
         errand=taste(ERRAND_PLACES, 1.0),
     )

@@ -10,7 +10,7 @@ from pushgen import schemas
 from pushgen.model.catalog import KINDS, VENDORS, AppCatalog
 from pushgen.model.habits import Chronotype, DeviceHabits
 from pushgen.model.priors import Priors
-from pushgen.model.sampling import choice, clipped
+from pushgen.model.sampling import choice, clipped, one_of
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: D
         own = members[(catalog.vendor_of_app[members] == device.vendor)
                       & (device.vendor != vendor_free)]
         generic = members[catalog.vendor_of_app[members] == vendor_free]
-        has[own[0] if len(own) else rng.choice(generic)] = True
+        has[own[0] if len(own) else one_of(generic, rng)] = True
     apps = np.flatnonzero(has)
     volume = priors.volume_median * rng.lognormal(0.0, priors.volume_sd)
     spread = rng.lognormal(0.0, priors.app_rate_sd, len(apps))
@@ -83,11 +83,10 @@ def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray,
     or its own share if larger; the other apps keep their proportions and the rows' sum is
     unchanged. Main app: the busiest of the user's apps of a kind ~
     Categorical(kind_shares) over ``DOMINANT_KINDS``, messaging when the user has none of that kind."""
-    kind_names = np.array(KIND_NAMES)[kind]
     wanted = DOMINANT_KINDS[choice(kind_shares, rng)]
     share = rng.beta(mean * MAIN_SHARE_STRENGTH, (1 - mean) * MAIN_SHARE_STRENGTH) if mean > 0 else 0.0
     for name in (wanted, "messaging"):
-        candidates = np.flatnonzero((kind_names == name) & (rate > 0))
+        candidates = np.flatnonzero((kind == KIND_NAMES.index(name)) & (rate > 0))
         if len(candidates):
             break
     else:

@@ -24,6 +24,7 @@ import numpy as np
 from pushgen.model.habits import Lifestyle
 from pushgen.model.priors import Priors
 from pushgen.model.regime_kernel import markov_chain
+from pushgen.model.sampling import dirichlet_rows
 
 
 class Regime(IntEnum):
@@ -61,7 +62,7 @@ class DayRegime:
 
     @property
     def away(self) -> np.ndarray:
-        return self.state == Regime.AWAY
+        return self.state == int(Regime.AWAY)
 
 
 def transition_matrix(priors: Priors, life: Lifestyle, rng: np.random.Generator) -> np.ndarray:
@@ -77,7 +78,7 @@ def transition_matrix(priors: Priors, life: Lifestyle, rng: np.random.Generator)
     base[:Regime.AWAY, Regime.AWAY] = leave
     base[:Regime.AWAY, :Regime.AWAY] *= (1.0 - leave) / base[:Regime.AWAY, :Regime.AWAY].sum(axis=1,
                                                                                               keepdims=True)
-    return np.vstack([rng.dirichlet(REGIME_CONCENTRATION * row + 1e-3) for row in base])
+    return dirichlet_rows(REGIME_CONCENTRATION * base + 1e-3, rng)
 
 
 def stationary(transition: np.ndarray) -> np.ndarray:

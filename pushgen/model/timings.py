@@ -78,7 +78,7 @@ def timings(opened: np.ndarray, ringer: np.ndarray, priority: np.ndarray, state:
     """Parents: action, ringer mode, priority, routine state, clock hour, time until wake-up,
     attention habits."""
     n = len(opened)
-    asleep = state == State.SLEEP
+    asleep = state == int(State.SLEEP)
     # one standard normal per row and quantity; each branch scales it to its own LogNormal
     z_seen, z_decision = rng.standard_normal(n), rng.standard_normal(n)
     later = rng.random(n)
