@@ -94,10 +94,10 @@ def triggered_arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, pho
     app_trigger = catalog.trigger[folio.apps]
     slots, rows = [], []
     for trigger, during in lasting.items():
-        members = np.flatnonzero(app_trigger == TRIGGERS.index(trigger))
+        members = (app_trigger == TRIGGERS.index(trigger)).nonzero()[0]
         if not len(members):
             continue
-        on_slots = np.flatnonzero(during() & phone_on)
+        on_slots = (during() & phone_on).nonzero()[0]
         if not len(on_slots):
             continue
         # the user's apps of one trigger split its time
@@ -128,7 +128,7 @@ def arrivals(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan
     gaps = rng.exponential(FOLLOW_UP_GAP_SECONDS, follow_ups.sum())
 
     p_alarm = np.where(plan.workday, folio.alarm_workday, folio.alarm_day_off) * (volume > 0)
-    alarm_days = np.flatnonzero(rng.random(grid.days) < p_alarm)
+    alarm_days = (rng.random(grid.days) < p_alarm).nonzero()[0]
     alarm_seconds = (alarm_days * 24 + plan.wake[alarm_days]) * 3600.0 - rng.uniform(
         0, 60, len(alarm_days))
 

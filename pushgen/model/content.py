@@ -60,7 +60,7 @@ def content(arrivals: Arrivals, catalog: AppCatalog, log_interest: np.ndarray, t
     channel = channels(arrivals, table, trigger_on, rng)
     used = np.zeros(len(table.group), dtype=bool)
     used[channel] = True  # np.unique(channel, return_inverse=True), without sorting the posts
-    user_channels, row = np.flatnonzero(used), (np.cumsum(used) - 1)[channel]
+    user_channels, row = used.nonzero()[0], (np.cumsum(used) - 1)[channel]
     subject = categorical_rows(subject_cdf(table, user_channels, log_interest), row, rng)
     codes = {"postingApp": arrivals.app.copy(), "subject": subject}
     codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})

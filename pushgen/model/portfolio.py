@@ -45,7 +45,7 @@ def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: D
                       & (device.vendor != vendor_free)]
         generic = members[catalog.vendor_of_app[members] == vendor_free]
         has[own[0] if len(own) else one_of(generic, rng)] = True
-    apps = np.flatnonzero(has)
+    apps = has.nonzero()[0]
     volume = priors.volume_median * rng.lognormal(0.0, priors.volume_sd)
     spread = rng.lognormal(0.0, priors.app_rate_sd, len(apps))
     chattiness = float(rng.gamma(3.0, priors.chattiness_mean / 3.0))
@@ -86,7 +86,7 @@ def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray,
     wanted = DOMINANT_KINDS[choice(kind_shares, rng)]
     share = rng.beta(mean * MAIN_SHARE_STRENGTH, (1 - mean) * MAIN_SHARE_STRENGTH) if mean > 0 else 0.0
     for name in (wanted, "messaging"):
-        candidates = np.flatnonzero((kind == KIND_NAMES.index(name)) & (rate > 0))
+        candidates = ((kind == KIND_NAMES.index(name)) & (rate > 0)).nonzero()[0]
         if len(candidates):
             break
     else:

@@ -65,6 +65,7 @@ def _population(name: str, effects: dict[Any, float]) -> np.ndarray:
 
 POPULATION_EFFECTS = {name: _population(name, effects)
                       for table in (NOTIFICATION_EFFECTS, CONTEXT_EFFECTS) for name, effects in table.items()}
+VALUE_COUNTS = {name: len(schemas.values(name)) for name in FEATURES}
 
 
 def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_interest: np.ndarray,
@@ -80,7 +81,7 @@ def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_int
     weights: dict[str, np.ndarray] = {}
     sensitivity = rng.lognormal(0.0, priors.context_sensitivity_sd)
     for name in FEATURES:
-        n_values = len(schemas.values(name))
+        n_values = VALUE_COUNTS[name]
         if name == "postingApp":
             w = catalog.open_logit + rng.normal(0, priors.app_affinity_sd, n_values)
         elif name == "subject":

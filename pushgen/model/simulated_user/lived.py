@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +113,14 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
     return fate, exposure, logits, annoyance
 
 
+@functools.cache
+def catalog_arrays() -> tuple[np.ndarray, np.ndarray]:
+    """What ``lived_kernel`` takes of the catalog: the habituation keys' sizes and which apps can be
+    abandoned (made once: the catalog is fixed)."""
+    catalog = app_catalog()
+    return np.array(list(key_sizes(len(catalog.channels.group)).values())), abandonable(catalog)
+
+
 def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channel: np.ndarray,
           row_state: RowState, seconds: np.ndarray, unwanted: tuple[np.ndarray, np.ndarray],
           draws: np.ndarray, lead: int = 0, shift_seconds: float = 0.0) -> Lived:
@@ -125,8 +134,7 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
                         channel)
     weights = penalty_weights(parameters, 0)
     constants = parameters.long_term
-    catalog = app_catalog()
-    sizes = np.array(list(key_sizes(len(catalog.channels.group)).values()))
+    sizes, apps_abandonable = catalog_arrays()
     fate, exposure, logits, annoyance = lived_kernel(
         static, np.asarray(seconds, dtype=np.float64), *(np.asarray(codes[k], dtype=np.int64)
                                                          for k in ("postingApp", "subject")),
@@ -135,7 +143,7 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
         np.array([parameters.fatigue_tau_seconds, *HABITUATION_TAUS.values(),
                   constants.annoyance_tau_days * DAY_SECONDS]), sizes,
         np.asarray(unwanted[0], dtype=np.float64), np.asarray(unwanted[1], dtype=np.float64),
-        abandonable(catalog), np.asarray(draws, dtype=np.float64),
+        apps_abandonable, np.asarray(draws, dtype=np.float64),
         np.array([float(parameters.scalars["tolerance"][0]), constants.goodwill_per_open,
                   constants.disable_rate, constants.abandon_rate, constants.abandon_tolerance_ratio,
                   constants.channel_disable_share, REPEAT_WEIGHT]), int(lead), float(shift_seconds))
