@@ -4,7 +4,7 @@ bit for bit, and leave the generator where those calls leave it."""
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -64,3 +64,24 @@ def test_dirichlet_rows_of_the_daily_regime_over_many_users():
         rng, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
         expected = np.vstack([numpy_rng.dirichlet(row) for row in alphas])
         same_draws(sampling.dirichlet_rows(alphas, rng), expected, rng, numpy_rng)
+
+
+@settings(max_examples=60, deadline=None)
+@given(width=st.sampled_from([17, 40, 96, 215]), rows=st.integers(1, 6), data=st.data())
+def test_categorical_codes_of_wide_rows_bisected_or_guided_are_one_search(width, rows, data):
+    """Rows of a few draws (bisected where read) and of many (guided) beside each other."""
+    import kernel_references as reference
+
+    from pushgen.model import sampling_kernel
+
+    masses = st.sampled_from([0.0, 1e-300, 0.3, 7.5])
+    weights = data.draw(hnp.arrays(np.float64, (rows, width), elements=masses))
+    weights[:, -1] += 1e-9
+    cdf = np.cumsum(weights, axis=1)
+    per_row = data.draw(st.lists(st.sampled_from([0, 1, 3, 20, 200]), min_size=rows, max_size=rows))
+    row = np.repeat(np.arange(rows), per_row)
+    data.draw(st.randoms()).shuffle(row)
+    u = np.random.default_rng(data.draw(seeds)).random(len(row))
+    u[::7] = 1 - 2**-53
+    np.testing.assert_array_equal(sampling_kernel.categorical_codes(cdf, u, row),
+                                  reference.categorical_codes(cdf, u, row.astype(np.int64)))

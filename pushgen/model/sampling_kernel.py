@@ -9,6 +9,7 @@ from pushgen.model.compiled import Kernel
 
 LINEAR_WIDTH = 16  # up to this many values a row, counting beats a guide table
 GUIDE_BUCKETS = 2  # guide buckets per value of a wide row
+GUIDE_COST = 2.0  # building a wide row's guide costs about this many bisection steps per value
 
 
 @Kernel
@@ -19,23 +20,41 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
 
     A key u + r lies in [r, r + 1], so every value of the rows before r is below or at it and
     the code is the count of values of row r (all but its last, which is r + 1) at or below
-    the key. Narrow rows are counted. Wide rows are cut into ``GUIDE_BUCKETS * width`` equal
-    buckets: a key's bucket b (by u = key - r, exact) bounds its code between the count of values
-    below r + (b - 1) / buckets and the count below r + (b + 2) / buckets (a whole bucket left on
-    either side for rounding); two steps settle a narrow interval, a bisection a wider one.
+    the key. Only rows some draw names are normalised. Narrow rows are counted. A wide row
+    of few draws (their bisection steps fewer than ``GUIDE_COST`` per value of the row) is not
+    normalised: each key is bisected over the row's values, each computed where it is read.
+    Other wide rows are cut into ``GUIDE_BUCKETS * width`` equal buckets: a key's bucket b (by
+    u = key - r, exact) bounds its code between the count of values below r + (b - 1) / buckets
+    and the count below r + (b + 2) / buckets (a whole bucket left on either side for rounding);
+    two steps settle a narrow interval, a bisection a wider one. Each way gives the same count.
     """
     n_rows, width = cdf.shape
     last = width - 1
     n = len(uniforms)
     codes = np.empty(n, dtype=np.int16)
+    wide = width > LINEAR_WIDTH
+    normalised = np.ones(n_rows, dtype=np.bool_)
+    if wide or n_rows * width > n:  # else normalising every row costs less than counting the draws
+        draws = np.zeros(n_rows, dtype=np.int64)
+        for i in range(n):
+            draws[rows[i]] += 1
+        steps = 1
+        while (1 << steps) < width:
+            steps += 1
+        # a wide row of few draws is bisected where read (its stacked values left unset); a row no
+        # draw names is skipped
+        for r in range(n_rows):
+            normalised[r] = draws[r] > 0 and (not wide or draws[r] * steps >= GUIDE_COST * width)
     # row r: its values but the last, normalised, plus r; a row of total 0, which no draw names, NaN
     stacked = np.empty((n_rows, width))
     for r in range(n_rows):
+        if not normalised[r]:
+            continue
         total = cdf[r, last]
         for j in range(last):
             stacked[r, j] = cdf[r, j] / total + r if total != 0 else np.nan
         stacked[r, last] = np.inf  # never at or below a key: the count stops before the last value
-    if width <= LINEAR_WIDTH:
+    if not wide:
         for i in range(n):
             r = rows[i]
             key = uniforms[i] + r
@@ -50,6 +69,8 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
         lower_edge[b] = (b - 1) / buckets
     below = np.empty((n_rows, buckets + 4), dtype=np.int32)  # below[r, b]: values < r + lower_edge[b]
     for r in range(n_rows):
+        if not normalised[r]:
+            continue
         j = 0
         for b in range(buckets + 4):
             threshold = r + lower_edge[b]
@@ -59,6 +80,17 @@ def categorical_codes(cdf: np.ndarray, uniforms: np.ndarray, rows: np.ndarray) -
     for i in range(n):
         r = rows[i]
         key = uniforms[i] + r
+        if not normalised[r]:
+            total = cdf[r, last]
+            low, high = 0, last
+            while low < high:
+                middle = (low + high) >> 1
+                if (cdf[r, middle] / total + r if total != 0 else np.nan) <= key:
+                    low = middle + 1
+                else:
+                    high = middle
+            codes[i] = low
+            continue
         b = int((key - r) * buckets)
         low, high = below[r, b], below[r, b + 3]
         if high - low <= 2:
