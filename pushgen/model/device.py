@@ -69,13 +69,12 @@ def battery(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan,
     spent, next_charger = spending(state, music, DRAIN_BY_STATE, MUSIC_DRAIN, drain_per_slot, CHARGER_AT_HAND)
 
     night = rng.random(grid.days) < habits.night_charge
-    bed_slot = np.clip(
-        np.round((np.arange(grid.days) * 24 + plan.bedtime) / SLOT_HOURS).astype(int), 0, n
-    )
-    wake_slot = np.clip(
-        np.round((np.arange(1, grid.days + 1) * 24 + np.r_[plan.wake[1:], plan.wake[-1]])
-                 / SLOT_HOURS).astype(int), 0, n
-    )
+    # whole slots clipped to [0, n] by maximum then minimum (np.clip's result, without its wrapper)
+    bed_slot = np.minimum(np.maximum(
+        np.round((np.arange(grid.days) * 24 + plan.bedtime) / SLOT_HOURS).astype(int), 0), n)
+    next_wake = np.concatenate((plan.wake[1:], plan.wake[-1:]))  # the last night: its own day's wake-up
+    wake_slot = np.minimum(np.maximum(
+        np.round((np.arange(1, grid.days + 1) * 24 + next_wake) / SLOT_HOURS).astype(int), 0), n)
     topup_slots = np.round(rng.uniform(1.0, 2.5, grid.days * 4) / SLOT_HOURS).astype(int)
     per_slot_charge = CHARGE_PERCENT_PER_HOUR * SLOT_HOURS
 

@@ -7,6 +7,7 @@ parameters come from ``Priors``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -124,6 +125,12 @@ LEISURE_PLACES = ("TYPE_BAR", "TYPE_AMUSEMENT_PARK", "TYPE_AQUARIUM", "TYPE_ART_
 ERRAND_PLACES = ("TYPE_ATM", "TYPE_BANK", "TYPE_BAKERY")
 
 
+@functools.cache
+def _place_codes(options: tuple[str, ...]) -> list[int]:
+    place = schemas.field("place")
+    return [place.code(o) for o in options]
+
+
 def places(sched: Schedule, rng: np.random.Generator) -> Places:
     """Parents: schedule. work ~ Uniform over the occupation's places; tastes ~ Dirichlet."""
     place = schemas.field("place")
@@ -131,7 +138,7 @@ def places(sched: Schedule, rng: np.random.Generator) -> Places:
 
     def taste(options: tuple[str, ...], concentration: float) -> np.ndarray:
         p = np.zeros(len(place.listed()))
-        p[[place.code(o) for o in options]] = rng.dirichlet(np.full(len(options), concentration))
+        p[_place_codes(options)] = rng.dirichlet(np.full(len(options), concentration))
         return p
 
     home = place.code("TYPE_OTHER")
