@@ -84,9 +84,10 @@ def family_states(seed: int, user: int) -> np.ndarray:
     """(families, 4) read-only: the PCG64 state words of ``SeedSequence(seed, spawn_key=(user,
     family))`` for every node family, in one ``seeding_kernel.sequence_states`` call."""
     run = _words(seed)
-    key = [*run, *[0] * (POOL_SIZE - len(run)), *_words(user)]
-    states = sequence_states(np.array([[*key, family] for family in range(FAMILIES)], dtype=np.uint64),
-                             PCG64_WORDS)
+    key = np.array([*run, *[0] * (POOL_SIZE - len(run)), *_words(user), 0], dtype=np.uint64)
+    entropies = np.repeat(key[None, :], FAMILIES, axis=0)  # one row a family: the key, then the family
+    entropies[:, -1] = np.arange(FAMILIES, dtype=np.uint64)
+    states = sequence_states(entropies, PCG64_WORDS)
     states.flags.writeable = False
     return states
 
