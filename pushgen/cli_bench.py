@@ -182,7 +182,7 @@ def log_episodes_command(split: str, replicates: int | None, horizon_days: float
                          user_ids: tuple[int, ...], k: int, candidate_seed: int, seed: int, out: Path | None,
                          force: bool) -> None:
     """``pushgen log --task long-horizon``: whole episodes from the softened threshold policy."""
-    from pushgen.benchmark.long_horizon import users as task_users
+    from pushgen.benchmark.long_horizon import held_out_users
     from pushgen.ope.episode_folder import write_episode_log
     from pushgen.ope.episodes import HorizonOptions, log_episodes
     from pushgen.publishing.access import resolve_split
@@ -197,7 +197,7 @@ def log_episodes_command(split: str, replicates: int | None, horizon_days: float
     with user_errors():
         folder = resolve_split(split)
         check_output(out, force, keep=(folder,))
-        playable = task_users(split, 2)
+        playable = held_out_users(split)
         if any(u not in playable for u in user_ids):
             raise UserFacingError(f"--user must be a held-out user the long-horizon task can play: "
                                   f"{playable}")

@@ -303,3 +303,25 @@ def test_read_dataset_refuses_an_extra_part(partitioned):
         shutil.copy(parts / "part-00001.parquet", parts / "part-00008.parquet")
         with pytest.raises(pushgen.DatasetError, match=r"notifications/part-00008\.parquet is not listed in"):
             read_dataset(dataset)
+
+
+def test_task_2_on_a_split_without_cold_start_users_is_one_line(folders, tmp_path):
+    from pushgen.ope.episodes import log_episodes
+
+    split = tmp_path / "no-cold-start"
+    assert run_cli(["split", str(folders[0]), *SPLIT_ARGS, "--out", str(split), "-q"]).code == 0
+    submission = str(submission_for(folders[1]))
+    evaluated = run_cli(["evaluate", "--split", str(split), "--task", "2", "--submission", submission])
+    logged = run_cli(["log", str(split), "--task", "long-horizon", "--out", str(tmp_path / "log")])
+    for outcome, message in (
+            (evaluated, f"pushgen evaluate: error: split {split.name} has no task 2 test users (it holds no "
+                        "cold-start users)"),
+            (logged, f"pushgen log: error: split {split} has no held-out user the long-horizon task can play "
+                     "(it holds no cold-start users)")):
+        assert outcome.code == 2 and not outcome.escaped, outcome.escaped
+        assert outcome.error_lines == [message]
+    with pytest.raises(pushgen.DatasetError, match=r"^split no-cold-start has no task 2 test users"):
+        pushgen.evaluate(split, task=2, submission=submission)
+    with pytest.raises(pushgen.DatasetError, match=r"has no held-out user the long-horizon task can play"):
+        log_episodes(str(split))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["no-cold-start"]

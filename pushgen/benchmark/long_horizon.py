@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting, horizon_bound
+from pushgen.data.dataset import DatasetError
 from pushgen.envs.base import task_of_user
 from pushgen.envs.horizon import playable_apps
 from pushgen.envs.long_horizon import LongHorizonEnv
@@ -164,6 +165,18 @@ def users(split: str | Path, task: int) -> list[int]:
     the training users, task 2's the held-out ones."""
     part = load_part(split, task, "test")
     return [int(u) for u in part.users if playable_apps(part, int(u))]
+
+
+def held_out_users(split: str | Path) -> list[int]:
+    """Task 2's test users (the held-out ones) with an app the task can play; a ``DatasetError``
+    naming the split when there is none."""
+    found = users(split, 2)
+    if not found:
+        held_out = len(load_part(split, 2, "test").users)
+        raise DatasetError(f"split {split} has no held-out user the long-horizon task can play "
+                           + (f"(none of its {held_out} has an app the task can play)" if held_out
+                              else "(it holds no cold-start users)"))
+    return found
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from pushgen.data.folder_lock import session
 from pushgen.publishing.access import load_split
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 from pushgen.splits import TASKS
+from pushgen.splits.spec import no_test_users
 from pushgen.text_tables import counted
 
 
@@ -218,8 +219,7 @@ def _tasks(description: dict, tasks: Iterable[int] | None) -> list[int]:
         if task not in TASKS:
             raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
         if not has_users[task]:
-            raise BenchmarkError(f"split {description.get('name')} has no task {task} test users"
-                                 + (" (it holds no cold-start users)" if task == 2 else ""))
+            raise BenchmarkError(no_test_users(str(description.get("name")), task))
     return chosen
 
 

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from pushgen.benchmark.long_horizon import users as task_users
+from pushgen.benchmark.long_horizon import held_out_users
+from pushgen.data.dataset import DatasetError
 from pushgen.envs.base import task_of_user
 from pushgen.envs.long_horizon import LongHorizonEnv
 from pushgen.ope.feedback import Feedback
@@ -143,9 +144,9 @@ class HorizonOptions:
 
 def environments(split: str, users: list[int] | None, options: HorizonOptions) -> list[LongHorizonEnv]:
     """One environment per user (default: the held-out users the task can play)."""
-    users = task_users(split, 2) if users is None else users
+    users = held_out_users(split) if users is None else users
     if not users:
-        raise ValueError(f"{split} has no held-out user the long-horizon task can play")
+        raise DatasetError("users is empty; give some held-out users or None for every one")
     return [LongHorizonEnv(split, user=u, k=options.k, horizon_days=options.horizon_days,
                            candidate_seed=options.candidate_seed, task=task_of_user(split, u)) for u in users]
 

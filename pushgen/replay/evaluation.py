@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import session
 from pushgen.model.feasibility import channel_of, is_possible
 from pushgen.progress import bar
@@ -38,6 +39,7 @@ from pushgen.replay.rewards import DEFAULT_MODE, check_mode, rewards
 from pushgen.replay.run_digest import recorded_entropies, run_draws, split_fingerprint, verified_users
 from pushgen.replay.scoring import sequence_probabilities
 from pushgen.replay.submission import TIMING, SubmissionError, check_submission, read_submission
+from pushgen.splits.spec import no_test_users
 
 DECISION_FLOOR_SECONDS = 1e-7  # below any decision time pushgen's runner measures (pushgen.envs.recording)
 
@@ -99,6 +101,9 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     SubmissionError
         When the submission is missing, malformed, or does not answer the test contexts (a
         ``DatasetError``, one line naming what is wrong).
+    DatasetError
+        When the split cannot be read, or its task ``task`` has no test users (a split without
+        cold-start users has none for task 2).
 
     Examples
     --------
@@ -119,6 +124,8 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
     except ValueError as error:
         raise SubmissionError(str(error)) from None
     part = load_part(split, task, "test")
+    if not len(part.users):
+        raise DatasetError(no_test_users(part.name, task))
     if users is None:
         selected = [int(u) for u in part.users]
     else:

@@ -22,6 +22,12 @@ TEST_PARTS = {1: "task1/test", 2: "task2/test"}
 TASKS = (1, 2)
 
 
+def no_test_users(name: str, task: int) -> str:
+    """The message for split ``name`` whose task ``task`` has no test users."""
+    return (f"split {name} has no task {task} test users"
+            + (" (it holds no cold-start users)" if task == 2 else ""))
+
+
 @dataclass(frozen=True)
 class SplitSpec:
     train_months: int = 3
