@@ -202,7 +202,9 @@ def test_a_run_whose_responses_rewards_or_entropy_were_edited_is_unverified(spli
     dismissed = int(np.flatnonzero(run["action"] == "dismissed")[0])
     edits = {"response": ("action", dismissed, "opened"),
              "reward": ("reward", dismissed, run.loc[dismissed, "reward"] + 1.0),
-             "entropy": ("run_entropy", slice(None), str(int(run.loc[0, "run_entropy"]) + 1))}
+             "entropy": ("run_entropy", slice(None), str(int(run.loc[0, "run_entropy"]) + 1)),
+             **{f"entropy {text[:8]!r}": ("run_entropy", slice(None), text)
+                for text in ("9" * 5000, "abc", "-5", "\u00b2", "")}}  # 5,000 digits: more than int() reads
     for name, (column, at, value) in edits.items():
         edited = run.copy()
         edited.loc[at, column] = value

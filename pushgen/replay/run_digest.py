@@ -72,10 +72,20 @@ def recorded_entropies(frame: pd.DataFrame, part: ReplayPart, users: list[int]) 
     out = {}
     for user in users:
         found = {recorded.get(c) for c in part.context_ids[part.rows_of(user)].tolist()}
-        entropy = next(iter(found)) if len(found) == 1 else None
-        if entropy is not None and entropy.isdigit():
-            out[int(user)] = int(entropy)
+        entropy = _whole_number(next(iter(found))) if len(found) == 1 else None
+        if entropy is not None:
+            out[int(user)] = entropy
     return out
+
+
+def _whole_number(text: str | None) -> int | None:
+    """``text`` as a whole number >= 0, or None: not one, or too long for Python to read."""
+    if text is None or not text.isdigit():
+        return None
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() converts (4,300), or digits int() does not read ('²')
+        return None
 
 
 def run_draws(part: ReplayPart, users: list[int], rows: np.ndarray, entropies: dict[int, int]) -> np.ndarray:
