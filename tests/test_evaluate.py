@@ -295,6 +295,26 @@ def test_parquet_with_codes_instead_of_values_is_rejected(split, logged, tmp_pat
     assert code == 2 and "column 'category' row 0: 0 is not one of 'email'" in err, err
 
 
+@pytest.mark.parametrize(("column", "message"), [
+    ("context_id", "column 'context_id' row 0: a list is not an integer (one context id per row)"),
+    ("subject", "column 'subject' row 0: a list is not one of 'unknown', 'online communities'"),
+])
+def test_a_column_of_lists_is_one_line(split, logged, tmp_path, capsys, column, message):
+    path = tmp_path / "nested.parquet"
+    logged.assign(**{column: [[value] for value in logged[column]]}).to_parquet(path)
+    code, out, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path))
+    assert code == 2 and out == "" and err.startswith(f"pushgen evaluate: error: {message}"), err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("column", ["postingApp", "context_id"])
+def test_a_column_name_given_twice_is_one_line(split, logged, column):
+    twice = pd.concat([logged, logged[[column]]], axis=1)
+    with pytest.raises(SubmissionError, match=rf"^column '{column}' appears 2 times; one column per name: "
+                                              rf"context_id, postingApp, category, .*, visibility$"):
+        pushgen.evaluate(split, task=1, submission=twice)
+
+
 def test_other_user_errors_are_one_line(split, logged, tmp_path, capsys):
     path = tmp_path / "logged.csv"
     logged.to_csv(path, index=False)

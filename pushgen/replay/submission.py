@@ -98,6 +98,10 @@ def check_submission(frame: pd.DataFrame, expected: np.ndarray, known: np.ndarra
 
 def _check_columns(frame: pd.DataFrame, required: tuple[str, ...]) -> None:
     present = [str(c) for c in frame.columns]
+    repeated = next((name for name in required if present.count(name) > 1), None)
+    if repeated is not None:
+        raise SubmissionError(f"column {repeated!r} appears {present.count(repeated)} times; one column per "
+                              f"name: {', '.join(required)}")
     missing = [name for name in required if name not in present]
     if not missing:
         return
@@ -118,8 +122,8 @@ def _context_ids(column: pd.Series) -> np.ndarray:
         except pa.ArrowInvalid:
             pass  # the row-by-row check below names the offending row
     values = column.to_numpy(dtype=object)
-    text = np.array([v.strip() if isinstance(v, str) else v for v in values], dtype=object)
-    numbers = pd.to_numeric(pd.Series(text), errors="coerce").to_numpy(dtype=np.float64)
+    text = pd.Series([v.strip() if isinstance(v, str) else v for v in values], dtype=object)
+    numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
     is_bool = np.fromiter((isinstance(v, (bool, np.bool_)) for v in values), dtype=bool,
                           count=len(values))
     bad = ~np.isfinite(numbers) | (numbers != np.round(numbers)) | is_bool | (
@@ -129,7 +133,8 @@ def _context_ids(column: pd.Series) -> np.ndarray:
         value = values[row]
         if _missing(value):
             raise SubmissionError(f"column {KEY!r} row {row}: missing value")
-        raise SubmissionError(f"column {KEY!r} row {row}: {quoted(value)} is not an integer")
+        raise SubmissionError(f"column {KEY!r} row {row}: {_shown(value)} is not an integer (one context id "
+                              "per row)")
     return numbers.astype(np.int64)
 
 
@@ -192,10 +197,17 @@ def _strings_of_objects(column: pd.Series, field: schemas.Field) -> pa.Array:
         elif _missing(value):
             value = None
         elif not isinstance(value, str):
-            raise SubmissionError(f"column {field.name!r} row {row}: {quoted(value)} is not "
+            raise SubmissionError(f"column {field.name!r} row {row}: {_shown(value)} is not "
                                   f"{_allowed(field)}")
         out.append(value)
     return pa.array(out, pa.string())
+
+
+def _shown(value: object) -> str:
+    """A value for a message: a list (a nested Parquet column's cell) as such, else quoted."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "a list"
+    return "a mapping" if isinstance(value, dict) else quoted(value)
 
 
 def _allowed(field: schemas.Field) -> str:
