@@ -3,6 +3,7 @@ renames of ``--force``, and a server that sends too much or too slowly."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import subprocess
@@ -257,6 +258,41 @@ def test_a_full_standard_output_is_one_line(folders, args):
     assert done.stderr.splitlines() == [
         f"pushgen{' ' + args[0] if not args[0].startswith('-') else ''}: error: cannot write to standard "
         "output: No space left on device"]
+
+
+def pushgen_process(args: list[str], **streams) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pushgen", *args], text=True, timeout=300, **streams)
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["--version"], 0), (["list"], 0), (["describe", "{ds}"], 0), (["validate", "{broken}"], 1),
+    (["make", "--users", "1", "--days", "2", "--out", "{out}"], 0)])
+def test_a_closed_standard_output_or_pipe_does_the_work_and_keeps_the_code(folders, tmp_path, args, code):
+    """``pushgen ... >&-`` and ``pushgen ... | head -1``: the output has nowhere to go; the command
+    does its work and ends quietly with its own exit code, whenever the reader left."""
+    with damaged_copy(folders[0]) as (broken, _):
+        (broken / "users.parquet").unlink()
+        closed = pushgen_process([a.format(ds=folders[0], broken=broken, out=tmp_path / "closed")
+                                  for a in args], stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+        reader, writer = os.pipe()
+        os.close(reader)
+        try:
+            piped = pushgen_process([a.format(ds=folders[0], broken=broken, out=tmp_path / "piped")
+                                     for a in args], stdout=writer, stderr=subprocess.PIPE)
+        finally:
+            os.close(writer)
+    for done in (closed, piped):
+        assert done.returncode == code, done.stderr
+        assert "Traceback" not in done.stderr and (code or done.stderr == ""), done.stderr
+    if args[0] == "make":
+        assert all(run_cli(["validate", str(tmp_path / out)]).code == 0 for out in ("closed", "piped"))
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_an_error_that_cannot_be_written_keeps_its_exit_code(tmp_path):
+    with open("/dev/full", "w") as full:
+        done = pushgen_process(["describe", str(tmp_path / "nonexist")], stderr=full, stdout=subprocess.PIPE)
+    assert done.returncode == 2 and done.stdout == ""
 
 
 def test_messages_name_the_type_of_a_user_id_and_show_plain_values(folders, tmp_path):
