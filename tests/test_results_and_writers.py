@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 
 import gymnasium as gym
 import numpy as np
@@ -169,6 +171,23 @@ def test_record_run_writes_only_where_it_may(split, tmp_path):
     assert len(pd.read_parquet(run)) == len(history)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.parquet", "run.parquet"]
     assert np.isfinite(pd.read_parquet(run)["decision_seconds"]).all()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_one_file_outputs_get_the_mode_of_the_umask_as_folder_outputs_do(results, split, tmp_path, umask):
+    env = gym.make(GENERATION_ID, split=split, user=3)
+    env.action_space.seed(0)
+    before = os.umask(umask)
+    try:
+        assert main(["report", str(results), "--out", str(tmp_path / "r.html")]) == 0
+        record_run(env, lambda observation, info: env.action_space.sample(), tmp_path / "run.parquet", seed=0)
+        assert main(["make", "--users", "1", "--days", "2", "--out", str(tmp_path / "d"), "-q"]) == 0
+    finally:
+        os.umask(before)
+    files = 0o666 & ~umask
+    assert {name: stat.S_IMODE((tmp_path / name).stat().st_mode)
+            for name in ("r.html", "run.parquet", "d/manifest.json", "d")} == {
+        "r.html": files, "run.parquet": files, "d/manifest.json": files, "d": 0o777 & ~umask}
 
 
 def test_a_bucket_made_without_its_tables_says_so():

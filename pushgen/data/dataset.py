@@ -38,6 +38,7 @@ from pushgen.data.layout import MODEL_FILE, TRUTH
 from pushgen.data.layout import REPORT as REPORT
 from pushgen.data.layout import first_line as first_line
 from pushgen.data.layout import read_manifest as read_manifest
+from pushgen.data.output_lock import umask_mode
 from pushgen.data.outputs import (
     DatasetError,
     check_output,
@@ -171,9 +172,7 @@ def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = (),
         before = snapshot(out)
         try:
             work = Path(tempfile.mkdtemp(prefix=sibling_name(out, "partial-"), dir=parent))
-            umask = os.umask(0)
-            os.umask(umask)
-            work.chmod(0o777 & ~umask)
+            work.chmod(umask_mode(0o777))
         except OSError as error:
             raise DatasetError(f"cannot write into {parent}: {error.strerror}") from None
         try:

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from pushgen.data.output_lock import umask_mode
 from pushgen.data.outputs import DatasetError, check_not_inside_output, sibling_name, writer_lock
 
 
@@ -50,7 +51,10 @@ def file_output(out: str | Path, force: bool, ours: Callable[[Path], bool], what
                 raise DatasetError(f"{out} is not a {what} pushgen wrote; --force replaces only those; "
                                    f"choose another {option}")
         handle, name = tempfile.mkstemp(prefix=sibling_name(out, "partial-"), dir=parent)
-        os.close(handle)
+        try:
+            os.fchmod(handle, umask_mode(0o666))  # as a file the user writes, not mkstemp's 0o600
+        finally:
+            os.close(handle)
         partial = Path(name)
         try:
             yield partial

@@ -37,6 +37,14 @@ def sibling_name(out: Path, kind: str) -> str:
     return f".{os.fsencode(name)[:room].decode('utf-8', 'ignore')}~{digest}.{kind}"
 
 
+def umask_mode(mode: int) -> int:
+    """``mode`` less the bits the process's umask takes away: the mode ``open`` gives a new file
+    (``mode`` 0o666) and ``mkdir`` a new folder (0o777), which ``tempfile`` does not (0o600, 0o700)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return mode & ~umask
+
+
 def lock_path(out: Path) -> Path:
     out = Path(out)
     return out.with_name(sibling_name(out, "lock"))
