@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from pushgen.cli_support import UserFacingError, user_errors
-from pushgen.cli_types import FiniteNumber, WholeNumber
+from pushgen.cli_types import FilePath, FiniteNumber, WholeNumber
 from pushgen.data.outputs import check_output
 from pushgen.progress import note, quiet_option, shown
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
@@ -28,7 +28,7 @@ class BaselinesOption(click.Option):
               help="A standard split's name (e.g. pushgen-v4) or a split folder.")
 @click.option("--task", type=WholeNumber(1, 2), default=1, show_default=True,
               help="1: a submission for the test contexts; 2: a recorded online run.")
-@click.option("--submission", type=click.Path(path_type=Path), required=True,
+@click.option("--submission", type=FilePath(path_type=Path), required=True,
               help="Parquet or CSV: context_id and the 7 notification features per row.")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE,
               show_default=True, help="Expected reward, or the responses drawn (task 1: the split's own "
@@ -36,7 +36,7 @@ class BaselinesOption(click.Option):
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as JSON.")
 @click.option("--user", "users", type=WholeNumber(), multiple=True,
               help="Score only this user (repeat for several) [default: every test user].")
-@click.option("--paired-with", "paired_with", type=click.Path(path_type=Path), default=None,
+@click.option("--paired-with", "paired_with", type=FilePath(path_type=Path), default=None,
               help="A `pushgen benchmark` results folder of the split: compare user by user with a row.")
 @click.option("--reference", default=None,
               help="The row of --paired-with to compare with [default: learned (task 1), bandit (task 2)].")
@@ -66,7 +66,7 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
               help="Selection task baselines on task 2's users (pushgen/NotificationSelection-v0), "
                    "comma-separated, 'all' or 'none' [default: all when --baselines is not given, "
                    "else none].")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=FilePath(path_type=Path), default=None,
               help="Results folder [default: benchmark-SPLIT].")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
               help="Expected reward, or the split's own draws.")
@@ -133,7 +133,7 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
 @click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
               help="Seed of the logging policy's choices and of the sampled rewards.")
 @click.option("--stationary", is_flag=True, help="A simulated user without fatigue and habituation.")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=FilePath(path_type=Path), default=None,
               help="Output folder [default: log-SPLIT-POLICY-seedSEED].")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @quiet_option

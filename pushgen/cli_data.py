@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from pushgen.cli_support import UserFacingError, folder_or_standard_split, user_errors
-from pushgen.cli_types import WholeNumber
+from pushgen.cli_types import FilePath, WholeNumber
 from pushgen.data.dataset import FORMATS
 from pushgen.data.errors import ENGINES
 from pushgen.data.outputs import check_output
@@ -29,7 +29,7 @@ from pushgen.text_tables import plural
 @click.option("--start", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="First day, YYYY-MM-DD [default: 2026-01-05].")
 @click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=FilePath(path_type=Path), default=None,
               help="Output folder [default: a new folder named from the parameters].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
@@ -85,7 +85,7 @@ def _check_matplotlib() -> None:
 
 @click.command("report")
 @click.argument("path")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=FilePath(path_type=Path), default=None,
               help="The HTML file [default: NAME-report.html beside PATH].")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @quiet_option
@@ -178,8 +178,8 @@ def validate_command(path: str) -> None:
 
 
 @click.command("split")
-@click.argument("dataset", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.argument("dataset", type=FilePath(path_type=Path))
+@click.option("--out", type=FilePath(path_type=Path), default=None,
               help="Output folder [default: DATASET-split beside DATASET].")
 @click.option("--train-months", type=WholeNumber(1, MAX_MONTHS), default=None,
               help="Months of history for task 1, validation weeks included [default: half the "
@@ -220,7 +220,7 @@ def split_command(dataset: Path, out: Path | None, train_months: int | None, tes
 
 
 @click.command("list")
-@click.option("--cache", type=click.Path(path_type=Path), default=None,
+@click.option("--cache", type=FilePath(path_type=Path), default=None,
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 def list_command(cache: Path | None) -> None:
     """List the standard splits: name, version, users, months, size, where they are at hand, and
@@ -244,7 +244,7 @@ def list_command(cache: Path | None) -> None:
 @click.option("--version", "version", default=None, help="Version, e.g. v1 [default: the latest].")
 @click.option("--regenerate", is_flag=True,
               help="No network: rebuild the split from its recipe and check its fingerprint.")
-@click.option("--cache", type=click.Path(path_type=Path), default=None,
+@click.option("--cache", type=FilePath(path_type=Path), default=None,
               help="Cache folder [default: $PUSHGEN_CACHE or the user cache folder].")
 @quiet_option
 def download_command(name: str, version: str | None, regenerate: bool, cache: Path | None) -> None:

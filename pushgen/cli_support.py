@@ -38,6 +38,8 @@ def user_errors() -> Iterator[None]:
 
 def folder_or_standard_split(text: str) -> Path:
     """The folder at ``text``, or the standard split named ``text`` (fetched or from the cache)."""
+    if not text:  # pathlib reads "" as the current folder
+        raise DatasetError("the path is empty; give a folder or a standard split's name")
     path = Path(text)
     if path.exists() or len(path.parts) != 1 or text.startswith("."):
         return path

@@ -32,6 +32,29 @@ class WholeNumber(click.IntRange):
         return f"of at least {self.min}" if self.min is not None else f"of at most {MAX_DIGITS} digits"
 
 
+class FilePath(click.Path):
+    """``click.Path`` that refuses an empty path, which ``pathlib`` reads as the current folder.
+
+    Parameters
+    ----------
+    **kwargs
+        Those of ``click.Path``.
+
+    Examples
+    --------
+    >>> import click
+    >>> FilePath().convert("", None, None)
+    Traceback (most recent call last):
+    ...
+    click.exceptions.BadParameter: the path is empty; give a file or folder name
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("the path is empty; give a file or folder name", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class FiniteNumber(click.types.FloatParamType):
     """click's ``FLOAT`` that also refuses ``nan`` and ``inf``."""
 

@@ -10,6 +10,7 @@ from pushgen import stopping
 _STARTED_HERE = stopping.starting()  # not if the program did already
 
 import re
+from typing import Any
 
 import click
 
@@ -19,7 +20,19 @@ LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 NOT_UTF8 = re.compile("[\ud800-\udfff]")  # lone surrogates: bytes of another encoding passed through
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The ``pushgen`` group. A stop inside a command leaves it as ``click``'s ``Abort``: click's
+    ``main`` would write an empty line to stderr before it (for a terminal's ``^C``), and the
+    stop's message is stderr's one line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise click.exceptions.Abort() from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(None, "--version", package_name="pushgen", prog_name="pushgen")
 def cli() -> None:
     """Synthetic smartphone push-notification datasets and benchmarks."""

@@ -295,6 +295,32 @@ def test_an_error_that_cannot_be_written_keeps_its_exit_code(tmp_path):
     assert done.returncode == 2 and done.stdout == ""
 
 
+EMPTY = "the path is empty; give a folder or a standard split's name"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["make", "--users", "1", "--days", "2", "--out", "afile.txt/sub"],
+     "cannot write afile.txt/sub: afile.txt is a file, not a folder"),
+    (["report", "{ds}", "--out", "afile.txt/r.html"],
+     "--out afile.txt/r.html: afile.txt is a file, not a folder; choose another --out"),
+    (["describe", "/dev/null"], "/dev/null is neither a folder nor a regular file; describe reads a dataset "
+                                "folder or a notifications table file"),
+    (["make", "--users", "1", "--days", "2", "--out", ""],
+     "Invalid value for '--out': the path is empty; give a file or folder name"),
+    (["evaluate", "--split", "{split}", "--submission", ""],
+     "Invalid value for '--submission': the path is empty; give a file or folder name"),
+    (["describe", ""], EMPTY),
+    (["validate", ""], EMPTY),
+])
+def test_a_path_that_is_no_folder_is_named_as_what_it_is(folders, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile.txt").write_text("notes")
+    outcome = run_cli([a.format(ds=folders[0], split=folders[1]) for a in args])
+    assert outcome.code == 2 and not outcome.escaped, outcome.escaped
+    assert outcome.error_lines == [f"pushgen {args[0]}: error: {message}"]
+    assert [p.name for p in tmp_path.iterdir()] == ["afile.txt"]
+
+
 def test_messages_name_the_type_of_a_user_id_and_show_plain_values(folders, tmp_path):
     import gymnasium as gym
     import pandas as pd

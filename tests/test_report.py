@@ -312,7 +312,7 @@ def test_a_report_inside_a_pushgen_output_is_refused(dataset, mini_copy, tmp_pat
         write_report(dataset, mini_copy / "r.html", force=True)
     assert (snapshot(dataset), snapshot(mini_copy)) == before
     assert main(["report", str(dataset), "--out", str(tmp_path / "nowhere" / "r.html")]) == 2
-    assert "there is no folder" in capsys.readouterr().err
+    assert f"folder {tmp_path / 'nowhere'} does not exist; choose another --out" in capsys.readouterr().err
 
 
 def test_the_benchmark_report_stays_readable_with_ten_policies(results_folder):

@@ -30,6 +30,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen import schemas, stopping
+from pushgen.data.errors import no_folder
 from pushgen.data.folder_lock import replacing, session
 from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
 from pushgen.data.layout import FORMATS as FORMATS
@@ -165,7 +166,7 @@ def atomic_folder(out: Path, force: bool = False, keep: tuple[Path, ...] = (),
     out = Path(out)
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
-        raise DatasetError(f"cannot write {out}: folder {parent} does not exist")
+        raise DatasetError(f"cannot write {out}: {no_folder(parent)}")
     with writer_lock(out, option):
         remove_leftovers(out)
         check_output(out, force, keep)

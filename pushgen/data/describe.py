@@ -132,7 +132,8 @@ def describe_tables(path: Path, calibration: bool = False) -> Described:
             stats["calibration"] = calibration_summary(stats, frame)
         return Described(stats, frame, None)
     if not path.is_dir():
-        raise DatasetError(f"{path} does not exist")
+        what = "is neither a folder nor a regular file" if path.exists() else "does not exist"
+        raise DatasetError(f"{path} {what}; describe reads a dataset folder or a notifications table file")
     if (path / MANIFEST).is_file():
         manifest = verify_dataset(path)
         notifications = table_path(path, "notifications", manifest)

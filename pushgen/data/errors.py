@@ -33,6 +33,33 @@ def os_error_message(error: OSError) -> str:
     return f"{reason}{where}"
 
 
+def no_folder(path: Path) -> str:
+    """Why no output can be written into the folder ``path``.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The folder an output would go into (which is not one).
+
+    Returns
+    -------
+    str
+        ``"X is a file, not a folder"`` where ``path`` or a folder it would be in is a file (``"X
+        is there, not a folder"`` for another thing that is not one), else ``"folder X does not
+        exist"``.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> no_folder(Path("/no/such/folder"))
+    'folder /no/such/folder does not exist'
+    """
+    found = next((p for p in (path, *path.parents) if p.exists()), None)
+    if found is not None and not found.is_dir():
+        return f"{found} is {'a file' if found.is_file() else 'there'}, not a folder"
+    return f"folder {path} does not exist"
+
+
 def write_error_message(error: OSError, out: Path) -> str:
     """One line for an operating system error met while writing ``out``."""
     where = f" ({error.filename})" if error.filename else ""

@@ -16,6 +16,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from pushgen.data.errors import no_folder
 from pushgen.data.output_lock import umask_mode
 from pushgen.data.outputs import DatasetError, check_not_inside_output, sibling_name, writer_lock
 
@@ -35,8 +36,7 @@ def file_output(out: str | Path, force: bool, ours: Callable[[Path], bool], what
     check_not_inside_output(out)
     parent = out.absolute().parent
     if not parent.is_dir():
-        raise DatasetError(f"{option} {out}: there is no folder {out.parent}; create it or choose another "
-                           f"{option}")
+        raise DatasetError(f"{option} {out}: {no_folder(out.parent)}; choose another {option}")
     for path in keep:
         if Path(path).is_dir() and Path(path).resolve() in out.resolve().parents:
             raise DatasetError(f"{option} {out} is inside the input {path}; choose a file outside it")

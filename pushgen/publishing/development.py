@@ -13,6 +13,7 @@ import dataclasses
 from pathlib import Path
 
 from pushgen.checks import whole_number
+from pushgen.data.errors import no_folder
 from pushgen.data.outputs import DatasetError, check_output
 from pushgen.publishing.registry import load_registry, lookup
 from pushgen.publishing.standard import build_split
@@ -82,7 +83,7 @@ def development_split(name: str, out: str | Path, seed: int, version: str | None
     entry = lookup(name, version)
     out = Path(out)
     if not out.parent.is_dir():
-        raise DatasetError(f"cannot write {out}: folder {out.parent} does not exist")
+        raise DatasetError(f"cannot write {out}: {no_folder(out.parent)}")
     check_output(out, force)
     recipe = dataclasses.replace(entry.make_recipe(), seed=seed)
     return build_split(recipe, entry.make_spec(), out, name=f"{entry.name}-dev-seed{seed}", force=force,

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pushgen.data.build import Built
 from pushgen.data.dataset import CARD, DatasetError
+from pushgen.data.errors import no_folder
 from pushgen.data.folder_lock import claim
 from pushgen.data.generator import Recipe, simulated_dataset
 from pushgen.data.outputs import sibling_name
@@ -54,7 +55,7 @@ def build_split(
     """
     out = Path(out)
     if not out.parent.is_dir():
-        raise DatasetError(f"cannot write {out}: folder {out.parent} does not exist")
+        raise DatasetError(f"cannot write {out}: {no_folder(out.parent)}")
     dataset = simulated_dataset(recipe, progress, desc=name)
     prefix = sibling_name(out, "dataset-")
     for leftover in out.parent.glob(f"{glob.escape(prefix)}*"):  # of killed runs: no one holds them
