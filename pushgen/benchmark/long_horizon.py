@@ -168,8 +168,30 @@ def users(split: str | Path, task: int) -> list[int]:
 
 
 def held_out_users(split: str | Path) -> list[int]:
-    """Task 2's test users (the held-out ones) with an app the task can play; a ``DatasetError``
-    naming the split when there is none."""
+    """Task 2's test users (the held-out ones) with an app the long-horizon task can play.
+
+    Parameters
+    ----------
+    split : str or pathlib.Path
+        A standard split's name or a split folder.
+
+    Returns
+    -------
+    list of int
+        Their ids, at least one.
+
+    Raises
+    ------
+    DatasetError
+        One line naming the split when it has none (no cold-start users, or none with an app
+        the task can play).
+
+    Examples
+    --------
+    >>> from pushgen.benchmark.long_horizon import held_out_users
+    >>> len(held_out_users("pushgen-mini-v4")) > 0
+    True
+    """
     found = users(split, 2)
     if not found:
         held_out = len(load_part(split, 2, "test").users)

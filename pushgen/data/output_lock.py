@@ -38,8 +38,27 @@ def sibling_name(out: Path, kind: str) -> str:
 
 
 def umask_mode(mode: int) -> int:
-    """``mode`` less the bits the process's umask takes away: the mode ``open`` gives a new file
-    (``mode`` 0o666) and ``mkdir`` a new folder (0o777), which ``tempfile`` does not (0o600, 0o700)."""
+    """``mode`` less the bits the process's umask takes away.
+
+    Parameters
+    ----------
+    mode : int
+        0o666 for a file, 0o777 for a folder.
+
+    Returns
+    -------
+    int
+        The mode ``open`` gives a new file (``mkdir`` a new folder), which ``tempfile`` does not
+        (it gives 0o600 and 0o700).
+
+    Examples
+    --------
+    >>> import os
+    >>> before = os.umask(0o022)
+    >>> oct(umask_mode(0o666)), oct(umask_mode(0o777))
+    ('0o644', '0o755')
+    >>> _ = os.umask(before)
+    """
     umask = os.umask(0)
     os.umask(umask)
     return mode & ~umask

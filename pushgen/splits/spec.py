@@ -23,7 +23,25 @@ TASKS = (1, 2)
 
 
 def no_test_users(name: str, task: int) -> str:
-    """The message for split ``name`` whose task ``task`` has no test users."""
+    """The message for split ``name`` whose task ``task`` has no test users.
+
+    Parameters
+    ----------
+    name : str
+        The split's name.
+    task : int
+        1 or 2.
+
+    Returns
+    -------
+    str
+        One line; for task 2 it adds that the split holds no cold-start users.
+
+    Examples
+    --------
+    >>> no_test_users("my-split", 2)
+    'split my-split has no task 2 test users (it holds no cold-start users)'
+    """
     return (f"split {name} has no task {task} test users"
             + (" (it holds no cold-start users)" if task == 2 else ""))
 
