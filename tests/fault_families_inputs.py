@@ -19,6 +19,7 @@ from fault_cases import made_folders, run_cli, snapshot
 from fault_families import Case, left_behind, one_line, scratch
 
 from pushgen.data.outputs import file_listing
+from pushgen.publishing.croissant import dataset_croissant, write_croissant
 
 DESCRIBED_LATER = {"dataset": ("manifest.json", "README.md", "croissant.json"),
                    "benchmark": ("benchmark.json", "timings.json")}
@@ -26,11 +27,14 @@ RESULTS, OUTPUTS = "benchmark results folder", "one-file outputs, old datasets, 
 
 
 def resign(folder: Path, kind: str = "dataset") -> None:
-    """List ``folder``'s files in its description again, as they are now (as a forger would)."""
+    """List ``folder``'s files in its description again, as they are now, and describe a dataset
+    in Croissant again (as a forger would)."""
     description = folder / ("manifest.json" if kind == "dataset" else "benchmark.json")
     content = json.loads(description.read_text())
     content["files"] = file_listing(folder, exclude=DESCRIBED_LATER[kind])
     description.write_text(json.dumps(content))
+    if kind == "dataset" and (folder / "croissant.json").is_file():
+        write_croissant(folder, dataset_croissant(folder))
 
 
 def old_model(folder: Path) -> None:

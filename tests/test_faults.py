@@ -165,16 +165,16 @@ def test_describe_of_a_manifest_that_is_a_list(folders):
 
 def test_validate_names_a_file_it_cannot_read(folders, monkeypatch):
     """Root reads any file whatever its mode, so the refusal is simulated where the file is opened."""
-    import pushgen.data.outputs
+    import pushgen.data.folder_entries
 
-    real = pushgen.data.outputs.sha256_file
+    real = pushgen.data.folder_entries.sha256_file
 
     def refuse(path):
         if path.name == "users.parquet":
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
         return real(path)
 
-    monkeypatch.setattr(pushgen.data.outputs, "sha256_file", refuse)
+    monkeypatch.setattr(pushgen.data.folder_entries, "sha256_file", refuse)
     with damaged_copy(folders[0]) as (dataset, _):
         outcome = run_cli(["validate", str(dataset)])
         assert outcome.code == 1 and not outcome.escaped and "Traceback" not in outcome.err

@@ -55,7 +55,8 @@ def test_an_extra_part_is_refused_by_every_reading_command(partitioned):
             assert sorted(p.name for p in scratch.iterdir()) == ["copy"]
 
 
-@pytest.mark.parametrize("extra", ["task1/train-copy.parquet", "scorer/notes.txt", "extra.parquet"])
+@pytest.mark.parametrize("extra", ["task1/train-copy.parquet", "scorer/notes.txt", "extra.parquet", ".hidden",
+                                   "scorer/.x.parquet"])
 def test_a_file_a_split_does_not_list_is_refused_by_every_reading_command(folders, extra):
     _, split = folders
     for command in split_commands(split):

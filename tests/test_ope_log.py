@@ -372,6 +372,11 @@ def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path)
     described = json.loads((copy / "log.json").read_text())
     described["files"] = file_listing(copy, exclude=("log.json", "README.md", "croissant.json"))
     (copy / "log.json").write_text(json.dumps(described))
+    from pushgen.ope.card import log_croissant
+    from pushgen.ope.folder import TABLES
+
+    croissant = log_croissant(copy, described, TABLES, ("log.json", "README.md"))
+    (copy / "croissant.json").write_text(json.dumps(croissant))  # described again, as a forger would
     problems = validate_log(copy)
     assert any("round 0: the propensities sum to 1.01" in p for p in problems), problems
     assert any("every round needs exactly one chosen action" in p for p in problems), problems

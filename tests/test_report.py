@@ -31,6 +31,7 @@ from pushgen.data.dataset import MANIFEST, REPORT, DatasetError
 from pushgen.data.outputs import sha256_file, snapshot
 from pushgen.data.validate import validate
 from pushgen.extras import install_line
+from pushgen.publishing.croissant import croissant, write_croissant
 from pushgen.report import figures, report_html, write_report
 from pushgen.report.data_figures import View
 from pushgen.report.other_figures import calibration_figure, weekly_rows
@@ -268,6 +269,7 @@ def test_test_contexts_without_posted_at_are_spread_over_the_test_months(mini_co
         path = mini_copy / f"{part}.parquet"
         description["files"][f"{part}.parquet"] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
     (mini_copy / "split.json").write_text(json.dumps(description, indent=1))
+    write_croissant(mini_copy, croissant(mini_copy))  # as such a split's own
     source = load_source(mini_copy)
     counts, spread = weekly_rows(source.parts, source.test_span)
     assert spread == {"task1/test", "task2/test"}

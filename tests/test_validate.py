@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 import pushgen
 from pushgen import schemas
 from pushgen.cli import cli, main
-from pushgen.data.dataset import DatasetError
+from pushgen.data.dataset import DatasetError, read_dataset
 from pushgen.data.validate import validate
 from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
+from pushgen.publishing.croissant import dataset_croissant, write_croissant
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +66,6 @@ def test_removed_and_unlisted_files_are_caught(written: dict[str, Path], tmp_pat
     folder = copy(written, "parquet", tmp_path)
     (folder / "users.parquet").unlink()
     (folder / "extra.csv").write_text("a\n1\n")
-    (folder / ".hidden").write_text("ignored")
     assert validate(folder) == ["users.parquet: missing", "extra.csv: not listed in manifest.json"]
 
 
@@ -114,6 +114,49 @@ def test_bad_manifests(written: dict[str, Path], tmp_path: Path) -> None:
 
     (folder / "manifest.json").unlink()
     assert validate(folder) == ["manifest.json is missing"]
+
+
+def refused(folder: Path, message: str, capsys) -> None:
+    """``validate`` finds just ``message``; describe and read_dataset refuse the folder with it."""
+    assert validate(folder) == [message]
+    assert main(["describe", str(folder)]) == 2
+    assert capsys.readouterr().err == f"pushgen describe: error: {folder}/{message}\n"
+    with pytest.raises(DatasetError) as raised:
+        read_dataset(folder)
+    assert str(raised.value) == f"{folder}/{message}"
+
+
+@pytest.mark.parametrize("entry", [".hidden", "ground_truth/.x.parquet", "link", "dangling"])
+def test_hidden_files_and_links_are_refused_by_validate_and_the_readers(
+        written: dict[str, Path], tmp_path: Path, entry: str, capsys) -> None:
+    folder = copy(written, "parquet", tmp_path)
+    if entry in ("link", "dangling"):
+        (folder / entry).symlink_to("/etc" if entry == "link" else tmp_path / "nowhere")
+    else:
+        (folder / entry).write_text("x")
+    assert validate(folder) == [f"{entry}: not listed in manifest.json"]
+    refusal = (f"{folder}/{entry} is not listed in {folder}/manifest.json; a dataset folder holds only "
+               "the files its manifest.json lists (move it away)")
+    assert main(["validate", str(folder)]) == 1
+    assert main(["describe", str(folder)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"pushgen describe: error: {refusal}"
+    with pytest.raises(DatasetError) as raised:
+        read_dataset(folder)
+    assert str(raised.value) == refusal
+
+
+def test_the_card_is_checked_against_croissant_json(written: dict[str, Path], tmp_path: Path,
+                                                    capsys) -> None:
+    folder = copy(written, "parquet", tmp_path)
+    write_croissant(folder, dataset_croissant(folder))
+    assert validate(folder) == []
+    card = folder / "README.md"
+    card.write_text(card.read_text() + "Edited.\n")
+    refused(folder, "README.md: sha256 differs from croissant.json", capsys)
+    card.unlink()
+    refused(folder, "README.md: missing (croissant.json lists it)", capsys)
+    (folder / "croissant.json").unlink()
+    assert validate(folder) == []  # a dataset's card does not name croissant.json: nothing shows it was
 
 
 def test_folders_that_are_not_datasets_raise(tmp_path: Path) -> None:

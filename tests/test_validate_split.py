@@ -11,7 +11,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+import pushgen
 from pushgen.cli import main
+from pushgen.data.dataset import DatasetError
 from pushgen.splits.validate import validate_split
 
 GENERATED = Path(__file__).resolve().parents[1] / "generated"
@@ -56,12 +58,13 @@ def test_each_kind_of_damage_to_a_split_is_named(tmp_path, capsys):
     assert "notes.txt: not listed in split.json" in problems
     rows = described["parts"]["task2/test"]["rows"]
     assert f"task2/test: {rows - 1} rows; split.json says {rows}" in problems
-    assert len(problems) == 9, problems
+    assert "split.json: sha256 differs from croissant.json" in problems  # croissant.json lists it
+    assert len(problems) == 10, problems
 
     assert main(["validate", str(folder)]) == 1
     captured = capsys.readouterr()
     assert captured.out.splitlines() == problems
-    assert captured.err.strip() == f"invalid: {folder} (9 problems)"
+    assert captured.err.strip() == f"invalid: {folder} (10 problems)"
 
 
 def test_a_split_json_that_is_not_one_is_named(tmp_path, capsys):
@@ -72,3 +75,38 @@ def test_a_split_json_that_is_not_one_is_named(tmp_path, capsys):
     (folder / "split.json").write_text("{")
     assert main(["validate", str(folder)]) == 1
     assert capsys.readouterr().out.startswith("split.json is not valid JSON: ")
+
+
+def mini_copy(tmp_path: Path) -> Path:
+    return Path(shutil.copytree(GENERATED / "pushgen-mini" / "v4", tmp_path / "split"))
+
+
+def refused(folder: Path, problem: str, refusal: str) -> None:
+    """``validate`` finds just ``problem``; ``load_split`` refuses the folder with ``refusal``."""
+    assert validate_split(folder) == [problem]
+    with pytest.raises(DatasetError) as raised:
+        pushgen.load_split(folder, task=1)
+    assert str(raised.value) == refusal
+
+
+@pytest.mark.parametrize("entry", [".hidden", "scorer/.x.parquet", "link", "dangling"])
+def test_hidden_files_and_links_in_a_split_are_named(tmp_path, entry):
+    folder = mini_copy(tmp_path)
+    if entry in ("link", "dangling"):
+        (folder / entry).symlink_to("/etc" if entry == "link" else tmp_path / "nowhere")
+    else:
+        (folder / entry).write_text("x")
+    refused(folder, f"{entry}: not listed in split.json",
+            f"{folder}/{entry} is not listed in {folder}/split.json; a split folder holds only the files "
+            "its split.json lists (move it away)")
+
+
+def test_the_card_and_croissant_json_of_a_split_are_checked(tmp_path):
+    folder = mini_copy(tmp_path)
+    (folder / "croissant.json").unlink()
+    refused(folder, "croissant.json: missing (README.md names it)",
+            f"{folder}/croissant.json: missing (README.md names it)")
+    folder = mini_copy(tmp_path / "again")
+    (folder / "README.md").write_text("# mine\n")
+    refused(folder, "README.md: sha256 differs from croissant.json",
+            f"{folder}/README.md: sha256 differs from croissant.json")

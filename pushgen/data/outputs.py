@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -29,7 +30,6 @@ from pushgen.data.output_lock import lock_path as lock_path
 from pushgen.data.output_lock import remove_leftovers as remove_leftovers
 from pushgen.data.output_lock import sibling_name as sibling_name
 from pushgen.data.output_lock import writer_lock as writer_lock
-from pushgen.progress import bar
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -128,52 +128,28 @@ def files_problem(folder: Path, files: dict[str, tuple[int, str]], source: str) 
     return None
 
 
-def listing_problems(folder: Path, listed: dict, kind: str, says: str) -> list[str]:
-    """Every ``listed`` file that leaves the ``kind`` folder, is missing or differs from what ``says``
-    gives, and every file neither listed nor written after the description."""
-    known = kind_named(kind)
-    problems = []
-    for relative, entry in bar(listed.items(), desc="validate: sha256", unit="file"):
-        if PurePosixPath(relative).is_absolute() or ".." in PurePosixPath(relative).parts:
-            problems.append(f"{relative}: listed path leaves the {kind} folder")
-            continue
-        path = folder / relative
-        try:
-            if not path.is_file():
-                problems.append(f"{relative}: missing")
-            elif (size := path.stat().st_size) != entry.get("bytes"):
-                problems.append(f"{relative}: {size} bytes; {says} says {entry.get('bytes')}")
-            elif sha256_file(path) != entry.get("sha256"):
-                problems.append(f"{relative}: sha256 differs from {says}")
-        except OSError as error:
-            problems.append(f"{relative}: cannot read ({error.strerror or error})")
-    expected = {known.description, *known.written_after, *listed}
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder).as_posix()
-        hidden = relative.startswith(".") or "/." in relative
-        if path.is_file() and not hidden and relative not in expected:
-            problems.append(f"{relative}: not listed in {known.description}")
-    return problems
+def entries(folder: Path) -> list[str]:
+    """Every entry under ``folder`` that is not a folder, hidden ones too (symbolic links are
+    entries, to a file, a folder or nothing, and are never followed), as sorted relative paths."""
+    found = []
+    for root, folders, files in os.walk(folder):
+        base = Path(root).relative_to(folder)
+        found += [(base / name).as_posix() for name in files]
+        found += [(base / name).as_posix() for name in folders if (Path(root) / name).is_symlink()]
+    return sorted(found)
+
+
+def unlisted(folder: Path, listed: dict, kind: Kind) -> list[str]:
+    """Every entry of ``folder`` (``entries``) neither ``listed`` nor the description nor written
+    after it: the one rule of what an output folder may hold (pushgen writes nothing hidden into
+    its folders; its lock files and temporary folders sit beside them)."""
+    known = {*listed, kind.description, *kind.written_after}
+    return [relative for relative in entries(Path(folder)) if relative not in known]
 
 
 def unlisted_file(folder: Path, listed: dict, kind: Kind) -> str | None:
-    """The first file under ``folder`` that its description does not list and that is not written
-    after the description (None: there is none)."""
-    folder = Path(folder)
-    known = {*listed, kind.description, *kind.written_after}
-    for path in sorted(folder.rglob("*")):
-        relative = path.relative_to(folder).as_posix()
-        if (path.is_file() or path.is_symlink()) and relative not in known:
-            return relative
-    return None
-
-
-def check_unlisted(folder: Path, listed: dict, kind: str, source: str) -> None:
-    """Refuse a file the description ``source`` does not list: a folder is read only through it."""
-    other = unlisted_file(folder, listed, kind_named(kind))
-    if other is not None:
-        raise DatasetError(f"{folder}/{other} is not listed in {source}; a {kind} folder holds only "
-                           f"the files its {Path(source).name} lists (move it away)")
+    """The first entry of ``folder`` that ``unlisted`` finds (None: there is none)."""
+    return next(iter(unlisted(folder, listed, kind)), None)
 
 
 def kind_named(name: str) -> Kind:

@@ -24,10 +24,10 @@ from pushgen.data.dataset import (
     truth_path,
 )
 from pushgen.data.fingerprint import fingerprint
+from pushgen.data.folder_entries import listing_problems
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.generator import GenerationError, Recipe
 from pushgen.data.json_limits import JSONLimitError, parse_json
-from pushgen.data.outputs import listing_problems
 from pushgen.progress import stages
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",

@@ -9,18 +9,20 @@ needs no change here. A problem raises ``DatasetError`` naming the file and what
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pushgen.data.folder_entries import check_unlisted, check_written_after
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.layout import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
 from pushgen.data.outputs import (
     DatasetError,
-    check_unlisted,
     files_problem,
     json_kind,
+    kind_named,
     listed_files,
     read_json_object,
 )
@@ -73,6 +75,7 @@ def verify_dataset(folder: Path) -> dict:
         listed = _table_files(files, table, manifest)
         if all(path.endswith(".parquet") for path in listed):
             _check_rows(folder, listed, rows[name], source, table)
+    check_written_after(folder, files, "dataset")
     return manifest
 
 
@@ -105,7 +108,7 @@ def verify_split(folder: Path, unread: str | None = None) -> dict:
     check_unlisted(folder, files, "split", str(path))
     opened = files if unread is None else {
         name: listing for name, listing in files.items() if not name.startswith(f"{unread}/")}
-    state = _state(folder, path, opened)
+    state = _state(folder, path, [*opened, *kind_named("split").written_after])
     known = _verified.get((folder.resolve(), unread))
     if known is not None and known[0] == state:
         return description
@@ -114,6 +117,7 @@ def verify_split(folder: Path, unread: str | None = None) -> dict:
     for part, entry in description["parts"].items():
         if "rows" in entry and f"{part}.parquet" in opened:
             _check_rows(folder, [f"{part}.parquet"], entry["rows"], str(path), part)
+    check_written_after(folder, files, "split")
     _verified[(folder.resolve(), unread)] = (state, description)
     return description
 
@@ -206,8 +210,8 @@ def _check_rows(folder: Path, paths: list[str], expected: int, source: str, tabl
                            f"{expected:,} for {table}")
 
 
-def _state(folder: Path, description: Path, files: dict) -> tuple:
-    """Size and modification time of the description and of every file it lists."""
+def _state(folder: Path, description: Path, files: Iterable[str]) -> tuple:
+    """Size and modification time of the description and of each of ``files``."""
     def stamp(path: Path) -> tuple[int, int] | None:
         try:
             status = path.stat()

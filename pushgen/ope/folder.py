@@ -18,10 +18,10 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen._version import __version__
 from pushgen.data.dataset import atomic_folder, write_table
+from pushgen.data.folder_entries import check_unlisted, check_written_after
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.outputs import (
     DatasetError,
-    check_unlisted,
     file_listing,
     files_problem,
     listed_files,
@@ -123,6 +123,7 @@ def checked_description(folder: Path, tables: tuple[str, ...], name: str | None 
     check_unlisted(folder, listed, "log", LOG_FILE)
     if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
         raise DatasetError(f"{folder}: {problem}")
+    check_written_after(folder, listed, "log")
     for file in tables:
         if file not in listed:
             raise DatasetError(f"{folder}: {LOG_FILE} does not list {file}")

@@ -19,8 +19,9 @@ import pandas as pd
 from pandas.api import types
 
 from pushgen.data.dataset import DatasetError, first_line
+from pushgen.data.folder_entries import check_unlisted
 from pushgen.data.folder_lock import hold, session
-from pushgen.data.outputs import check_unlisted, json_kind, listed_files, read_json_object
+from pushgen.data.outputs import json_kind, listed_files, read_json_object
 
 RESULTS_FILE = "benchmark.json"
 TEXT_FIELDS = ("split", "fingerprint", "mode")

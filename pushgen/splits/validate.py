@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 from pushgen import schemas
 from pushgen.data.dataset import DatasetError, first_line
 from pushgen.data.fingerprint import fingerprint
+from pushgen.data.folder_entries import listing_problems
 from pushgen.data.folder_lock import hold, session
-from pushgen.data.outputs import listing_problems
 from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
 from pushgen.splits.scorer import ANSWER_COLUMNS, CONTEXT_COLUMNS, SCORER
