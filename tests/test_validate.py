@@ -17,6 +17,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.cli import cli, main
 from pushgen.data.dataset import DatasetError, read_dataset
+from pushgen.data.outputs import sha256_file
 from pushgen.data.validate import validate
 from pushgen.data.writer import write_dataset
 from pushgen.publishing.card import dataset_card
@@ -116,6 +117,16 @@ def test_bad_manifests(written: dict[str, Path], tmp_path: Path) -> None:
     assert validate(folder) == ["manifest.json is missing"]
 
 
+def resign(folder: Path) -> dict:
+    """Size and sha256 of every listed file written into the manifest again, as an editor would."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for name in manifest["files"]:
+        path = folder / name
+        manifest["files"][name] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    return manifest
+
+
 def refused(folder: Path, message: str, capsys) -> None:
     """``validate`` finds just ``message``; describe and read_dataset refuse the folder with it."""
     assert validate(folder) == [message]
@@ -157,6 +168,44 @@ def test_the_card_is_checked_against_croissant_json(written: dict[str, Path], tm
     refused(folder, "README.md: missing (croissant.json lists it)", capsys)
     (folder / "croissant.json").unlink()
     assert validate(folder) == []  # a dataset's card does not name croissant.json: nothing shows it was
+
+
+def test_a_csv_table_cut_short_and_re_signed_is_refused_by_the_readers(
+        written: dict[str, Path], tmp_path: Path, capsys) -> None:
+    folder = copy(written, "csv", tmp_path)
+    path = folder / "notifications.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:99] + lines[200:]))  # sed '100,200d'
+    rows = resign(folder)["rows"]["notifications"]
+    assert f"notifications: {rows - 101} rows; the manifest says {rows}" in validate(folder)
+    message = f"{path} has {rows - 101:,} rows; manifest.json says {rows:,} for notifications"
+    for command in (["describe", str(folder)], ["split", str(folder), "--out", str(tmp_path / "split")]):
+        assert main(command) == 2
+        assert capsys.readouterr().err == f"pushgen {command[0]}: error: {message}\n"
+    with pytest.raises(DatasetError) as raised:
+        read_dataset(folder)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (dict(start="2026-02-01"), "notifications are posted from {first_posted} to {last_posted}, not within "
+                               "the recipe's 21 days from 2026-02-01"),
+    (dict(first_user=100), "the recipe's users are 100..102 (first_user 100, 3 users); the users table "
+                           "holds 0..2"),
+    (dict(months=1, days=45), "the recipe's 45 days are not its 1 months from {recipe[start]}"),
+    ({"opened": 0}, "opened is 0; the notifications give {opened}"),
+    ({"first_posted": "2000-01-01 00:00:00"},
+     "first_posted is '2000-01-01 00:00:00'; the notifications give '{first_posted}'"),
+    ({"last_posted": None}, "last_posted is None; the notifications give '{last_posted}'"),
+])
+def test_what_the_manifest_states_is_checked_against_the_data(
+        written: dict[str, Path], tmp_path: Path, edit: dict, message: str, capsys) -> None:
+    """The recipe's seed is not among them: only simulating the dataset again would show it."""
+    folder = copy(written, "parquet", tmp_path)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    in_recipe = not {"opened", "first_posted", "last_posted"} & set(edit)
+    edit_manifest(folder, lambda m: (m["recipe"] if in_recipe else m).update(edit))
+    refused(folder, "manifest.json: " + message.format(**manifest), capsys)
 
 
 def test_folders_that_are_not_datasets_raise(tmp_path: Path) -> None:

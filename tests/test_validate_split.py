@@ -110,3 +110,25 @@ def test_the_card_and_croissant_json_of_a_split_are_checked(tmp_path):
     (folder / "README.md").write_text("# mine\n")
     refused(folder, "README.md: sha256 differs from croissant.json",
             f"{folder}/README.md: sha256 differs from croissant.json")
+
+
+def test_the_users_split_json_states_are_checked(tmp_path, capsys):
+    """Its card and Croissant description gone (nothing then shows an edit of split.json)."""
+    folder = mini_copy(tmp_path)
+    (folder / "croissant.json").unlink()
+    (folder / "README.md").unlink()
+    described = json.loads((folder / "split.json").read_text())
+    (folder / "split.json").write_text(json.dumps({**described, "users": 40}))
+    refused(folder, "split.json: users is 40; the recipe's users are 4",
+            f"{folder}/split.json: users is 40; the recipe's users are 4")
+    assert main(["validate", str(folder)]) == 1
+    assert capsys.readouterr().out == "split.json: users is 40; the recipe's users are 4\n"
+
+    described["parts"]["task1/train"]["users"] = [0, 1]
+    (folder / "split.json").write_text(json.dumps(described))
+    refused(folder, "task1/train: users [0, 1, 2]; split.json says [0, 1]",
+            f"{folder}/task1/train.parquet holds users 0..2; split.json says 0..1 for task1/train")
+    described["parts"]["task1/train"]["users"] = [0, 1, 2, 7]
+    (folder / "split.json").write_text(json.dumps(described))
+    outside = "split.json: the part task1/train gives users 7, not among the recipe's 0..3"
+    assert outside in validate_split(folder)

@@ -61,10 +61,22 @@ def _names_croissant(card: Path) -> bool:
 
 
 def written_after_problems(folder: Path, listed: dict, kind: Kind) -> list[str]:
-    """Every problem of the files written after the description of the ``kind`` folder that its
-    Croissant description and card show: a file it lists missing or changed, a file whose sha256
-    it gives otherwise than the description ``listed``; the Croissant description missing though
-    the card names it."""
+    """Every problem of the files written after a folder's description that its Croissant
+    description and card show.
+
+    Parameters
+    ----------
+    folder, listed, kind
+        As for ``pushgen.data.outputs.unlisted`` (``listed``: the description's ``files``, or
+        ``listed_files`` of it).
+
+    Returns
+    -------
+    list of str
+        A file ``croissant.json`` lists that is missing or changed, a file whose sha256 it gives
+        otherwise than the description, ``croissant.json`` missing though the card names it (an
+        empty list: none, or a kind that writes no ``croissant.json``).
+    """
     folder = Path(folder)
     if CROISSANT not in kind.written_after:
         return []
@@ -122,7 +134,8 @@ def check_unlisted(folder: Path, listed: dict, kind: str, source: str) -> None:
 
 
 def check_written_after(folder: Path, listed: dict, kind: str) -> None:
-    """Refuse a file written after the description that the folder's Croissant description or
-    card shows missing or changed (``written_after_problems``)."""
+    """Refuse (``DatasetError``: the first of ``written_after_problems``, after the folder's
+    path) a folder whose files written after the description are not as its Croissant
+    description and card show; ``kind`` by its name ("dataset", "split", "log")."""
     if problems := written_after_problems(folder, listed, kind_named(kind)):
         raise DatasetError(f"{folder}/{problems[0]}")

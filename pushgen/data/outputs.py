@@ -129,8 +129,19 @@ def files_problem(folder: Path, files: dict[str, tuple[int, str]], source: str) 
 
 
 def entries(folder: Path) -> list[str]:
-    """Every entry under ``folder`` that is not a folder, hidden ones too (symbolic links are
-    entries, to a file, a folder or nothing, and are never followed), as sorted relative paths."""
+    """Every entry under ``folder`` that is not a folder, hidden ones too.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The folder.
+
+    Returns
+    -------
+    list of str
+        Sorted paths relative to ``folder``; symbolic links (to a file, a folder or nothing) are
+        entries and are never followed.
+    """
     found = []
     for root, folders, files in os.walk(folder):
         base = Path(root).relative_to(folder)
@@ -140,9 +151,24 @@ def entries(folder: Path) -> list[str]:
 
 
 def unlisted(folder: Path, listed: dict, kind: Kind) -> list[str]:
-    """Every entry of ``folder`` (``entries``) neither ``listed`` nor the description nor written
-    after it: the one rule of what an output folder may hold (pushgen writes nothing hidden into
-    its folders; its lock files and temporary folders sit beside them)."""
+    """The entries an output folder may not hold: the one rule for validate and the readers.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The output folder.
+    listed : dict
+        The files its description lists.
+    kind : Kind
+        The kind of output.
+
+    Returns
+    -------
+    list of str
+        Every entry (``entries``) neither listed nor the description nor written after it.
+        pushgen writes nothing hidden into its folders (its lock files and temporary folders
+        sit beside them), so hidden entries count like the others.
+    """
     known = {*listed, kind.description, *kind.written_after}
     return [relative for relative in entries(Path(folder)) if relative not in known]
 

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pushgen import schemas
+from pushgen.data.consistency import data_facts, facts_problems
 from pushgen.data.dataset import (
     FORMATS,
     MANIFEST,
@@ -26,8 +27,8 @@ from pushgen.data.dataset import (
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.folder_entries import listing_problems
 from pushgen.data.folder_lock import hold, session
-from pushgen.data.generator import GenerationError, Recipe
 from pushgen.data.json_limits import JSONLimitError, parse_json
+from pushgen.data.verify import recipe_of, table_files
 from pushgen.progress import stages
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
@@ -83,6 +84,7 @@ def validate(folder: Path) -> list[str]:
         if "notifications" in tables:
             problems += _check_notifications(tables["notifications"][1])
             problems += _check_links(tables)
+        problems += _check_facts(folder, manifest)
     return problems
 
 
@@ -109,10 +111,23 @@ def _check_manifest(manifest) -> list[str]:
     if not isinstance(manifest.get("fingerprints"), dict):
         problems.append(f"{MANIFEST}: 'fingerprints' is missing")
     try:
-        Recipe.from_dict(manifest["recipe"])
-    except (GenerationError, KeyError, TypeError, ValueError, AttributeError) as error:
-        problems.append(f"{MANIFEST}: the recipe is not usable ({error})")
+        recipe_of(manifest, MANIFEST)
+    except DatasetError as error:
+        problems.append(str(error))
     return problems
+
+
+def _check_facts(folder: Path, manifest: dict) -> list[str]:
+    """What the manifest states about the data that the data contradict (``facts_problems``)."""
+    paths = [[folder / path for path in table_files(manifest["files"], name, manifest)]
+             for name in ("notifications", "users")]
+    if not all(path.is_file() for path in (*paths[0], *paths[1])):
+        return []  # reported with the files
+    try:
+        facts = data_facts(*paths)
+    except DatasetError as error:
+        return [str(error).removeprefix(f"{folder}/")]
+    return facts_problems(manifest, facts)
 
 
 def _check_files(folder: Path, manifest: dict) -> list[str]:

@@ -2,9 +2,11 @@
 
 ``verify_dataset`` checks a dataset folder against its ``manifest.json``, ``verify_split`` a
 split folder against its ``split.json``: the description is a JSON object with usable fields,
-every file it lists is there with its size and sha256, and every row count it records matches
-the table's Parquet metadata. The tables are found through the description, so a new layout
-needs no change here. A problem raises ``DatasetError`` naming the file and what is wrong.
+every file it lists is there with its size and sha256, every row count it records matches the
+table (Parquet metadata; a CSV table's rows counted), and what it states about the data is so
+(``pushgen.data.consistency``: users, days, opened; a split's users per part). The tables are
+found through the description, so a new layout needs no change here. A problem raises
+``DatasetError`` naming the file and what is wrong.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from pushgen.data.consistency import data_facts, facts_problems, id_span, split_users_problems
 from pushgen.data.folder_entries import check_unlisted, check_written_after
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.layout import FORMATS, MANIFEST, MODEL_FILE, TRUTH, first_line, read_manifest
@@ -49,7 +53,7 @@ def verify_dataset(folder: Path) -> dict:
     folder = _existing_folder(folder)
     manifest = read_manifest(folder)
     source = f"{folder / MANIFEST}"
-    recipe = _recipe(manifest, source)
+    recipe = recipe_of(manifest, source)
     if manifest.get("format", "parquet") not in FORMATS:
         raise DatasetError(f"{source}: format {manifest.get('format')!r} is not one of {', '.join(FORMATS)}")
     if manifest.get("layout", "single") not in LAYOUTS:
@@ -64,17 +68,21 @@ def verify_dataset(folder: Path) -> dict:
         raise DatasetError(f"{source}: rows give {rows['users']} users but the recipe {recipe.users}")
     files = listed_files(manifest, source)
     for table in DATASET_TABLES:
-        if not _table_files(files, table, manifest):
+        if not table_files(files, table, manifest):
             raise DatasetError(f"{source} lists no file of the table {table}")
     if MODEL_FILE not in files:
         raise DatasetError(f"{source} does not list {MODEL_FILE}")
     _check_files(folder, files, source)
     check_unlisted(folder, files, "dataset", source)
     _check_model(folder, manifest)
+    facts = data_facts(*([folder / path for path in table_files(files, table, manifest)]
+                         for table in ("notifications", "users")))
+    found = {"notifications": facts.notifications, "users": len(facts.user_ids)}
     for table, name in COUNTED.items():
-        listed = _table_files(files, table, manifest)
-        if all(path.endswith(".parquet") for path in listed):
-            _check_rows(folder, listed, rows[name], source, table)
+        listed = table_files(files, table, manifest)
+        _check_rows(folder, listed, rows[name], source, table, found.get(table))
+    if problems := facts_problems(manifest, facts):
+        raise DatasetError(f"{folder}/{problems[0]}")
     check_written_after(folder, files, "dataset")
     return manifest
 
@@ -112,11 +120,13 @@ def verify_split(folder: Path, unread: str | None = None) -> dict:
     known = _verified.get((folder.resolve(), unread))
     if known is not None and known[0] == state:
         return description
-    _check_split_fields(description, str(path), files)
+    check_split_fields(description, str(path), files)
     _check_files(folder, opened, str(path))
     for part, entry in description["parts"].items():
         if "rows" in entry and f"{part}.parquet" in opened:
             _check_rows(folder, [f"{part}.parquet"], entry["rows"], str(path), part)
+        if "users" in entry and f"{part}.parquet" in opened:
+            _check_users(folder / f"{part}.parquet", entry["users"], part)
     check_written_after(folder, files, "split")
     _verified[(folder.resolve(), unread)] = (state, description)
     return description
@@ -131,8 +141,26 @@ def _existing_folder(folder: Path) -> Path:
     return folder
 
 
-def _recipe(description: dict, source: str) -> Recipe:
-    """The recipe of a description, once its values have the types pushgen writes."""
+def recipe_of(description: dict, source: str) -> Recipe:
+    """The recipe of a dataset's or split's description, once it is as pushgen writes it.
+
+    Parameters
+    ----------
+    description : dict
+        The description (``manifest.json``, ``split.json``).
+    source : str
+        Its name in the messages.
+
+    Returns
+    -------
+    Recipe
+        The recipe, its values of the types pushgen writes and its days the days of its months.
+
+    Raises
+    ------
+    DatasetError
+        Naming what is wrong.
+    """
     stored = description.get("recipe")
     if not isinstance(stored, dict):
         raise DatasetError(f"{source} has no recipe" if stored is None
@@ -165,8 +193,25 @@ def _count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _check_split_fields(description: dict, source: str, files: dict) -> None:
-    _recipe(description, source)
+def check_split_fields(description: dict, source: str, files: dict) -> None:
+    """Refuse a split's description that is not as pushgen writes it.
+
+    Parameters
+    ----------
+    description : dict
+        The split's ``split.json``.
+    source : str
+        Its name in the messages.
+    files : dict
+        The files it lists.
+
+    Raises
+    ------
+    DatasetError
+        A field of another type, a part whose file is not listed, or users that contradict the
+        recipe (``split_users_problems``).
+    """
+    recipe_of(description, source)
     for key in ("name", "version", "pushgen_version"):
         if not isinstance(description.get(key, ""), str | None):
             raise DatasetError(f"{source}: {key} must be text")
@@ -183,9 +228,22 @@ def _check_split_fields(description: dict, source: str, files: dict) -> None:
             raise DatasetError(f"{source}: the part {part} must give its rows and users as whole numbers")
         if f"{part}.parquet" not in files:
             raise DatasetError(f"{source} lists the part {part} but not its file {part}.parquet")
+    if problems := split_users_problems(description, source):
+        raise DatasetError(problems[0])
 
 
-def _table_files(files: dict, table: str, manifest: dict) -> list[str]:
+def _check_users(path: Path, users: list[int], part: str) -> None:
+    """The part's file ``path`` must hold exactly the ``users`` its description gives."""
+    try:
+        held = pc.unique(pq.read_table(path, columns=["user_id"]).column("user_id")).to_pylist()
+    except (OSError, KeyError, pa.ArrowException) as error:
+        raise DatasetError(f"{path} cannot be read ({first_line(error)})") from None
+    if sorted(held) != users:
+        raise DatasetError(f"{path} holds users {id_span(sorted(held))}; {SPLIT_FILE} says {id_span(users)} "
+                           f"for {part}")
+
+
+def table_files(files: dict, table: str, manifest: dict) -> list[str]:
     """The listed files of a dataset's table: one file, or the parts of a partitioned table."""
     suffix = ".csv" if manifest.get("format") == "csv" and table in ("notifications", "users") else ".parquet"
     if f"{table}{suffix}" in files:
@@ -199,9 +257,12 @@ def _check_files(folder: Path, files: dict, source: str) -> None:
         raise DatasetError(f"{folder}/{problem}")
 
 
-def _check_rows(folder: Path, paths: list[str], expected: int, source: str, table: str) -> None:
+def _check_rows(folder: Path, paths: list[str], expected: int, source: str, table: str,
+                rows: int | None = None) -> None:
+    """The table's ``rows`` (None: its Parquet files' count) must be the ``expected`` count."""
     try:
-        rows = sum(pq.read_metadata(folder / path).num_rows for path in paths)
+        if rows is None:
+            rows = sum(pq.read_metadata(folder / path).num_rows for path in paths)
     except (OSError, pa.ArrowException) as error:
         reason = first_line(error)
         raise DatasetError(f"{folder}/{paths[0]} is not a readable Parquet file ({reason})") from None

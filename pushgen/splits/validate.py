@@ -14,6 +14,7 @@ from pushgen.data.dataset import DatasetError, first_line
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.folder_entries import listing_problems
 from pushgen.data.folder_lock import hold, session
+from pushgen.data.verify import check_split_fields
 from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
 from pushgen.splits.scorer import ANSWER_COLUMNS, CONTEXT_COLUMNS, SCORER
@@ -43,6 +44,10 @@ def validate_split(folder: Path) -> list[str]:
             isinstance(description.get(key), dict) for key in ("files", "fingerprints", "parts")):
         return [f"{SPLIT_FILE}: needs 'files', 'fingerprints' and 'parts' objects"]
     problems = listing_problems(folder, description["files"], "split", SPLIT_FILE)
+    try:
+        check_split_fields(description, SPLIT_FILE, description["files"])
+    except DatasetError as error:
+        problems.append(str(error))
     fingerprints = description["fingerprints"]
     for name, expected in bar(fingerprints.items(), desc="validate: fingerprints", unit="table"):
         got = _table_fingerprint(folder, name, problems)
