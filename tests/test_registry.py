@@ -15,6 +15,7 @@ import pushgen
 from pushgen.cli import main
 from pushgen.data.dataset import DatasetError
 from pushgen.publishing import registry
+from pushgen.publishing.croissant import croissant, write_croissant
 from pushgen.publishing.download import shipped_copy
 from pushgen.publishing.registry import UnknownSplit, file_entries, list_splits, lookup
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, table_fingerprints
@@ -199,8 +200,9 @@ def test_a_split_that_claims_a_standard_name_must_hold_its_content(tmp_path, cap
     shutil.copytree(shipped_copy(lookup("pushgen-mini", "v4")), copy)
     assert pushgen.load_split(copy).description["fingerprint"] == lookup("pushgen-mini", "v4").fingerprint
     described = json.loads((copy / SPLIT_FILE).read_text())
-    described["version"] = "v3"  # the v4 content under the v3 label
+    described["version"] = "v3"  # the v4 content under the v3 label, described again in Croissant
     (copy / SPLIT_FILE).write_text(json.dumps(described))
+    write_croissant(copy, croissant(copy))
     claim = (rf"^{re.escape(str(copy))} calls itself pushgen-mini-v3, but its content fingerprint "
              rf"{described['fingerprint'][:16]}\.\.\. is not the published "
              rf"{lookup('pushgen-mini', 'v3').fingerprint[:16]}\.\.\.: it is another split; give it a name "
@@ -211,4 +213,5 @@ def test_a_split_that_claims_a_standard_name_must_hold_its_content(tmp_path, cap
     assert re.fullmatch(claim, capsys.readouterr().out.strip())
     described["name"] = "mine"
     (copy / SPLIT_FILE).write_text(json.dumps(described))
+    write_croissant(copy, croissant(copy))
     assert len(pushgen.load_split(copy).test) > 0  # a name of its own: any content is fine
