@@ -6,6 +6,8 @@ import numbers
 
 import numpy as np
 
+LONGEST_QUOTED = 80  # characters of a text quoted whole; a longer one by its start and length
+
 
 def whole_number(name: str, value: object, low: int, high: int | None = None,
                  error: type[Exception] = ValueError) -> int:
@@ -53,13 +55,18 @@ def whole_number(name: str, value: object, low: int, high: int | None = None,
 
 def quoted(value: object) -> str:
     """``repr(value)`` for a message, as the user wrote it: numpy scalars as plain Python (-1.0, not
-    np.float64(-1.0)), a very long integer (which Python will not print) by its size.
+    np.float64(-1.0)), a very long integer (which Python will not print) by its size, a long text by
+    its start and length.
 
     Examples
     --------
     >>> quoted(10 ** 200)
     'a whole number of about 201 digits'
+    >>> quoted("9" * 5000)
+    "'9999999999999999999999999999999999999999'... (5,000 characters)"
     """
     if isinstance(value, numbers.Integral) and abs(int(value)).bit_length() > 128:
         return f"a whole number of about {int(abs(int(value)).bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(value, str) and len(value) > LONGEST_QUOTED:
+        return f"{value[:LONGEST_QUOTED // 2]!r}... ({len(value):,} characters)"
     return repr(value.item() if isinstance(value, np.generic) else value)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -305,6 +306,18 @@ def test_a_column_of_lists_is_one_line(split, logged, tmp_path, capsys, column, 
     code, out, err = cli(capsys, "evaluate", "--split", str(split), "--submission", str(path))
     assert code == 2 and out == "" and err.startswith(f"pushgen evaluate: error: {message}"), err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("context_id", "shown"), [
+    (np.uint64(2**63 + 5), "9223372036854775813"),
+    ("9" * 5000, "'9999999999999999999999999999999999999999'... (5,000 characters)"),
+])
+def test_a_context_id_no_split_could_hold_is_named_as_written(split, logged, context_id, shown):
+    submitted = logged.astype({"context_id": np.uint64 if isinstance(context_id, np.uint64) else object})
+    submitted.loc[submitted.index[0], "context_id"] = context_id
+    with pytest.raises(SubmissionError, match=rf"^column 'context_id' row 0: {re.escape(shown)} is not an "
+                                              r"integer \(one context id per row\)$"):
+        pushgen.evaluate(split, task=1, submission=submitted)
 
 
 @pytest.mark.parametrize("column", ["postingApp", "context_id"])

@@ -113,7 +113,9 @@ def _check_columns(frame: pd.DataFrame, required: tuple[str, ...]) -> None:
 
 
 def _context_ids(column: pd.Series) -> np.ndarray:
-    if pd.api.types.is_integer_dtype(column.dtype) and not column.isna().any():
+    if (pd.api.types.is_integer_dtype(column.dtype) and not column.isna().any()
+            and not (pd.api.types.is_unsigned_integer_dtype(column.dtype) and len(column)
+                     and column.max() > np.iinfo(np.int64).max)):  # else the check below names the row
         return column.to_numpy(dtype=np.int64)
     strings = _string_array(column)
     if strings is not None and strings.null_count == 0:
