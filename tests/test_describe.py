@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -300,6 +301,11 @@ def test_describe_path_reads_folders_and_files(generated: pushgen.Dataset, tmp_p
         describe_path(tmp_path / "nothing")
     with pytest.raises(DatasetError, match="not a pushgen dataset"):
         describe_path(tmp_path)
+    (folder / "manifest.json").unlink()  # a dataset's folder is not read as a folder of plain tables
+    damaged = (rf"^{re.escape(str(folder))} holds a dataset's ground truth but no manifest\.json: "
+               "it is damaged$")
+    with pytest.raises(DatasetError, match=damaged):
+        describe_path(folder)
 
 
 def test_each_calibration_figure_is_judged_against_its_target(generated: pushgen.Dataset) -> None:

@@ -136,8 +136,9 @@ def describe_tables(path: Path, calibration: bool = False) -> Described:
         raise DatasetError(f"{path} {what}; describe reads a dataset folder or a notifications table file")
     if (path / MANIFEST).is_file():
         manifest = verify_dataset(path)
-        notifications = table_path(path, "notifications", manifest)
-        users = table_path(path, "users", manifest)
+        notifications, users = (table_path(path, name, manifest) for name in ("notifications", "users"))
+    elif has_ground_truth(path):  # a dataset's folder, not a folder of plain tables
+        raise DatasetError(f"{path} holds a dataset's ground truth but no {MANIFEST}: it is damaged")
     else:
         notifications = next((p for p in (path / "notifications.parquet", path / "notifications.csv")
                               if p.is_file()), path / "notifications.parquet")
