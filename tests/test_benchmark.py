@@ -103,13 +103,14 @@ def test_force_replaces_the_folder(folder, tmp_path, capsys):
     assert json.loads((out / "benchmark.json").read_text())["mode"] == "sampled"
 
 
-@pytest.mark.parametrize("names", ["random,foo", "", "oracle, Random"])
+@pytest.mark.parametrize("names", ["random,foo", "", "oracle, Random", "random,oracle,random"])
 def test_bad_baseline_names_are_one_line_errors_listing_the_valid_ones(names, tmp_path, capsys):
     out = tmp_path / "results"
     code, _, err = cli(capsys, "benchmark", "--split", SPLIT, "--out", str(out), "--baselines", names)
     assert code == 2
     assert err.strip().count("\n") == 0 and "Traceback" not in err
     assert "choose from " + ", ".join(BASELINES) in err
+    assert names != "random,oracle,random" or "baseline 'random' is named twice; choose from" in err
     assert not out.exists()
 
 

@@ -101,8 +101,10 @@ def by_name(names: Iterable[str] | None, catalogue: dict[str, T], kind: str,
         return list(catalogue.values())
     wanted = [n.strip() for n in names if n.strip()]
     unknown = [n for n in wanted if n not in catalogue]
-    if unknown or not wanted:
-        what = f"unknown {kind} {unknown[0]!r}" if unknown else f"no {kind} given"
+    twice = [n for i, n in enumerate(wanted) if n in wanted[:i]]
+    if unknown or twice or not wanted:
+        what = (f"unknown {kind} {unknown[0]!r}" if unknown else f"{kind} {twice[0]!r} is named twice"
+                if twice else f"no {kind} given")
         raise error(f"{what}; choose from {', '.join(catalogue)}")
     return [b for name, b in catalogue.items() if name in wanted]
 
