@@ -200,6 +200,9 @@ def test_evaluate_prints_the_paired_comparison_of_the_leaderboard(folder, capsys
                        "--paired-with", str(folder), "--reference", "nobody")
     assert code == 2 and err.strip().count("\n") == 0
     assert "--reference 'nobody' has no task 1 results" in err and "learned" in err
+    code, _, err = cli(capsys, "evaluate", "--split", SPLIT, "--submission", str(submission),
+                       "--paired-with", str(folder), "--reference", "")
+    assert code == 2 and "--reference '' has no task 1 results" in err and err.strip().count("\n") == 0
 
 
 def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):

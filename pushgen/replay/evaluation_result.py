@@ -62,7 +62,7 @@ class Evaluation:
         differences of the mean reward, its 95% t-interval and the paired t-test's p, as the
         leaderboard shows them."""
         folder = Path(results)
-        reference = reference or PAIRED_REFERENCES[self.task]
+        reference = PAIRED_REFERENCES[self.task] if reference is None else reference
         try:
             loaded = read_results(folder, needed=("per_user.csv",))
         except DatasetError as error:
