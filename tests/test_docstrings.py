@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import inspect
+import tempfile
 
 import pytest
 from scripts_loader import script
@@ -75,6 +76,7 @@ def test_completeness_asks_for_the_sections():
 @pytest.mark.parametrize(("name", "test"), with_examples(), ids=lambda v: v if isinstance(v, str) else "")
 def test_examples_run(name, test, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # examples' mkdtemp() folders go with it
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     report: list[str] = []
     runner.run(test, out=report.append)
