@@ -69,6 +69,7 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
     annoy_time = np.zeros(key_sizes[0])
     app_off = np.zeros(key_sizes[0], dtype=np.bool_)
     channel_off = np.zeros(key_sizes[2], dtype=np.bool_)
+    before = np.zeros(3)  # each post's exposure to its keys (one array for all: no allocation a post)
     for step in range(lead + n):
         i = step if step < lead else step - lead
         history = step < lead
@@ -79,7 +80,6 @@ def lived_kernel(static: np.ndarray, seconds: np.ndarray, app: np.ndarray, subje
             continue
         f = fatigue * np.exp(-(t - fatigue_time) / taus[0])
         keys = (a, subject[i], c)
-        before = np.zeros(3)
         taken = penalty[0] * f  # added in formula.exposure_penalty's order: the judge's logit to the bit
         for j in range(3):
             k = keys[j]
