@@ -74,21 +74,23 @@ def combine(row: RowTerms, notification: NotificationTerms, penalty: np.ndarray 
 
 
 def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
-               state: RowState, exposure: Exposure, channel: np.ndarray | None = None) -> np.ndarray:
+               state: RowState, exposure: Exposure | None, channel: np.ndarray | None = None) -> np.ndarray:
     """Log-odds of opening (-inf: impossible), users at parameter rows ``rows``, all 18 features' codes
-    (and, if known, each notification's ``feasibility.channel_of``, flat).
+    (and, if known, each notification's ``feasibility.channel_of``, flat), with ``exposure`` (None:
+    the fresh state, no fatigue or habituation).
 
     ``combine`` of the row terms (``engagement_kernel.row_logits``), the notification terms and the
     exposure penalty (``notification_logit``), compiled passes that add in the same order.
     """
     s = params.scalars
+    kept = () if exposure is None else EXPOSURE_FIELDS
     shape, (rows, hour, days, asleep, mood, *flat) = flat_arrays(
         np.asarray(rows, dtype=np.int64), *(np.asarray(getattr(state, f)) for f in ROW_FIELDS),
-        *(np.asarray(getattr(exposure, f)) for f in EXPOSURE_FIELDS),
-        *(np.asarray(codes[f]) for f in FEATURES))
+        *(np.asarray(getattr(exposure, f)) for f in kept), *(np.asarray(codes[f]) for f in FEATURES))
     hour, days, mood = (np.asarray(x, dtype=np.float64) for x in (hour, days, mood))
-    exposures = tuple(np.asarray(x, dtype=np.float64) for x in flat[:len(EXPOSURE_FIELDS)])
-    rows, code = checked_rows(params, rows), feature_codes(FEATURES, flat[len(EXPOSURE_FIELDS):])
+    exposures = (np.column_stack([np.asarray(x, dtype=np.float64) for x in flat[:len(kept)]]) if kept
+                 else np.zeros((len(rows), len(EXPOSURE_FIELDS))))
+    rows, code = checked_rows(params, rows), feature_codes(FEATURES, flat[len(kept):])
     if channel is None:
         channel = channel_of(code)
     else:
@@ -113,7 +115,7 @@ def open_logit(params: EngagementParameters, rows: np.ndarray, codes: dict[str, 
         tuple(code[f] for f in ("day", "activity", "ringerMode", "headphonesIn", "musicActive"))))
     possible = (channel >= 0) & params.has_app[rows, code["postingApp"]]
     logit = notification_logit(params, rows, row, np.column_stack([code[f] for f in NOTIFICATION_FEATURES]),
-                               channel, possible, np.column_stack(exposures))
+                               channel, possible, exposures)
     return logit.reshape(shape)
 
 
@@ -134,7 +136,8 @@ def notification_logit(params: EngagementParameters, rows: np.ndarray, row: RowT
 
 
 def open_probability(params: EngagementParameters, rows: np.ndarray, codes: dict[str, np.ndarray],
-                     state: RowState, exposure: Exposure, channel: np.ndarray | None = None) -> np.ndarray:
+                     state: RowState, exposure: Exposure | None,
+                     channel: np.ndarray | None = None) -> np.ndarray:
     """P(open): the logistic of ``open_logit``."""
     return expit(open_logit(params, rows, codes, state, exposure, channel))
 

@@ -128,10 +128,7 @@ def lived(parameters: EngagementParameters, codes: dict[str, np.ndarray], channe
     features, ``channel``, ``row_state``, posted at ``seconds``): ``lived_kernel`` with the
     notifications' ``long_term.unwanted_weights`` and the uniforms ``draws`` (3, posts: turn off,
     abandon, channel only)."""
-    rows = np.zeros(len(seconds), dtype=np.int64)
-    nothing = np.zeros(len(seconds))
-    static = open_logit(parameters, rows, codes, row_state, Exposure(nothing, nothing, nothing, nothing),
-                        channel)
+    static = open_logit(parameters, np.zeros(len(seconds), dtype=np.int64), codes, row_state, None, channel)
     weights = penalty_weights(parameters, 0)
     constants = parameters.long_term
     sizes, apps_abandonable = catalog_arrays()
