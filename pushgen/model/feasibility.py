@@ -12,6 +12,8 @@ P(open) = 0.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from pushgen.model.catalog import app_catalog
@@ -40,13 +42,19 @@ def channel_of(codes: dict[str, np.ndarray]) -> np.ndarray:
 
     Checks every field: a subject or numberOfUpdates level the channel does not carry gives -1.
     """
-    table = app_catalog().channels
-    channel = table.channel_of(codes)
-    safe = np.maximum(channel, 0)
+    channel = app_catalog().channels.channel_of(codes)
     subject = np.asarray(codes["subject"], dtype=np.int64)
     updates = np.asarray(codes["numberOfUpdates"], dtype=np.int64)
-    carried = table.subjects[safe, subject] & table.updates[safe, updates]
+    carried = _carried_levels()[np.maximum(channel, 0), subject, updates]
     return np.where((channel >= 0) & carried, channel, -1)
+
+
+@functools.cache
+def _carried_levels() -> np.ndarray:
+    """(channels, subjects, numberOfUpdates levels) whether a channel carries the subject and the
+    level (made once: the catalog is fixed)."""
+    table = app_catalog().channels
+    return table.subjects[:, :, None] & table.updates[:, None, :]
 
 
 def is_possible(codes: dict[str, np.ndarray], has_app: np.ndarray) -> np.ndarray:
