@@ -142,8 +142,8 @@ def unwanted_weights(codes: dict[str, np.ndarray], asleep: np.ndarray, app_weigh
     [0.4, 3.5]
     """
     ongoing = np.asarray(codes["ongoing"]) == _ONGOING
-    app = np.asarray(codes["postingApp"])
-    kind = app_weight[app] * np.where(app == main_app, MAIN_APP_WEIGHT, 1.0)
+    by_app = np.where(np.arange(len(app_weight)) == main_app, app_weight * MAIN_APP_WEIGHT, app_weight)
+    kind = by_app[np.asarray(codes["postingApp"])]
     weight = kind * np.where(ongoing, ONGOING_WEIGHT, _CATEGORY[codes["category"]])
     context = (1.0 + CONTEXT_WEIGHT["asleep"] * np.asarray(asleep, dtype=np.float64)
                + CONTEXT_WEIGHT["silent"] * (np.asarray(codes["ringerMode"]) == _SILENT)
