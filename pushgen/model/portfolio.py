@@ -27,6 +27,37 @@ class Portfolio:
     weekend_factor: float  # the user's overall intensity on days off
 
 
+@dataclass(frozen=True)
+class VendorOffer:
+    """The apps a phone of one vendor can hold, from a catalog."""
+
+    catalog: AppCatalog  # kept while cached, so that its id names it
+    offered: np.ndarray  # (A,) bool: apps of no vendor or of this one, outside the one-per-phone groups
+    own: dict[str, int | None]  # per one-per-phone group: the vendor's own app, None if it has none
+    generic: dict[str, np.ndarray]  # per group: its apps of no vendor
+
+
+_OFFERS: dict[tuple[int, int], VendorOffer] = {}
+
+
+def vendor_offer(catalog: AppCatalog, vendor: int) -> VendorOffer:
+    """The apps a phone of ``vendor`` can hold from ``catalog``, built once per catalog and vendor."""
+    offer = _OFFERS.get((id(catalog), vendor))
+    if offer is None:
+        vendor_free = VENDORS.index("none")
+        offered = (catalog.vendor_of_app == vendor) | (catalog.vendor_of_app == vendor_free)
+        own: dict[str, int | None] = {}
+        generic: dict[str, np.ndarray] = {}
+        for group, members in catalog.one_per_phone.items():
+            offered[members] = False
+            mine = members[(catalog.vendor_of_app[members] == vendor) & (vendor != vendor_free)]
+            own[group] = int(mine[0]) if len(mine) else None
+            generic[group] = members[catalog.vendor_of_app[members] == vendor_free]
+        offered.flags.writeable = False
+        offer = _OFFERS[id(catalog), vendor] = VendorOffer(catalog, offered, own, generic)
+    return offer
+
+
 def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: DeviceHabits,
               rng: np.random.Generator) -> Portfolio:
     """Parents: chronotype, device habits (phone vendor).
@@ -36,34 +67,30 @@ def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: D
     volume ~ volume_median x LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
     rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
-    vendor_free = VENDORS.index("none")
-    vendor_ok = (catalog.vendor_of_app == device.vendor) | (catalog.vendor_of_app == vendor_free)
-    has = (rng.random(len(catalog.apps)) < catalog.adoption) & vendor_ok
-    for members in catalog.one_per_phone.values():
-        has[members] = False
-        own = members[(catalog.vendor_of_app[members] == device.vendor)
-                      & (device.vendor != vendor_free)]
-        generic = members[catalog.vendor_of_app[members] == vendor_free]
-        has[own[0] if len(own) else one_of(generic, rng)] = True
+    offer = vendor_offer(catalog, device.vendor)
+    has = (rng.random(len(catalog.apps)) < catalog.adoption) & offer.offered
+    picked: dict[str, int] = {}
+    for group, own in offer.own.items():
+        picked[group] = own if own is not None else one_of(offer.generic[group], rng)
+        has[picked[group]] = True
     apps = has.nonzero()[0]
     volume = priors.volume_median * rng.lognormal(0.0, priors.volume_sd)
     spread = rng.lognormal(0.0, priors.app_rate_sd, len(apps))
     chattiness = float(rng.gamma(3.0, priors.chattiness_mean / 3.0))
-    messaging = catalog.kind_of_app[apps] == KIND_NAMES.index("messaging")
-    rows_per_post = np.where(messaging, 1.0 + chattiness, 1.0)
-    daily_rate = with_main_app(catalog.daily_rate[apps] * volume * spread, rows_per_post,
-                               catalog.kind_of_app[apps], priors.dominant_app_share,
-                               priors.dominant_kind_shares, rng)
+    kind = catalog.kind_of_app[apps]
+    rows_per_post = np.where(kind == KIND_NAMES.index("messaging"), 1.0 + chattiness, 1.0)
+    daily_rate = with_main_app(catalog.daily_rate[apps] * volume * spread, rows_per_post, kind,
+                               priors.dominant_app_share, priors.dominant_kind_shares, rng)
     shift = chrono.wake_hour - priors.wake_hour_mean
-    peaks = catalog.peaks[apps] + shift + rng.normal(0, 1.0, catalog.peaks[apps].shape)
-    clock = catalog.one_per_phone["clock"]
+    kind_peaks = catalog.peaks[apps]
+    peaks = kind_peaks + shift + rng.normal(0, 1.0, kind_peaks.shape)
     return Portfolio(
         apps=apps,
         daily_rate=daily_rate,
         trigger_rate=catalog.trigger_rate[apps] * np.sqrt(volume) * spread,
         peaks=np.mod(peaks, 24),
         peak_heights=catalog.peak_heights[apps] * rng.uniform(0.6, 1.4, peaks.shape),
-        clock_app=int(clock[has[clock]][0]),
+        clock_app=int(picked["clock"]),
         alarm_workday=float(rng.beta(6, 1.5)),
         alarm_day_off=float(rng.beta(1, 4)),
         chattiness=chattiness,
@@ -93,7 +120,8 @@ def with_main_app(rate: np.ndarray, rows_per_post: np.ndarray, kind: np.ndarray,
         return rate
     rows = rate * rows_per_post
     main = candidates[np.argmax(rows[candidates])]
-    total, others = rows.sum(), rows.sum() - rows[main]
+    total = rows.sum()
+    others = total - rows[main]
     main_rows = max(rows[main], share * total)
     if others <= 0:
         return rate
