@@ -34,7 +34,7 @@ class VendorOffer:
     catalog: AppCatalog  # kept while cached, so that its id names it
     offered: np.ndarray  # (A,) bool: apps of no vendor or of this one, outside the one-per-phone groups
     own: dict[str, int | None]  # per one-per-phone group: the vendor's own app, None if it has none
-    generic: dict[str, np.ndarray]  # per group: its apps of no vendor
+    generic: dict[str, tuple[int, ...]]  # per group: its apps of no vendor
 
 
 _OFFERS: dict[tuple[int, int], VendorOffer] = {}
@@ -47,12 +47,12 @@ def vendor_offer(catalog: AppCatalog, vendor: int) -> VendorOffer:
         vendor_free = VENDORS.index("none")
         offered = (catalog.vendor_of_app == vendor) | (catalog.vendor_of_app == vendor_free)
         own: dict[str, int | None] = {}
-        generic: dict[str, np.ndarray] = {}
+        generic: dict[str, tuple[int, ...]] = {}
         for group, members in catalog.one_per_phone.items():
             offered[members] = False
             mine = members[(catalog.vendor_of_app[members] == vendor) & (vendor != vendor_free)]
             own[group] = int(mine[0]) if len(mine) else None
-            generic[group] = members[catalog.vendor_of_app[members] == vendor_free]
+            generic[group] = tuple(members[catalog.vendor_of_app[members] == vendor_free].tolist())
         offered.flags.writeable = False
         offer = _OFFERS[id(catalog), vendor] = VendorOffer(catalog, offered, own, generic)
     return offer

@@ -9,6 +9,7 @@ the same sensitivity plus a personal deviation ~ N(0, interaction_sd).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,48 @@ def _population(name: str, effects: dict[Any, float]) -> np.ndarray:
 POPULATION_EFFECTS = {name: _population(name, effects)
                       for table in (NOTIFICATION_EFFECTS, CONTEXT_EFFECTS) for name, effects in table.items()}
 VALUE_COUNTS = {name: len(schemas.values(name)) for name in FEATURES}
+WEEKEND_SD = 0.25  # sd of the user's shift of both weekend days
+
+
+def _layout() -> tuple[dict[str, slice], int, np.ndarray, np.ndarray]:
+    """How a user's personal deviations are drawn, all at once: each feature's values in
+    ``FEATURES`` order (the subject none; the day's followed by the shift of both weekend days).
+
+    Returns where each feature's deviations lie, where the weekend shift lies, the population
+    effect each one deviates from (0 for the apps: theirs is the catalog's) and whether it is a
+    context feature's (scaled by the user's sensitivity)."""
+    slices, at = {}, 0
+    for name in FEATURES:
+        if name != "subject":
+            slices[name] = slice(at, at + VALUE_COUNTS[name])
+            at += VALUE_COUNTS[name] + (name == "day")
+    effects, context = np.zeros(at), np.zeros(at, dtype=bool)
+    for name, where in slices.items():
+        effects[where] = POPULATION_EFFECTS.get(name, 0.0)
+        context[where] = name in CONTEXT_EFFECTS
+    effects.flags.writeable = context.flags.writeable = False
+    return slices, slices["day"].stop, effects, context
+
+
+DEVIATION_SLICES, WEEKEND_SHIFT, LAID_OUT_EFFECTS, LAID_OUT_CONTEXT = _layout()
+WEEKEND_VALUES = [DEVIATION_SLICES["day"].start + day for day in WEEKEND]
+
+
+@functools.cache
+def deviation_sd(priors: Priors) -> np.ndarray:
+    """The sd of each of a user's personal deviations, laid out as ``DEVIATION_SLICES``."""
+    sd = np.empty(len(LAID_OUT_EFFECTS))
+    for name, where in DEVIATION_SLICES.items():
+        sd[where] = {"postingApp": priors.app_affinity_sd,
+                     "category": priors.category_affinity_sd}.get(name, PERSONAL_SD.get(name, 0.0))
+    sd[WEEKEND_SHIFT] = WEEKEND_SD
+    sd.flags.writeable = False
+    return sd
+
+
+@functools.cache
+def long_term_constants(priors: Priors) -> LongTermConstants:
+    return LongTermConstants.from_priors(priors)
 
 
 def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_interest: np.ndarray,
@@ -78,23 +121,16 @@ def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_int
     attention_peak ~ N(19 h, 2.5 h), asleep_penalty ~ N, fatigue_weight ~ Gamma(2),
     novelty ~ Gamma(2), habituation to app, subject and channel ~ Gamma(4) each.
     """
-    weights: dict[str, np.ndarray] = {}
     sensitivity = rng.lognormal(0.0, priors.context_sensitivity_sd)
-    for name in FEATURES:
-        n_values = VALUE_COUNTS[name]
-        if name == "postingApp":
-            w = catalog.open_logit + rng.normal(0, priors.app_affinity_sd, n_values)
-        elif name == "subject":
-            w = priors.interest_effect * log_interest
-        elif name == "category":
-            w = POPULATION_EFFECTS[name] + rng.normal(0, priors.category_affinity_sd, n_values)
-        elif name in NOTIFICATION_EFFECTS:
-            w = POPULATION_EFFECTS[name] + rng.normal(0, PERSONAL_SD[name], n_values)
-        else:
-            w = sensitivity * POPULATION_EFFECTS[name] + rng.normal(0, PERSONAL_SD[name], n_values)
-            if name == "day":
-                w[list(WEEKEND)] += rng.normal(0, 0.25)
-        weights[name] = w[None, :]
+    # every personal deviation at once, as rng.normal(0, sd) draws each: 0 + sd x N(0, 1)
+    deviation = 0.0 + deviation_sd(priors) * rng.standard_normal(len(LAID_OUT_EFFECTS))
+    effect = np.where(LAID_OUT_CONTEXT, sensitivity, 1.0) * LAID_OUT_EFFECTS + deviation
+    apps_at = DEVIATION_SLICES["postingApp"]
+    effect[apps_at] = catalog.open_logit + deviation[apps_at]
+    effect[WEEKEND_VALUES] += deviation[WEEKEND_SHIFT]
+    subject = priors.interest_effect * log_interest
+    weights = {name: subject[None, :] if name == "subject" else effect[None, DEVIATION_SLICES[name]]
+               for name in FEATURES}
     scalars = {
         "intercept": rng.normal(priors.open_intercept_mean, priors.open_intercept_sd),
         "attention_amplitude": rng.uniform(0.15, 0.6),
@@ -115,9 +151,9 @@ def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_int
         user_ids=np.array([user_id], dtype=np.int64),
         weights=weights,
         interactions=interactions[None],
-        scalars={k: np.array([v], dtype=np.float64) for k, v in scalars.items()},
+        scalars=dict(zip(scalars, np.array(list(scalars.values()), dtype=np.float64)[:, None], strict=True)),
         has_app=has_app[None],
         fatigue_tau_seconds=priors.fatigue_tau_minutes * 60.0,
         novelty_days=priors.novelty_days,
-        long_term=LongTermConstants.from_priors(priors),
+        long_term=long_term_constants(priors),
     )
