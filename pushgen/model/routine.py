@@ -55,6 +55,31 @@ class DayPlan:
     trip_start: np.ndarray  # NaN: no airport that day
 
 
+# The day's uniform draws, one a day each, in the order drawn: (low, high); (0, 1) decides an event.
+DAY_UNIFORMS = {
+    "commute_back": (0.9, 1.3),  # the commute home's length, x the commute's
+    "lunch_errand": (0.0, 0.6),  # hours after 12:18 of a workday's errand
+    "day_errand": (10.0, 17.0),  # the hour of a day off's errand
+    "errand": (0.0, 1.0),
+    "weekend_outing": (0.0, 1.0),
+    "evening_outing": (19.0, 21.0),  # the hour an evening outing starts
+    "outing": (0.0, 1.0),
+    "afternoon_outing": (12.5, 15.0),  # the hour a day off's outing starts
+    "outing_hours": (1.5, 3.5),
+    "exercise": (0.0, 1.0),
+    "trip_hour": (7.0, 16.0),  # the hour at the airport
+    "trip": (0.0, 1.0),
+}
+_LOW = np.array([low for low, _ in DAY_UNIFORMS.values()])[:, None]
+_SPAN = np.array([high - low for low, high in DAY_UNIFORMS.values()])[:, None]
+
+
+def day_uniforms(days: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Each of ``DAY_UNIFORMS`` for each day, from one block of uniforms, a row per draw:
+    ``rng.uniform(low, high, days)`` row by row (which is low + (high - low) x ``rng.random``)."""
+    return dict(zip(DAY_UNIFORMS, _LOW + _SPAN * rng.random((len(DAY_UNIFORMS), days)), strict=True))
+
+
 def day_plan(grid: TimeGrid, chrono: Chronotype, sched: Schedule, places: Places, life: Lifestyle,
              away: np.ndarray, rng: np.random.Generator) -> DayPlan:
     """Parents: chronotype, schedule, places, lifestyle, weekday, the daily regime (days away).
@@ -71,28 +96,30 @@ def day_plan(grid: TimeGrid, chrono: Chronotype, sched: Schedule, places: Places
     arrive = np.maximum(sched.work_start + shift, wake + sched.commute_hours + 0.3)
     leave = arrive - sched.commute_hours
     work_end = arrive + sched.work_hours + rng.normal(0, 0.3, days)
-    home_again = work_end + sched.commute_hours * rng.uniform(0.9, 1.3, days)
+    u = day_uniforms(days, rng)
+    home_again = work_end + sched.commute_hours * u["commute_back"]
 
-    def maybe(p: np.ndarray | float, start: np.ndarray) -> np.ndarray:
-        return np.where(rng.random(days) < p, start, np.nan)
+    def maybe(p: np.ndarray | float, start: np.ndarray, draw: np.ndarray) -> np.ndarray:
+        return np.where(draw < p, start, np.nan)
 
     errand_start = maybe(
         np.where(workday, 0.25, 0.5),
-        np.where(workday, 12.3 + rng.uniform(0, 0.6, days), rng.uniform(10, 17, days)),
+        np.where(workday, 12.3 + u["lunch_errand"], u["day_errand"]),
+        u["errand"],
     )
     outing_rate = life.outings_per_week / 7 * np.where(late_night, 2.2, 0.7)
-    weekend_outing = day_off & (rng.random(days) < min(0.2 * life.outings_per_week, 0.6))
-    outing_start = maybe(np.minimum(outing_rate, 0.9), rng.uniform(19.0, 21.0, days))
-    outing_start = np.where(weekend_outing, rng.uniform(12.5, 15.0, days), outing_start)
-    outing_end = np.minimum(outing_start + rng.uniform(1.5, 3.5, days), bedtime - 0.25)
+    weekend_outing = day_off & (u["weekend_outing"] < min(0.2 * life.outings_per_week, 0.6))
+    outing_start = maybe(np.minimum(outing_rate, 0.9), u["evening_outing"], u["outing"])
+    outing_start = np.where(weekend_outing, u["afternoon_outing"], outing_start)
+    outing_end = np.minimum(outing_start + u["outing_hours"], bedtime - 0.25)
     exercise_hour = np.where(
         life.exercise_morning, wake + 0.3, np.where(workday, home_again + 0.7, wake + 3.0)
     )
-    exercise_start = maybe(life.exercise_per_week / 7, exercise_hour)
+    exercise_start = maybe(life.exercise_per_week / 7, exercise_hour, u["exercise"])
     before = np.concatenate(([False], on_vacation[:-1]))
     after = np.concatenate((on_vacation[1:], [False]))
     vacation_edge = on_vacation & (~before | ~after)
-    trip_start = maybe(vacation_edge * 0.5, rng.uniform(7, 16, days))
+    trip_start = maybe(vacation_edge * 0.5, u["trip_hour"], u["trip"])
     return DayPlan(
         wake=wake,
         bedtime=bedtime,
