@@ -90,6 +90,7 @@ def battery(grid: TimeGrid, state: np.ndarray, music: np.ndarray, plan: DayPlan,
 BATTERY_LEVEL_BOUNDS = np.array([LOW_BELOW, HIGH_FROM])
 BATTERY_LEVEL_CODES = np.array([schemas.field("batteryLevel").code(level)
                                 for level in ("low", "medium", "high")], dtype=np.int16)
+VIBRATE, SILENT = (schemas.field("ringerMode").code(mode) for mode in ("vibrate", "silent"))
 
 
 def ringer_mode(grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_disturb: np.ndarray,
@@ -102,19 +103,12 @@ def ringer_mode(grid: TimeGrid, state: np.ndarray, habits: DeviceHabits, do_not_
     (3 in 4) or vibrate while asleep and, at home, from midnight to ``QUIET_UNTIL_HOUR`` (a
     night-shift worker at work keeps the day's mode). Silent all through a do-not-disturb day.
     """
-    field = schemas.field("ringerMode")
-    vibrate, silent = field.code("vibrate"), field.code("silent")
     segment, seg_state = state_runs(state)
     n = len(seg_state)
-    habitual = np.searchsorted(np.cumsum(habits.ringer), rng.random(n) * habits.ringer.sum())
-    habitual = np.minimum(habitual, 2)
-    mode = habitual.copy()
-    quiet = rng.random(n)
-    at_work = seg_state == int(State.WORK)
-    mode[at_work & (quiet < habits.quiet_at_work)] = np.where(
-        rng.random(n) < 0.7, vibrate, silent
-    )[at_work & (quiet < habits.quiet_at_work)]
+    mode = np.minimum(np.searchsorted(np.cumsum(habits.ringer), rng.random(n) * habits.ringer.sum()), 2)
+    quieted = (seg_state == int(State.WORK)) & (rng.random(n) < habits.quiet_at_work)
+    mode[quieted] = np.where(rng.random(n) < 0.7, VIBRATE, SILENT)[quieted]
     quiet_night = rng.random(grid.days + 1) < habits.quiet_at_night
-    night_mode = np.where(rng.random(grid.days + 1) < 0.75, silent, vibrate)
+    night_mode = np.where(rng.random(grid.days + 1) < 0.75, SILENT, VIBRATE)
     return slot_ringer(state, segment, mode, quiet_night, night_mode, do_not_disturb, grid.slots // grid.days,
-                       SLOT_HOURS, QUIET_UNTIL_HOUR, int(State.SLEEP), int(State.HOME), silent)
+                       SLOT_HOURS, QUIET_UNTIL_HOUR, int(State.SLEEP), int(State.HOME), SILENT)
