@@ -4,11 +4,15 @@ environments keep complete numpydoc docstrings (``python scripts/public_api.py``
 from __future__ import annotations
 
 import doctest
+import importlib
 import inspect
+import pkgutil
 import tempfile
 
 import pytest
 from scripts_loader import script
+
+import pushgen
 
 public_api = script("public_api")
 
@@ -37,6 +41,22 @@ def with_examples() -> list[tuple[str, doctest.DocTest]]:
     finder = doctest.DocTestFinder(recurse=False)
     return [(name, test) for name, value in documented().items()
             for test in finder.find(value, name=name, globs={}) if test.examples]
+
+
+def other_examples() -> list[tuple[str, doctest.DocTest]]:
+    """The examples in the package's other docstrings (private names, modules): kept true too."""
+    public = {(test.filename, test.lineno) for _, test in with_examples()}
+    out = []
+    for info in pkgutil.walk_packages(pushgen.__path__, "pushgen."):
+        if info.name.endswith("__main__"):  # importing it runs the program
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # a module of an extra that is not installed
+            continue
+        out += [(test.name, test) for test in doctest.DocTestFinder().find(module, info.name)
+                if test.examples and (test.filename, test.lineno) not in public]
+    return out
 
 
 def test_the_front_door_and_the_environments_are_complete():
@@ -73,7 +93,8 @@ def test_completeness_asks_for_the_sections():
     assert not public_api.complete(bare) and public_api.complete(full)
 
 
-@pytest.mark.parametrize(("name", "test"), with_examples(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(("name", "test"), with_examples() + other_examples(),
+                         ids=lambda v: v if isinstance(v, str) else "")
 def test_examples_run(name, test, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # examples' mkdtemp() folders go with it

@@ -139,7 +139,7 @@ def unwanted_weights(codes: dict[str, np.ndarray], asleep: np.ndarray, app_weigh
     ...          "ringerMode": np.array([schemas.field("ringerMode").code("silent")]),
     ...          "activity": np.array([0])}
     >>> [float(x[0]) for x in unwanted_weights(codes, np.array([True]), app_weight)]  # email, asleep, silent
-    [0.4, 3.5]
+    [0.1, 3.5]
     """
     ongoing = np.asarray(codes["ongoing"]) == _ONGOING
     by_app = np.where(np.arange(len(app_weight)) == main_app, app_weight * MAIN_APP_WEIGHT, app_weight)
