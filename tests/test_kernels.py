@@ -51,7 +51,7 @@ KERNELS = (sampling_kernel.categorical_codes, arrivals_kernel.thinned_slots, arr
            nodes_kernel.trigger_lasts,
            exposure_kernel.logged_decayed_sums, timings_kernel.evening_exponents,
            arrivals_kernel.rhythm_exponents, arrivals_kernel.rhythm_sums, content_kernel.count_updates,
-           content_kernel.chosen_updates, content_kernel.weighted_cumulative,
+           content_kernel.chosen_updates, content_kernel.sparse_codes,
            exposure_kernel.received_exposures)
 
 
@@ -630,16 +630,6 @@ def test_a_worker_starts_numba_without_importing_scipy_linalg(tmp_path):
 def test_numba_looks_for_a_blas_in_other_processes(tmp_path, before):
     state = _run_then_blas_state(tmp_path, before + "pushgen.generate(users=1, days=2)\n")
     assert state == ["True", "True", "<module", "importable"]
-
-
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), rows=st.integers(0, 20), columns=st.integers(1, 12))
-def test_weighted_cumulative_sums_as_numpy_cumsum(data, rows, columns):
-    weight = data.draw(hnp.arrays(np.float64, (5, columns), elements=st.floats(0, 10)))
-    chosen = data.draw(hnp.arrays(np.int64, rows, elements=st.integers(0, 4)))
-    scale = data.draw(hnp.arrays(np.float64, columns, elements=st.floats(0, 1e3)))
-    assert_same_bits(content_kernel.weighted_cumulative(weight, chosen, scale),
-                     reference.weighted_cumulative(weight, chosen, scale))
 
 
 @settings(max_examples=60, deadline=None)

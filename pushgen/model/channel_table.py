@@ -74,6 +74,15 @@ class ChannelTable:
         return np.cumsum(np.where(has_others, self.other_updates, True).astype(np.float64), axis=1)
 
     @cached_property
+    def topics(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``topic_weight``'s nonzero entries, channel by channel: (C + 1,) where each channel's
+        start, then their subjects (ascending within a channel) and weights."""
+        nonzero = self.topic_weight != 0
+        start = np.zeros(len(nonzero) + 1, dtype=np.int64)
+        np.cumsum(nonzero.sum(axis=1), out=start[1:])
+        return start, nonzero.nonzero()[1], self.topic_weight[nonzero]
+
+    @cached_property
     def carries_every_update(self) -> np.ndarray:
         """(C,) whether a channel carries every numberOfUpdates level."""
         return np.asarray(self.updates.all(axis=1))

@@ -26,8 +26,8 @@ from pushgen.model.content_kernel import (
     chosen_updates,
     count_updates,
     post_channels,
+    sparse_codes,
     thread_values,
-    weighted_cumulative,
 )
 from pushgen.model.sampling import categorical_rows
 
@@ -48,9 +48,14 @@ def channels(arrivals: Arrivals, table: ChannelTable, trigger_on: np.ndarray,
     return thread_values(channel, arrivals.thread_position, arrivals.thread)
 
 
-def subject_cdf(table: ChannelTable, user_channels: np.ndarray, log_interest: np.ndarray) -> np.ndarray:
-    """P(subject | channel, user) for the user's channels: topic mix x exp(log-interest)."""
-    return weighted_cumulative(table.topic_weight, user_channels, np.exp(log_interest))
+def subjects(table: ChannelTable, user_channels: np.ndarray, row: np.ndarray, log_interest: np.ndarray,
+             rng: np.random.Generator) -> np.ndarray:
+    """Subject of each post, its channel ``user_channels[row]``: P(subject | channel, user) = topic
+    mix x exp(log-interest), drawn as ``categorical_rows`` draws from those cumulative rows (from
+    the channels' few subjects: ``content_kernel.sparse_codes``)."""
+    start, subject, weight = table.topics
+    return sparse_codes(start, subject, weight, user_channels, np.exp(log_interest), rng.random(len(row)),
+                        row, table.topic_weight.shape[1])
 
 
 def content(arrivals: Arrivals, catalog: AppCatalog, log_interest: np.ndarray, trigger_on: np.ndarray,
@@ -61,7 +66,7 @@ def content(arrivals: Arrivals, catalog: AppCatalog, log_interest: np.ndarray, t
     used = np.zeros(len(table.group), dtype=bool)
     used[channel] = True  # np.unique(channel, return_inverse=True), without sorting the posts
     user_channels, row = used.nonzero()[0], (np.cumsum(used) - 1)[channel]
-    subject = categorical_rows(subject_cdf(table, user_channels, log_interest), row, rng)
+    subject = subjects(table, user_channels, row, log_interest, rng)
     codes = {"postingApp": arrivals.app.copy(), "subject": subject}
     codes.update({f: getattr(table, f)[channel] for f in SIGNATURE})
     codes["numberOfUpdates"] = _updates(table, channel, rng)

@@ -1,5 +1,5 @@
-"""Kernels of ``content.content``: each post's channel, the subject distributions of the user's
-channels, the values a conversation's follow-ups take from its first message, and the
+"""Kernels of ``content.content``: each post's channel, the subjects drawn from the user's
+channels' distributions, the values a conversation's follow-ups take from its first message, and the
 numberOfUpdates level a conversation's position sets."""
 
 from __future__ import annotations
@@ -27,16 +27,46 @@ def post_channels(app: np.ndarray, pick: np.ndarray, of_app: np.ndarray, trigger
 
 
 @Kernel
-def weighted_cumulative(weight: np.ndarray, rows: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``np.cumsum(weight[rows] * scale[None, :], axis=1)``: the same products, summed in the same
-    order, without the (rows, columns) products held in between."""
-    out = np.empty((len(rows), weight.shape[1]))
-    for i in range(len(rows)):
-        total = 0.0
-        for j in range(weight.shape[1]):
-            total += weight[rows[i], j] * scale[j]
-            out[i, j] = total
-    return out
+def sparse_codes(start: np.ndarray, column: np.ndarray, weight: np.ndarray, chosen: np.ndarray,
+                 scale: np.ndarray, uniforms: np.ndarray, rows: np.ndarray, width: int) -> np.ndarray:
+    """``sampling_kernel.categorical_codes(weighted_cumulative(dense, chosen, scale), uniforms, rows)``,
+    where row c of the (n, ``width``) ``dense`` weights holds ``weight[k]`` in column ``column[k]``
+    for k in ``start[c]:start[c + 1]`` (columns ascending) and zeros elsewhere, for finite ``scale``.
+
+    A zero weight adds nothing to a running sum, so only a row's entries are summed; a draw's
+    code is the column of the first entry whose running sum, normalised, plus the row is above
+    the key (uniform plus row), as the dense search counts the values at or below it, and
+    ``width - 1`` when none is. A row of total 0 gives code 0, as its NaN values do there.
+    The entries at or below a key are counted, not searched: a row has a few (every row as
+    many as the longest, the rest inf).
+    """
+    entries = start[chosen + 1] - start[chosen]
+    longest = entries.max() if len(chosen) else 0
+    bound = np.full((len(chosen), longest), np.inf)  # a row's values, then inf: never at or below a key
+    total = np.zeros(len(chosen))
+    for r in range(len(chosen)):
+        offset = start[chosen[r]]
+        running = 0.0
+        for k in range(entries[r]):
+            running += weight[offset + k] * scale[column[offset + k]]
+            bound[r, k] = running
+        total[r] = running
+        for k in range(entries[r]):
+            bound[r, k] = bound[r, k] / running + r
+    codes = np.empty(len(uniforms), dtype=np.int16)
+    for i in range(len(uniforms)):
+        r = rows[i]
+        key = uniforms[i] + r
+        below = 0  # the first entry above the key: one past those at or below it
+        for k in range(longest):
+            below += bound[r, k] <= key
+        if total[r] == 0:
+            codes[i] = 0
+        elif below == entries[r]:
+            codes[i] = width - 1
+        else:
+            codes[i] = column[start[chosen[r]] + below]
+    return codes
 
 
 @Kernel
