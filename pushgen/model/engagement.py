@@ -183,17 +183,23 @@ def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[
     if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
     if len(columns[0]):
-        stacked = np.stack(columns)
-        outside = np.flatnonzero((stacked.min(axis=1) < 0) | (stacked.max(axis=1) >= _value_counts(features)))
-        if len(outside):
-            name = features[outside[0]]
-            check_positions(columns[outside[0]], f"codes of {name}", len(schemas.values(name)))
+        stacked = np.concatenate(columns).reshape(len(columns), -1)  # a feature a row
+        unsigned = stacked.view(f"u{stacked.itemsize}")
+        outside = unsigned.max(axis=1) >= _unsigned_bounds(features, stacked.itemsize)
+        if outside.any():
+            name = features[int(np.argmax(outside))]
+            check_positions(columns[features.index(name)], f"codes of {name}", len(schemas.values(name)))
     return dict(zip(features, columns, strict=True))
 
 
 @functools.cache
-def _value_counts(features: tuple[str, ...]) -> np.ndarray:
-    return np.array([len(schemas.values(name)) for name in features], dtype=np.int64)
+def _unsigned_bounds(features: tuple[str, ...], itemsize: int) -> np.ndarray:
+    """What each feature's codes, signed integers of ``itemsize`` bytes read as unsigned, stay below:
+    its count of values, or the first negative's unsigned value if that is lower (one maximum of the
+    unsigned codes then checks both ends)."""
+    first_negative = 1 << (8 * itemsize - 1)
+    return np.array([min(len(schemas.values(name)), first_negative) for name in features],
+                    dtype=f"u{itemsize}")
 
 
 def checked_rows(params: EngagementParameters, rows: np.ndarray) -> np.ndarray:
