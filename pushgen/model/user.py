@@ -40,7 +40,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
     v = {node.name: value for node, value in graph.run(inputs)}
     chrono, sched, dev, folio = v["chrono"], v["sched"], v["dev"], v["folio"]
     posts, lived = v["posts"], v["lived"]
-    kept = lived.delivered
+    kept = np.flatnonzero(lived.delivered)  # the delivered posts, found once for the arrays cut below
     summary = {
         "occupation": sched.occupation.name.lower().replace("_", " "),
         "wake_time": _clock(chrono.wake_hour),
@@ -50,7 +50,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
         "commute_minutes": round(sched.commute_hours * 60),
         "phone_vendor": VENDORS[dev.vendor],
         "apps": len(folio.apps),
-        "notifications_per_day": int(kept.sum()) / grid.days,
+        "notifications_per_day": len(kept) / grid.days,
         "chattiness": folio.chattiness,
         "night_charging": dev.night_charge,
         "usual_ringer": schemas.values("ringerMode")[int(np.argmax(dev.ringer))],
@@ -61,7 +61,7 @@ def simulate_user(user_id: int, seed: int, grid: TimeGrid, priors: Priors) -> Us
         opened=v["opened"][kept],
         timings=timings.Timings(seen=times.seen[kept], decision=times.decision[kept]),
         state=v["row_state"].take(kept), exposure=lived.exposure.take(kept), draw=v["draw"][kept],
-        p_open=lived.p_open[kept], routine_state=v["state"][posts.slot][kept],
+        p_open=lived.p_open[kept], routine_state=v["state"][posts.slot[kept]],
         parameters=v["params"], summary=summary, annoyance=lived.annoyance[kept],
         turned_off=lived.fate[kept],
     )
