@@ -40,6 +40,7 @@ TRIGGER_STATES = np.array([routine.State.COMMUTE, routine.State.TRAVEL, routine.
 
 FLAG_CODES = np.array([[schemas.field(name).code(flag) for flag in (False, True)]
                        for name in ("charging", "headphonesIn", "musicActive")])
+TIME_BLOCK_OF_HOUR = schemas.hour_to_time_block()
 
 
 def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray], place: np.ndarray,
@@ -49,8 +50,7 @@ def features(grid: TimeGrid, posts: Arrivals, notification: dict[str, np.ndarray
     slot = posts.slot
     context = context_codes(slot, SLOTS_PER_DAY, place, activity, noise, proximity, ringer, power.percent,
                             BATTERY_LEVEL_BOUNDS, BATTERY_LEVEL_CODES, power.charging, sound.headphones,
-                            sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour,
-                            schemas.hour_to_time_block())
+                            sound.music, FLAG_CODES, grid.weekday_of_day, posts.hour, TIME_BLOCK_OF_HOUR)
     codes = dict(notification)
     codes.update(zip(CONTEXT_ROWS, context, strict=True))
     return codes
