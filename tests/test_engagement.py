@@ -21,6 +21,7 @@ from pushgen.model.engagement import (
     NOTIFICATION_FEATURES,
     ROW_FIELDS,
     RowState,
+    feature_codes,
     notification_terms,
     row_terms,
 )
@@ -266,6 +267,16 @@ def test_engagement_functions_refuse_codes_outside_the_published_values(small, f
             row_terms(small.parameters, rows, {**codes, **part}, state)
         if feature != "day":
             notification_terms(small.parameters, rows, codes)
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int64])
+@pytest.mark.parametrize("code", ["lowest", -1])
+def test_feature_codes_refuse_negative_codes_of_every_width(dtype, code):
+    columns = [np.zeros(5, dtype=dtype) for _ in schemas.FEATURES]
+    # subject has more values than an int8 has positive codes: read unsigned, -128 is below its count
+    columns[schemas.FEATURES.index("subject")][2] = np.iinfo(dtype).min if code == "lowest" else code
+    with pytest.raises(IndexError, match="codes of subject must be from 0 to 214; got values from -"):
+        feature_codes(schemas.FEATURES, columns)
 
 
 def test_open_logit_refuses_a_channel_argument_of_another_length_or_out_of_range(small):
