@@ -95,20 +95,15 @@ WEEKEND_VALUES = [DEVIATION_SLICES["day"].start + day for day in WEEKEND]
 
 
 @functools.cache
-def deviation_sd(priors: Priors) -> np.ndarray:
+def deviation_sd(app_affinity_sd: float, category_affinity_sd: float) -> np.ndarray:
     """The sd of each of a user's personal deviations, laid out as ``DEVIATION_SLICES``."""
     sd = np.empty(len(LAID_OUT_EFFECTS))
     for name, where in DEVIATION_SLICES.items():
-        sd[where] = {"postingApp": priors.app_affinity_sd,
-                     "category": priors.category_affinity_sd}.get(name, PERSONAL_SD.get(name, 0.0))
+        sd[where] = {"postingApp": app_affinity_sd,
+                     "category": category_affinity_sd}.get(name, PERSONAL_SD.get(name, 0.0))
     sd[WEEKEND_SHIFT] = WEEKEND_SD
     sd.flags.writeable = False
     return sd
-
-
-@functools.cache
-def long_term_constants(priors: Priors) -> LongTermConstants:
-    return LongTermConstants.from_priors(priors)
 
 
 def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_interest: np.ndarray,
@@ -123,7 +118,8 @@ def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_int
     """
     sensitivity = rng.lognormal(0.0, priors.context_sensitivity_sd)
     # every personal deviation at once, as rng.normal(0, sd) draws each: 0 + sd x N(0, 1)
-    deviation = 0.0 + deviation_sd(priors) * rng.standard_normal(len(LAID_OUT_EFFECTS))
+    sd = deviation_sd(priors.app_affinity_sd, priors.category_affinity_sd)
+    deviation = 0.0 + sd * rng.standard_normal(len(LAID_OUT_EFFECTS))
     effect = np.where(LAID_OUT_CONTEXT, sensitivity, 1.0) * LAID_OUT_EFFECTS + deviation
     apps_at = DEVIATION_SLICES["postingApp"]
     effect[apps_at] = catalog.open_logit + deviation[apps_at]
@@ -155,5 +151,5 @@ def engagement_traits(user_id: int, priors: Priors, catalog: AppCatalog, log_int
         has_app=has_app[None],
         fatigue_tau_seconds=priors.fatigue_tau_minutes * 60.0,
         novelty_days=priors.novelty_days,
-        long_term=long_term_constants(priors),
+        long_term=LongTermConstants.from_priors(priors),
     )
