@@ -23,6 +23,15 @@ def compiling_unsaid():
     compiled.announce_compiling(True)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def stable_baselines_logs(tmp_path_factory):
+    """stable-baselines3 logs into the session's temporary folder: by default every ``learn()``
+    leaves a folder ``SB3-<time>`` in the system's temp dir."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3")))
+        yield
+
+
 @pytest.fixture(scope="session")
 def population() -> pushgen.Dataset:
     """The default population the calibration targets speak of: 50 users x 6 months."""

@@ -20,10 +20,8 @@ SPLIT = "pushgen-mini-v4"
 
 
 @pytest.fixture(autouse=True)
-def one_torch_thread(monkeypatch, tmp_path):
+def one_torch_thread():
     import torch
-
-    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # else every learn() leaves a folder in the temp dir
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # small networks: threads cost more than they give
