@@ -27,14 +27,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 import platformdirs
-from tqdm.auto import tqdm
 
 from pushgen.data.dataset import DatasetError, atomic_folder
 from pushgen.data.outputs import kind_named, writer_lock
 from pushgen.data.verify import verify_split
 from pushgen.progress import shown
 from pushgen.publishing.registry import StandardSplit, environment, lookup
-from pushgen.publishing.standard import build_split, write_metadata
 from pushgen.splits import SPLIT_FILE
 
 if TYPE_CHECKING:  # the network layer is imported only when something is downloaded
@@ -188,6 +186,7 @@ def download_split(entry: StandardSplit, target: Path, base_url: str, progress: 
 def fetch_file(fetcher: pooch.Pooch, entry: StandardSplit, relative: str, size: int, progress: bool) -> None:
     """One file of the split, of ``size`` bytes; pooch keeps it only if its sha256 is the registry's."""
     import requests
+    from tqdm.auto import tqdm  # here: reading a split that is at hand draws no bar
 
     from pushgen.publishing.transfer import LimitedDownloader
 
@@ -245,6 +244,8 @@ def quiet_pooch() -> Iterator[None]:
 
 def regenerate_split(entry: StandardSplit, target: Path, progress: bool) -> Path:
     """Rebuild ``entry`` from its recipe into ``target`` if its content fingerprint matches."""
+    from pushgen.publishing.standard import build_split  # here: the simulator, for regenerating only
+
     return build_split(entry.make_recipe(), entry.make_spec(), target, entry.name, entry.version,
                        force=True, progress=progress,
                        describe=functools.partial(check_regenerated, entry))
@@ -272,6 +273,8 @@ def check_regenerated(entry: StandardSplit, folder: Path) -> None:
             f"fingerprint {entry.fingerprint}, got {got}; parts that differ: {', '.join(parts) or 'none'}"
             + "".join(f"; {reason}" for reason in why)
             + f"; nothing was kept. Download it instead: pushgen download {entry.label}")
+    from pushgen.publishing.standard import write_metadata
+
     write_metadata(folder, entry.title, entry.description,
                    standard_url(entry.name, entry.version, entry.published_at))
 
