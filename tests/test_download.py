@@ -34,6 +34,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
 MINI = lookup("pushgen-mini-v4")
 REMOTE = dataclasses.replace(MINI, name="pushgen-remote")  # same files, never shipped
+EXP = np.lib.introspect.opt_func_info(func_name="^exp$", signature="d.*").get("exp", {}).get("dd", {})
+AVX512 = EXP.get("current") == "X86_V4"  # numpy 2's name of AVX-512, on which the standard splits were built
+FLOAT_PARTS = ["scorer/ground_truth/engagement_rows", "scorer/ground_truth/initial_state"]  # P(open) in them
 REBUILD = ("the generator no longer reproduces the published split. If the change is on purpose, "
            "bump the split's version (a new entry in STANDARD in scripts/build_standard_splits.py, "
            "see docs/versioning.md) and rebuild with `python scripts/build_standard_splits.py`; "
@@ -220,6 +223,9 @@ def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path, monke
     committed = json.loads((GENERATED / "pushgen-mini" / "v4" / SPLIT_FILE).read_text())
     changed = [t for t in committed["fingerprints"]
                if ours["fingerprints"].get(t) != committed["fingerprints"][t]]
+    if not AVX512:  # numpy's exp rounds P(open) otherwise here (docs/versioning.md): the rest must hold
+        assert not [t for t in changed if t not in FLOAT_PARTS], f"pushgen-mini-v4 changed: {REBUILD}"
+        pytest.skip("P(open) in the ground truth reproduces only where numpy computes exp with AVX-512")
     assert not changed, (f"pushgen-mini-v4 changed in {', '.join(changed)} ({which_library(changed)}): "
                          f"{REBUILD}")
     assert ours["fingerprint"] == committed["fingerprint"] == MINI.fingerprint, REBUILD
@@ -262,9 +268,10 @@ def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatc
     error = one_line_error(capsys)
     assert error.startswith(
         "pushgen download: error: pushgen-remote-v4: the regenerated split does not match")
-    # the parts that differ are named, then the versions that differ from the publishing machine's, if any
-    assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}; parts that differ: none"
-                     r"(; \w+ \S+ there, \S+ here)*; nothing was kept", error)
+    # the parts that differ are named, then why, if it can tell (the versions that differ from the
+    # publishing machine's, or the CPU's exp where only the ground truth's floats differ)
+    assert re.search(f"expected fingerprint {'0' * 64}, got [0-9a-f]{{64}}; parts that differ: [^;]+"
+                     r"(; [^;]+)*; nothing was kept", error)
     assert "pushgen download pushgen-remote-v4" in error
     assert files_in(tmp_path) == []
     with pytest.raises(FingerprintMismatch):
@@ -272,25 +279,21 @@ def test_regenerate_that_does_not_match_says_so_in_one_line(tmp_path, monkeypatc
     here = {**wrong.environment, "faker": "24.0.0", "numpy": wrong.environment["numpy"]}
     monkeypatch.setattr(download, "environment", lambda: here)
     faker = wrong.environment["faker"]
-    with pytest.raises(FingerprintMismatch, match=rf"got [0-9a-f]{{64}}; parts that differ: none; faker "
+    with pytest.raises(FingerprintMismatch, match=rf"got [0-9a-f]{{64}}; parts that differ: [^;]+; faker "
                                                   rf"{faker} there, 24\.0\.0 here; nothing was kept"):
         fetch_split("pushgen-remote-v4", cache=tmp_path, regenerate=True)
 
 
 def test_a_regenerated_split_whose_ground_truth_floats_alone_differ_is_told_so(tmp_path, monkeypatch, capsys):
-    truth = "scorer/ground_truth/engagement_rows"
+    truth = [part for part in REMOTE.fingerprints if part.startswith("scorer/ground_truth/")]
     wrong = dataclasses.replace(REMOTE, fingerprint="0" * 64,
-                                fingerprints={**REMOTE.fingerprints, truth: "0" * 64})
+                                fingerprints={**REMOTE.fingerprints, **dict.fromkeys(truth, "0" * 64)})
     monkeypatch.setattr(registry, "load_registry", lambda: (wrong,))
     monkeypatch.setattr(download, "environment", lambda: wrong.environment)
     assert main(["download", "pushgen-remote-v4", "--regenerate", "--cache", str(tmp_path)]) == 2
     error = one_line_error(capsys)
-    assert f"; parts that differ: {truth}; {download.FLOATS_DIFFER}; nothing was kept" in error
+    assert f"; parts that differ: {', '.join(truth)}; {download.FLOATS_DIFFER}; nothing was kept" in error
     assert files_in(tmp_path) == []
-
-
-EXP = np.lib.introspect.opt_func_info(func_name="^exp$", signature="d.*").get("exp", {}).get("dd", {})
-AVX512 = EXP.get("current") == "X86_V4"  # numpy 2's name of AVX-512 (Skylake-X and later)
 
 
 @pytest.mark.skipif(not AVX512, reason="numpy computes exp without AVX-512 here already")
@@ -301,8 +304,8 @@ def test_regenerating_without_avx512_names_the_ground_truth_it_cannot_reproduce(
     done = subprocess.run([sys.executable, "-m", "pushgen", "download", "pushgen-mini-v4", "--regenerate",
                            "--cache", str(tmp_path)], capture_output=True, text=True, env=environment)
     assert done.returncode == 2, done.stderr
-    assert "; parts that differ: scorer/ground_truth/engagement_rows, scorer/ground_truth/initial_state; " \
-        f"{download.FLOATS_DIFFER}; nothing was kept" in done.stderr
+    assert f"; parts that differ: {', '.join(FLOAT_PARTS)}; {download.FLOATS_DIFFER}; nothing was kept" \
+        in done.stderr
     assert files_in(tmp_path) == []
 
 
