@@ -34,6 +34,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow.parquet as pq
 
 import pushgen
@@ -177,11 +178,17 @@ def print_content(results: dict, recipes: list[str]) -> bool:
         return True
     print(f"(c) content of {text} against pushgen {reference['pushgen_version']}'s")
     made = results[(text, "this")]["fingerprints"]
+    exp = np.lib.introspect.opt_func_info(func_name="^exp$", signature="d.*").get("exp", {}).get("dd", {})
+    # P(open) follows numpy's exp, which rounds otherwise without AVX-512 (docs/versioning.md)
+    unmatched = set() if exp.get("current") == "X86_V4" else {"engagement_rows"}
     for name, expected in reference["fingerprints"].items():
         verdict = "the same" if made.get(name) == expected else "DIFFERS"
+        if verdict != "the same" and name in unmatched:
+            verdict += " (numpy computes exp without AVX-512 here: P(open) rounds otherwise)"
         print(line(f"{name} fingerprint", made.get(name, "missing")[:12]) + f"  {verdict}")
     print()
-    return made == reference["fingerprints"]
+    return all(made.get(name) == expected for name, expected in reference["fingerprints"].items()
+               if name not in unmatched)
 
 
 def evaluate_section(sides: list[Side], split: str, repeat: int, scratch: Path) -> None:
