@@ -279,6 +279,14 @@ def test_feature_codes_refuse_negative_codes_of_every_width(dtype, code):
         feature_codes(schemas.FEATURES, columns)
 
 
+def test_feature_codes_refuse_features_of_unequal_lengths():
+    columns = [np.zeros(5, dtype=np.int64) for _ in schemas.FEATURES]
+    columns[-1] = np.zeros(9, dtype=np.int64)
+    with pytest.raises(ValueError, match=f"every feature needs as many codes as the others; got "
+                                         f"{schemas.FEATURES[0]} 5, .*{schemas.FEATURES[-1]} 9$"):
+        feature_codes(schemas.FEATURES, columns)
+
+
 def test_open_logit_refuses_a_channel_argument_of_another_length_or_out_of_range(small):
     rows, codes, state, exposure = small_inputs(small)
     channel = feasibility.channel_of(codes)

@@ -180,6 +180,9 @@ def flat_arrays(*arrays: np.ndarray) -> tuple[tuple[int, ...], list[np.ndarray]]
 def feature_codes(features: tuple[str, ...], columns: list[np.ndarray]) -> dict[str, np.ndarray]:
     """Flat code arrays by feature, of one native integer type (as the kernels take them), each
     code checked to be a position in its feature's published values."""
+    if len({len(c) for c in columns}) > 1:
+        counts = ", ".join(f"{name} {len(c)}" for name, c in zip(features, columns, strict=True))
+        raise ValueError(f"every feature needs as many codes as the others; got {counts}")
     if not same_integer_arrays(columns):
         columns = [c.astype(np.int64) for c in columns]
     if len(columns[0]):
