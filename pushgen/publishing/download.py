@@ -252,22 +252,20 @@ def regenerate_split(entry: StandardSplit, target: Path, progress: bool) -> Path
 
 
 GROUND_TRUTH_PARTS = "scorer/ground_truth/"
-FLOATS_DIFFER = ("the data and its outcomes match, only the ground truth's floating-point values differ: "
-                 "numpy computes exp with other CPU instructions here (such as without AVX-512) than where "
-                 "the split was built")
+FLOATS_DIFFER = ("the data and its outcomes match, only the ground truth's floating-point values differ "
+                 "(numpy's exp rounds otherwise on a CPU without AVX-512, or in another numpy)")
 
 
 def check_regenerated(entry: StandardSplit, folder: Path) -> None:
     split = json.loads((folder / SPLIT_FILE).read_text())
     got = split["fingerprint"]
     if got != entry.fingerprint:
-        here, there = environment(), entry.environment
-        why = [f"{k} {there.get(k)} there, {v} here" for k, v in here.items()
-               if there.get(k) not in (None, v)]
         parts = [part for part, fingerprint in split["fingerprints"].items()
                  if entry.fingerprints.get(part) != fingerprint]
-        if not why and parts and all(part.startswith(GROUND_TRUTH_PARTS) for part in parts):
-            why = [FLOATS_DIFFER]
+        why = [FLOATS_DIFFER] if parts and all(part.startswith(GROUND_TRUTH_PARTS) for part in parts) else []
+        here, there = environment(), entry.environment
+        why += [f"{k} {there.get(k)} there, {v} here" for k, v in here.items()
+                if there.get(k) not in (None, v)]
         raise FingerprintMismatch(
             f"{entry.label}: the regenerated split does not match the published one: expected "
             f"fingerprint {entry.fingerprint}, got {got}; parts that differ: {', '.join(parts) or 'none'}"
