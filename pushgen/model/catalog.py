@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 import numpy as np
@@ -82,6 +82,15 @@ CATALOG_SEED = 20190601  # fixes the per-app variations around each kind's profi
 
 
 @dataclass(frozen=True)
+class VendorOffer:
+    """The apps a phone of one vendor can hold."""
+
+    offered: np.ndarray  # (A,) bool: apps of no vendor or of this one, outside the one-per-phone groups
+    own: dict[str, int | None]  # per one-per-phone group: the vendor's own app, None if it has none
+    generic: dict[str, tuple[int, ...]]  # per group: its apps of no vendor
+
+
+@dataclass(frozen=True)
 class AppCatalog:
     """The catalog as arrays indexed by an app's code (its position in the schema)."""
 
@@ -100,6 +109,24 @@ class AppCatalog:
     trigger: np.ndarray  # (A,) index into TRIGGERS, -1: none
     trigger_rate: np.ndarray  # (A,)
     one_per_phone: dict[str, np.ndarray]
+
+    @cached_property
+    def vendor_offers(self) -> tuple[VendorOffer, ...]:
+        """What a phone of each vendor (by its index in ``VENDORS``) can hold, built once."""
+        return tuple(self._offer(vendor) for vendor in range(len(VENDORS)))
+
+    def _offer(self, vendor: int) -> VendorOffer:
+        vendor_free = VENDORS.index("none")
+        offered = (self.vendor_of_app == vendor) | (self.vendor_of_app == vendor_free)
+        own: dict[str, int | None] = {}
+        generic: dict[str, tuple[int, ...]] = {}
+        for group, members in self.one_per_phone.items():
+            offered[members] = False
+            mine = members[(self.vendor_of_app[members] == vendor) & (vendor != vendor_free)]
+            own[group] = int(mine[0]) if len(mine) else None
+            generic[group] = tuple(members[self.vendor_of_app[members] == vendor_free].tolist())
+        offered.flags.writeable = False
+        return VendorOffer(offered, own, generic)
 
 
 @cache

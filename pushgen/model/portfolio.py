@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pushgen import schemas
-from pushgen.model.catalog import KINDS, VENDORS, AppCatalog
+from pushgen.model.catalog import KINDS, AppCatalog
 from pushgen.model.habits import Chronotype, DeviceHabits
 from pushgen.model.priors import Priors
 from pushgen.model.sampling import choice, clipped, one_of
@@ -27,37 +27,6 @@ class Portfolio:
     weekend_factor: float  # the user's overall intensity on days off
 
 
-@dataclass(frozen=True)
-class VendorOffer:
-    """The apps a phone of one vendor can hold, from a catalog."""
-
-    catalog: AppCatalog  # kept while cached, so that its id names it
-    offered: np.ndarray  # (A,) bool: apps of no vendor or of this one, outside the one-per-phone groups
-    own: dict[str, int | None]  # per one-per-phone group: the vendor's own app, None if it has none
-    generic: dict[str, tuple[int, ...]]  # per group: its apps of no vendor
-
-
-_OFFERS: dict[tuple[int, int], VendorOffer] = {}
-
-
-def vendor_offer(catalog: AppCatalog, vendor: int) -> VendorOffer:
-    """The apps a phone of ``vendor`` can hold from ``catalog``, built once per catalog and vendor."""
-    offer = _OFFERS.get((id(catalog), vendor))
-    if offer is None:
-        vendor_free = VENDORS.index("none")
-        offered = (catalog.vendor_of_app == vendor) | (catalog.vendor_of_app == vendor_free)
-        own: dict[str, int | None] = {}
-        generic: dict[str, tuple[int, ...]] = {}
-        for group, members in catalog.one_per_phone.items():
-            offered[members] = False
-            mine = members[(catalog.vendor_of_app[members] == vendor) & (vendor != vendor_free)]
-            own[group] = int(mine[0]) if len(mine) else None
-            generic[group] = tuple(members[catalog.vendor_of_app[members] == vendor_free].tolist())
-        offered.flags.writeable = False
-        offer = _OFFERS[id(catalog), vendor] = VendorOffer(catalog, offered, own, generic)
-    return offer
-
-
 def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: DeviceHabits,
               rng: np.random.Generator) -> Portfolio:
     """Parents: chronotype, device habits (phone vendor).
@@ -67,7 +36,7 @@ def portfolio(priors: Priors, catalog: AppCatalog, chrono: Chronotype, device: D
     volume ~ volume_median x LogNormal(0, volume_sd), then the main app's share raised (``with_main_app``);
     rhythm bumps = the kind's peaks + chronotype shift + N(0, 1 h).
     """
-    offer = vendor_offer(catalog, device.vendor)
+    offer = catalog.vendor_offers[device.vendor]
     has = (rng.random(len(catalog.apps)) < catalog.adoption) & offer.offered
     picked: dict[str, int] = {}
     for group, own in offer.own.items():
