@@ -253,7 +253,8 @@ def regenerate_split(entry: StandardSplit, target: Path, progress: bool) -> Path
 
 GROUND_TRUTH_PARTS = "scorer/ground_truth/"
 FLOATS_DIFFER = ("the data and its outcomes match, only the ground truth's floating-point values differ "
-                 "(numpy's exp rounds otherwise on a CPU without AVX-512, or in another numpy)")
+                 "(exp rounds otherwise on another CPU: numpy's without AVX-512, the C library's without "
+                 "FMA; or in another numpy)")
 
 
 def check_regenerated(entry: StandardSplit, folder: Path) -> None:
