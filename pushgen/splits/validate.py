@@ -14,6 +14,8 @@ from pushgen.data.dataset import DatasetError, first_line
 from pushgen.data.fingerprint import fingerprint
 from pushgen.data.folder_entries import listing_problems
 from pushgen.data.folder_lock import hold, session
+from pushgen.data.json_limits import JSONLimitError, parse_json
+from pushgen.data.outputs import listed_files
 from pushgen.data.verify import check_split_fields
 from pushgen.progress import bar
 from pushgen.splits import SPLIT_FILE, combine_fingerprints, json_fingerprint
@@ -37,17 +39,25 @@ def validate_split(folder: Path) -> list[str]:
     if not is_split_folder(folder):
         raise DatasetError(f"{folder} is not a pushgen split: no {SPLIT_FILE}")
     try:
-        description = json.loads((folder / SPLIT_FILE).read_bytes())
+        description = parse_json((folder / SPLIT_FILE).read_bytes())
+    except JSONLimitError as error:
+        return [f"{SPLIT_FILE} {error}"]
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         return [f"{SPLIT_FILE} is not valid JSON: {error}"]
     if not isinstance(description, dict) or not all(
             isinstance(description.get(key), dict) for key in ("files", "fingerprints", "parts")):
         return [f"{SPLIT_FILE}: needs 'files', 'fingerprints' and 'parts' objects"]
+    try:
+        listed_files(description, SPLIT_FILE)
+    except DatasetError as error:
+        return [str(error)]
     problems = listing_problems(folder, description["files"], "split", SPLIT_FILE)
     try:
         check_split_fields(description, SPLIT_FILE, description["files"])
     except DatasetError as error:
         problems.append(str(error))
+    if not all(isinstance(entry, dict) for entry in description["parts"].values()):
+        return problems  # the parts cannot be checked against entries that are not objects
     fingerprints = description["fingerprints"]
     for name, expected in bar(fingerprints.items(), desc="validate: fingerprints", unit="table"):
         got = _table_fingerprint(folder, name, problems)
