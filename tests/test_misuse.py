@@ -3,8 +3,15 @@ command) or one clear exception (the library), never a traceback or a silent sur
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 from fault_cases import Command, Damage, check, damaged_copy, made_folders, run_cli
+
+from pushgen.data.dataset import DatasetError
+from pushgen.ope import read_episode_log, write_episode_log
+from pushgen.ope.episodes import HorizonOptions, log_episodes
 
 VALIDATE = Command("pushgen validate", args=lambda d, s: ["validate", str(d)], codes=(1, 2))
 
@@ -35,3 +42,38 @@ def test_validate_names_the_split_json_entry_that_is_not_an_object():
     outcome = validate_after(Damage("json-set", "split.json", path=("files", "users.parquet"), value=None))
     assert (outcome.code, outcome.out) == (
         1, "split.json: the entry of users.parquet must give its bytes and sha256\n")
+
+
+@pytest.fixture(scope="module")
+def episode_log(tmp_path_factory):
+    log = log_episodes("pushgen-mini-v4", replicates=1, options=HorizonOptions(horizon_days=0.25))
+    folder = tmp_path_factory.mktemp("episodes") / "log"
+    write_episode_log(log, folder)
+    return folder
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    (("recipe",), None, "the recipe must give k"),
+    (("recipe", "policy"), [], "the recipe must give k"),
+    (("recipe", "policy", "theta"), "x", "the recipe must give k"),
+    (("recipe", "k"), None, "the recipe must give k"),
+    (("rounds",), "x", "rounds is 'x', but steps.parquet holds"),
+    (("rounds",), -3, "rounds is -3, but steps.parquet holds"),
+    (("episodes",), None, "episodes is None, but steps.parquet holds 1"),
+])
+def test_an_episode_log_json_edited_is_named_by_validate_and_the_reader(episode_log, tmp_path, path, value,
+                                                                        message):
+    copy = tmp_path / "copy"
+    shutil.copytree(episode_log, copy)
+    description = json.loads((copy / "log.json").read_text())
+    *parents, last = path
+    holder = description
+    for key in parents:
+        holder = holder[key]
+    holder[last] = value
+    (copy / "log.json").write_text(json.dumps(description))
+    outcome = run_cli(["validate", str(copy)])
+    assert (outcome.code, outcome.escaped) == (1, "")
+    assert outcome.out.startswith(f"{copy / 'log.json'}: {message}") and outcome.out.count("\n") == 1
+    with pytest.raises(DatasetError, match=message):
+        read_episode_log(copy)

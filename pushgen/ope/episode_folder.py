@@ -7,6 +7,7 @@ pushgen output and read back only through ``log.json``, as a bandit log folder i
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ import pyarrow.parquet as pq
 from pushgen._version import __version__
 from pushgen.data.dataset import atomic_folder, write_table
 from pushgen.data.outputs import DatasetError, file_listing
-from pushgen.ope.episodes import STEP_COLUMNS, EpisodeLog
+from pushgen.ope.episodes import STEP_COLUMNS, EpisodeLog, EpisodePolicy
 from pushgen.ope.folder import CARD_FILE, LOG_FILE, checked_description, read_description
 from pushgen.ope.trajectories import steps_in_order
 from pushgen.publishing.access import resolve_split
@@ -107,7 +108,36 @@ def read_episode_log(folder: Path) -> EpisodeLog:
     See ``write_episode_log``.
     """
     description = checked_description(folder, (STEPS_FILE,), NAME)
-    return EpisodeLog(pq.read_table(Path(folder) / STEPS_FILE).to_pandas(), description["recipe"])
+    log = EpisodeLog(pq.read_table(Path(folder) / STEPS_FILE).to_pandas(), description["recipe"])
+    check_description(Path(folder) / LOG_FILE, description, log)
+    return log
+
+
+def check_description(source: Path, description: dict, log: EpisodeLog) -> None:
+    """Refuse a ``log.json`` whose recipe or counts are not as ``write_episode_log`` writes them
+    (``log.json`` is listed nowhere else, so nothing else would notice an edit)."""
+    recipe = description["recipe"]
+    policy = recipe.get("policy") if isinstance(recipe, dict) else None
+    if not (isinstance(policy, dict) and set(policy) == {f.name for f in fields(EpisodePolicy)}
+            and isinstance(policy["name"], str) and _whole(policy["cap"]) and _whole(recipe.get("k"))
+            and recipe["k"] >= 1 and all(_number(policy[f]) for f in ("theta", "scale", "epsilon"))):
+        raise DatasetError(f"{source}: the recipe must give k (a whole number from 1) and the logging "
+                           f"policy's name, theta, scale, cap and epsilon as pushgen log writes them")
+    steps = log.steps
+    counts = {"rounds": len(steps)}
+    if "episode" in steps:
+        counts["episodes"] = steps["episode"].nunique()
+    for key, count in counts.items():
+        if description.get(key) != count or not _whole(description.get(key)):
+            raise DatasetError(f"{source}: {key} is {description.get(key)!r}, but {STEPS_FILE} holds {count}")
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and np.isfinite(value)
 
 
 def validate_episode_log(folder: Path) -> list[str]:
