@@ -248,7 +248,7 @@ def test_regenerating_mini_reproduces_the_committed_fingerprints(tmp_path, monke
 
 
 @pytest.mark.parametrize(("old", "model", "new", "release", "revision"), [
-    ("pushgen-mini-v1", 1, "pushgen-mini-v2", "0.1.0", "d2d059378dac"),
+    ("pushgen-mini-v1", 1, "pushgen-mini-v4", "0.1.0", "d2d059378dac"),
     ("pushgen-mini-v3", 3, "pushgen-mini-v4", "0.3.0", "5e065af05207"),
 ])
 def test_regenerating_a_split_of_another_engagement_model_is_refused_in_one_line(tmp_path, capsys, old, model,

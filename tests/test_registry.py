@@ -47,10 +47,11 @@ def test_each_version_supersedes_the_last_which_this_pushgen_refuses_to_regenera
         assert new.supersedes == old.label
         assert new.engagement_model == old.engagement_model + 1
         assert registry.superseded_by(old.label) == new
+        current = lookup(name)  # the advice names the version this pushgen regenerates and scores
         with pytest.raises(DatasetError, match=f"{old.label} was simulated with engagement model "
-                                               f"{old.engagement_model}; .*use {new.label}, which supersedes "
-                                               f"it, or install pushgen {built_by}, which built it "
-                                               rf"\(the repository at {old.revision[:12]}\)"):
+                                               f"{old.engagement_model}; .*use {current.label}, which "
+                                               f"supersedes it, or install pushgen {built_by}, which built "
+                                               rf"it \(the repository at {old.revision[:12]}\)"):
             old.make_recipe()
     assert lookup("pushgen-v1").supersedes is None
 
@@ -59,11 +60,11 @@ def test_loading_a_split_of_an_older_model_for_scoring_names_its_successor_and_r
     from pushgen.replay.parts import load_part
 
     with pytest.raises(DatasetError, match="pushgen-mini-v1 was simulated with engagement model 1 "
-                                                   "and this pushgen scores model 4: use pushgen-mini-v2"):
+                                                   "and this pushgen scores model 4: use pushgen-mini-v4"):
         load_part("pushgen-mini-v1", 2)
     with pytest.raises(DatasetError, match=re.escape(
             "pushgen-mini-v2 was simulated with engagement model 2 and this pushgen scores model 4: use "
-            "pushgen-mini-v3, which supersedes it, or install pushgen 0.2.0, which built it (the repository "
+            "pushgen-mini-v4, which supersedes it, or install pushgen 0.2.0, which built it (the repository "
             "at 18a5f4cf9ccd)")):
         load_part("pushgen-mini-v2", 1)
     for task in (1, 2):

@@ -218,6 +218,8 @@ def other_model_advice(label: str) -> str:
     """What to do with a split of another engagement model: its successor, and the pushgen
     release that built it (which regenerates and scores it)."""
     newer = superseded_by(label)
+    while newer is not None and (newest := superseded_by(newer.label)) is not None:
+        newer = newest  # the current version: the versions between are of other models too
     entry = next((s for s in list_splits() if s.label == label), None)
     advice = [f"use {newer.label}, which supersedes it" if newer else "make a new split with this pushgen"]
     if entry is not None and entry.pushgen_version:
