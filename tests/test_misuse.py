@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 
+import gymnasium as gym
 import pytest
 from fault_cases import Command, Damage, check, damaged_copy, made_folders, run_cli
 
 from pushgen.data.dataset import DatasetError
+from pushgen.envs import GENERATION_ID, INBOX_ID, LONG_HORIZON_ID, SELECTION_ID
+from pushgen.envs.horizon import playable_apps
+from pushgen.envs.long_horizon import LongHorizonEnv
 from pushgen.ope import read_episode_log, write_episode_log
 from pushgen.ope.episodes import HorizonOptions, log_episodes
 
@@ -77,3 +81,27 @@ def test_an_episode_log_json_edited_is_named_by_validate_and_the_reader(episode_
     assert outcome.out.startswith(f"{copy / 'log.json'}: {message}") and outcome.out.count("\n") == 1
     with pytest.raises(DatasetError, match=message):
         read_episode_log(copy)
+
+
+@pytest.mark.parametrize("env_id", [GENERATION_ID, INBOX_ID, SELECTION_ID, LONG_HORIZON_ID])
+def test_a_reset_option_the_environment_does_not_take_is_refused(env_id):
+    env = gym.make(env_id, split="pushgen-mini-v4")
+    with pytest.raises(ValueError, match=r"reset has no option 'user_id'; its options: user\b"):
+        env.reset(options={"user_id": 0})  # info's name for the user, not the option's
+    with pytest.raises(ValueError, match=r"reset options are a dict \(of user"):
+        env.reset(options=[("user", 0)])
+
+
+def test_the_vector_environment_refuses_a_reset_option_it_does_not_take():
+    env = gym.make_vec(GENERATION_ID, num_envs=2, vectorization_mode="vector_entry_point",
+                       split="pushgen-mini-v4")
+    with pytest.raises(ValueError, match="reset has no option 'user'; its options: outcome_entropy"):
+        env.reset(options={"user": 3})
+
+
+def test_a_long_horizon_reset_with_an_app_alone_switches_the_app_of_the_same_user():
+    env = LongHorizonEnv("pushgen-mini-v4", user=3, horizon_days=1)
+    _, first = env.reset()
+    other = next(app for app in playable_apps(env.replay, 3) if app != first["app"])
+    _, info = env.reset(options={"app": other})
+    assert (info["user_id"], info["app"], env.reset()[1]["app"]) == (3, other, other)

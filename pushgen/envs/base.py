@@ -71,11 +71,13 @@ class ReplayEnv(Shown, gym.Env):
     """Steps through one user's rows of a split part in time order.
 
     ``split`` is a standard split's name or a split folder; ``user`` a user of the part
-    (default: its first user). ``reset(options={"user": id})`` switches to another user.
+    (default: its first user). ``reset(options={"user": id})`` switches to another user; an
+    option the environment does not take (``reset_options``) is a ``ValueError``.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 (gymnasium's own attribute)
     env_id = ""
+    reset_options: tuple[str, ...] = ("user",)
     mode: str | None = None  # the reward mode, in the environments that have one
     # the context features of an observation, and per row of the episode their codes in that order
     # (set by the environments that render a context with _context_head)
@@ -105,6 +107,7 @@ class ReplayEnv(Shown, gym.Env):
         return facts + ([("mode", self.mode)] if self.mode is not None else [])
 
     def _begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        check_reset_options(options, self.reset_options)
         super().reset(seed=seed)
         if options and "user" in options:
             self._use_user(options["user"])
@@ -133,6 +136,16 @@ class ReplayEnv(Shown, gym.Env):
     @staticmethod
     def _describe(features: tuple[str, ...], codes: tuple[int, ...] | list[int]) -> str:
         return " ".join(f"{f}={schemas.values(f)[c]}" for f, c in zip(features, codes, strict=True))
+
+
+def check_reset_options(options: object, allowed: tuple[str, ...]) -> None:
+    """Refuse ``reset`` options that are not a dict of the ``allowed`` names: a misspelt option
+    (``{"user_id": 2}``) would otherwise be ignored and the episode played as if it were not given."""
+    if options is not None and not isinstance(options, dict):
+        raise ValueError(f"reset options are a dict (of {', '.join(allowed)}) or None; got {options!r}")
+    unknown = sorted(set(options or {}) - set(allowed), key=str)
+    if unknown:
+        raise ValueError(f"reset has no option {unknown[0]!r}; its options: {', '.join(allowed)}")
 
 
 @session()

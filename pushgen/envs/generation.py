@@ -151,6 +151,7 @@ class NotificationGenerationEnv(ReplayEnv):
     """
 
     env_id = ENV_ID
+    reset_options = ("user", "outcome_entropy")
 
     def __init__(self, split: str | Path, user: int | None = None, task: int | None = None,
                  part: str = "test", mode: str = "sampled", render_mode: str | None = None,

@@ -14,7 +14,7 @@ import numpy as np
 from gymnasium import spaces
 
 from pushgen.envs import LONG_HORIZON_ID as ENV_ID
-from pushgen.envs.base import ReplayEnv
+from pushgen.envs.base import ReplayEnv, check_reset_options
 from pushgen.envs.horizon import (
     DAY_SECONDS,
     HorizonEpisode,
@@ -78,11 +78,12 @@ class LongHorizonEnv(ReplayEnv):
     Starting State
     --------------
     The user's first context of the scored period, with the fatigue and habituation the logged
-    history left, the app's annoyance at 0 and all its channels on. ``info`` holds ``user_id``,
-    ``app``, ``context_id``; after a step also ``sent``, ``slot`` (-1: hold), ``opened``,
-    ``turned_off`` (None, or ``{"event": "app_off" | "channel_off" | "abandoned", "day": ...,
-    "context_id": ..., "channel": ...}`` when this step's delivery turned something off),
-    ``channels_off`` (the app's channels turned off so far) and running ``metrics``.
+    history left, the app's annoyance at 0 and all its channels on. ``reset(options={"user": id,
+    "app": app})`` switches to another user, another app, or both (a user alone: that user's default
+    app). ``info`` holds ``user_id``, ``app``, ``context_id``; after a step also ``sent``, ``slot``
+    (-1: hold), ``opened``, ``turned_off`` (None, or ``{"event": "app_off" | "channel_off" |
+    "abandoned", "day": ..., "context_id": ..., "channel": ...}`` when this step's delivery turned
+    something off), ``channels_off`` (the app's channels turned off so far) and running ``metrics``.
 
     Episode End
     -----------
@@ -131,6 +132,7 @@ class LongHorizonEnv(ReplayEnv):
     """
 
     env_id = ENV_ID
+    reset_options = ("user", "app", "outcome_entropy")
 
     def __init__(self, split: str | Path, user: int | None = None, app: int | str | None = None, k: int = 8,
                  horizon_days: float = 42.0, send_cost: float = 0.0, candidate_seed: int = 0,
@@ -220,8 +222,9 @@ class LongHorizonEnv(ReplayEnv):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-        if options and "user" in options:
-            self._app_option = options.get("app")
+        check_reset_options(options, self.reset_options)
+        if options and ("user" in options or "app" in options):  # app alone: another app, same user
+            self._app_option, options = options.get("app"), {"user": self.user, **options}
         self._begin(seed, options)
         self.outcome_entropy = outcome_entropy_of(options)
         self._outcomes = outcome_generator(self.outcome_entropy)

@@ -134,6 +134,7 @@ class NotificationSelectionEnv(ReplayEnv):
     """
 
     env_id = ENV_ID
+    reset_options = ("user", "outcome_entropy")
 
     def __init__(self, split: str | Path, user: int | None = None, k: int = 8, candidate_seed: int = 0,
                  mode: str = "sampled", cost: float = 0.0, stationary: bool = False,

@@ -33,7 +33,7 @@ from gymnasium.vector.utils import batch_space
 
 from pushgen.checks import whole_number
 from pushgen.envs import spaces
-from pushgen.envs.base import Shown, load_user_part, users_text
+from pushgen.envs.base import Shown, check_reset_options, load_user_part, users_text
 from pushgen.envs.generation import action_form
 from pushgen.envs.outcomes import OutcomeDraws
 from pushgen.replay.parts import ReplayPart
@@ -107,6 +107,7 @@ class ReplayVectorEnv(Shown, VectorEnv):
 
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        check_reset_options(options, ("outcome_entropy",))
         super().reset(seed=seed)
         if seed is not None or (options or {}).get("outcome_entropy") is not None:
             self._draws = OutcomeDraws.at_reset(self.num_envs, options)
