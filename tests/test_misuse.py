@@ -105,3 +105,11 @@ def test_a_long_horizon_reset_with_an_app_alone_switches_the_app_of_the_same_use
     other = next(app for app in playable_apps(env.replay, 3) if app != first["app"])
     _, info = env.reset(options={"app": other})
     assert (info["user_id"], info["app"], env.reset()[1]["app"]) == (3, other, other)
+
+
+@pytest.mark.parametrize("env_id", [GENERATION_ID, SELECTION_ID, LONG_HORIZON_ID])
+def test_a_user_of_no_test_part_is_told_the_users_of_both_tasks(env_id):
+    # without task=, a user of either test part is playable: the message must list both
+    with pytest.raises(DatasetError, match=r"^user 99 is not a test user of split pushgen-mini-v4; "
+                                           r"task 1's test users: 0, 1, 2; task 2's: 3$"):
+        gym.make(env_id, split="pushgen-mini-v4", user=99)

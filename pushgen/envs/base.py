@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from pushgen import schemas
+from pushgen.data.errors import DatasetError
 from pushgen.data.folder_lock import session
 from pushgen.publishing.access import resolve_split
 from pushgen.replay.parts import Episode, ReplayPart, load_part
@@ -138,6 +140,12 @@ class ReplayEnv(Shown, gym.Env):
         return " ".join(f"{f}={schemas.values(f)[c]}" for f, c in zip(features, codes, strict=True))
 
 
+def listed(users: list[int]) -> str:
+    """The first users of a list, and how many there are when not all are shown."""
+    more = f", ... ({len(users):,} in all)" if len(users) > SHOWN_USERS else ""
+    return ", ".join(str(u) for u in users[:SHOWN_USERS]) + more if users else "none"
+
+
 def check_reset_options(options: object, allowed: tuple[str, ...]) -> None:
     """Refuse ``reset`` options that are not a dict of the ``allowed`` names: a misspelt option
     (``{"user_id": 2}``) would otherwise be ignored and the episode played as if it were not given."""
@@ -163,4 +171,7 @@ def task_of_user(split: str | Path, user: int | None) -> int:
     task2 = parts.get("task2/test", {}).get("users", [])
     if user is None:
         return 2 if task2 else 1
+    if isinstance(user, int | np.integer) and not isinstance(user, bool) and user not in [*task1, *task2]:
+        raise DatasetError(f"user {user!r} is not a test user of split {split}; task 1's test users: "
+                           f"{listed(task1)}; task 2's: {listed(task2)}")
     return 1 if user in task1 and user not in task2 else 2
