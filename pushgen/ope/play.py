@@ -10,7 +10,7 @@ so an episode's actions and rewards depend on nothing but the seed, the user and
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -72,10 +72,6 @@ def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple
     return [(int(u), tasks[u]) for u in sorted(set(users))]
 
 
-def check_seed(seed: object) -> int:
-    return whole_number("seed", seed, 0)
-
-
 def episode_seed(seed: int, user: int) -> int:
     return int(np.random.SeedSequence([seed, user]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
@@ -87,7 +83,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
     of every candidate at every round (at the state the episode had reached) is kept."""
     from pushgen.envs.selection import NotificationSelectionEnv
 
-    seed = check_seed(seed)
+    seed = whole_number("seed", seed, 0)
     episodes = []
     for user, task in choose_users(split, users):
         env = NotificationSelectionEnv(split, user=user, k=k, candidate_seed=candidate_seed, mode="sampled",
@@ -96,30 +92,27 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
         offered = env.slates(user)
         n = len(offered.mask)
         slates = Slates({f: env.episode.codes[f] for f in CONTEXT_FEATURES}, offered.codes, offered.mask)
+        p_open = np.zeros((n, env.k))
+        state = replace(slates, p_open=p_open)  # p_open filled round by round as the episode goes
         uniforms = np.random.default_rng([seed, user, 1]).random(n)
         reads = policy.reads_state
         # a policy that reads the state chooses round by round, the others all rounds at once
         probabilities = np.zeros((n, env.k + 1)) if reads else policy.probabilities(slates)
         action = np.zeros(n, dtype=np.int64) if reads else sample(probabilities, uniforms).astype(np.int64)
         keep_state = record_state or reads
-        p_open = np.zeros((n, env.k))
         opened = np.zeros(n, dtype=bool)
         chosen_p = np.zeros(n)
         for i in range(n):
             if keep_state:
                 p_open[i] = env.candidate_probabilities(i)
             if reads:
-                probabilities[i] = policy.probabilities(Slates(
-                    {f: c[i:i + 1] for f, c in slates.contexts.items()}, slates.candidates[i:i + 1],
-                    slates.mask[i:i + 1], p_open[i:i + 1]))[0]
+                probabilities[i] = policy.probabilities(state.take(slice(i, i + 1)))[0]
                 action[i] = sample(probabilities[i:i + 1], uniforms[i:i + 1])[0]
             info = env.step(int(action[i]))[4]
             opened[i] = info["opened"]
             chosen_p[i] = env.last_p_open
         seconds = env.replay.seconds[env.episode.rows]
         episodes.append(Episode(user, task, env.episode.context_ids.copy(), seconds,
-                                Slates(slates.contexts, slates.candidates, slates.mask,
-                                       p_open if keep_state else None),
-                                probabilities, action, opened, chosen_p))
+                                state if keep_state else slates, probabilities, action, opened, chosen_p))
         env.close()
     return episodes
