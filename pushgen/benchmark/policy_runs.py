@@ -80,11 +80,6 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
     How to benchmark a model of your own: ``make`` builds a ``pushgen.baselines.Policy`` (``fit``,
     ``act``, ``update``) from what the policy is told about the user's episode.
 
-    ``name`` seeds the policy's random numbers; ``on_user`` is called after each user;
-    ``shared`` is the settings' scratch space (default: a new one); in task 2 the policy hears
-    the responses after every ``chunk`` contexts (1: after each, as in the environment);
-    ``reads_truth`` tells the policy the simulated user (for yardsticks, not models).
-
     Parameters
     ----------
     split : str, pathlib.Path or TaskData
@@ -104,11 +99,12 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
     on_user : callable, optional
         Called after each user.
     shared : dict, optional
-        The settings' scratch space.
+        The settings' scratch space (default: a new one).
     chunk : int, default 50
-        Task 2: contexts between feedbacks.
+        Task 2: the policy hears the responses after every ``chunk`` contexts (1: after each, as
+        in the environment).
     reads_truth : bool, default False
-        Tell the policy the simulated user.
+        Tell the policy the simulated user (for yardsticks, not models).
 
     Returns
     -------

@@ -174,9 +174,6 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     (``minari_observations``), the logged actions and sampled rewards, and in the infos (one per
     observation) the propensity of the action taken there (NaN after the last). The dataset records
     the environment's spec: ``dataset.recover_environment()`` makes it.
-    ``root`` is the Minari datasets folder (default: Minari's own); ``force`` replaces a dataset
-    of that id (otherwise ``FileExistsError``). ``dataset_id`` must name a folder inside the
-    datasets folder (checked before anything is created).
 
     Parameters
     ----------
@@ -185,7 +182,7 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     dataset_id : str
         The Minari dataset id, e.g. ``"pushgen/mini-uniform-v0"``.
     root : pathlib.Path, optional
-        The Minari datasets folder.
+        The Minari datasets folder (default: Minari's own).
     force : bool, default False
         Replace a dataset of that id.
 
@@ -197,7 +194,8 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     Raises
     ------
     DatasetError
-        When ``dataset_id`` does not name a folder inside the datasets folder.
+        When ``dataset_id`` does not name a folder inside the datasets folder (checked before
+        anything is created).
     FileExistsError
         When a dataset of that id exists (without ``force``).
     ImportError
