@@ -110,7 +110,7 @@ def _split_source(folder: Path, title: str) -> Source:
     """The history parts' rows for the figures, and every model part's user and time for its sizes;
     nothing under ``scorer/`` is opened (the answer key stays with the evaluator)."""
     description = verify_split(folder, unread=SCORER)
-    history, parts = [], []
+    history, parts, tests = [], [], []
     for part in MODEL_PARTS:
         if not (folder / f"{part}.parquet").is_file():
             continue
@@ -120,6 +120,7 @@ def _split_source(folder: Path, title: str) -> Source:
             parts.append(rows[PART_COLUMNS])
         else:
             parts.append(_test_contexts(folder, part))
+            tests.append(part)
     if not history:
         raise DatasetError(f"{folder} has no history part ({', '.join(HISTORY_PARTS)}) to describe")
     frame = schemas.apply_dtypes(pd.concat(history, ignore_index=True).sort_values(
@@ -127,7 +128,6 @@ def _split_source(folder: Path, title: str) -> Source:
     stats = with_realism(describe(frame), frame)
     name = f"{description.get('name', title)} {description.get('version', '')}".strip()
     spec = description.get("split", {})
-    tests = [p for p in MODEL_PARTS if p not in HISTORY_PARTS and (folder / f"{p}.parquet").is_file()]
     facts = {"split": name,
              "figures of": f"the history parts ({', '.join(HISTORY_PARTS)}): {stats['rows']:,} notifications "
                            f"of {stats['users']:,} users",
