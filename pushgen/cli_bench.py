@@ -70,7 +70,8 @@ def evaluate_command(split: str, task: int, submission: Path, mode: str, as_json
               help="Results folder [default: benchmark-SPLIT].")
 @click.option("--mode", type=click.Choice(MODES), default=DEFAULT_MODE, show_default=True,
               help="Expected reward, or the split's own draws.")
-@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the baselines' own randomness.")
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots (no matplotlib needed).")
 @click.option("--force", is_flag=True, help="Replace --out if it exists.")
 @quiet_option

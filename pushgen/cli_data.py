@@ -28,7 +28,8 @@ from pushgen.text_tables import plural
               help="Days to simulate (instead of --months).")
 @click.option("--start", type=click.DateTime(formats=["%Y-%m-%d"]), default=None,
               help="First day, YYYY-MM-DD [default: 2026-01-05].")
-@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True)
+@click.option("--seed", type=WholeNumber(0, 2**63 - 1), default=0, show_default=True,
+              help="The dataset seed: the same recipe and seed give the same data.")
 @click.option("--out", type=FilePath(path_type=Path), default=None,
               help="Output folder [default: a new folder named from the parameters].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="parquet", show_default=True)

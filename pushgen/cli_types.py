@@ -16,6 +16,8 @@ class WholeNumber(click.IntRange):
     """``click.IntRange`` that refuses a number of more than ``MAX_DIGITS`` digits in one short
     line (Python will not even convert one of 4,301 digits, and would echo it in the message)."""
 
+    name = "integer"  # "'abc' is not a valid integer." (IntRange's own says "integer range")
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         found = WHOLE.fullmatch(value.strip()) if isinstance(value, str) else None
         if found and len(found[1]) > MAX_DIGITS:

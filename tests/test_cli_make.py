@@ -50,6 +50,14 @@ def test_make_writes_a_dataset_folder_named_from_its_parameters(tmp_path):
     assert card.startswith("---\n") and "\n---\n" in card[4:] and "notifications" in card
 
 
+def test_the_summary_counts_in_words_that_agree_with_the_numbers(tmp_path):
+    done = run("make", "--users", "1", "--days", "1", "--out", "one", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert " of 1 user from 2026-01-05 to 2026-01-05 (1 day, seed 0); " in done.stdout
+    card = (tmp_path / "one" / "README.md").read_text()
+    assert "pretty_name: 'pushgen dataset: 1 user, 1 day, seed 0 (" in card
+
+
 def test_the_same_command_writes_the_same_bytes(tmp_path):
     for name in ("a", "b"):
         assert run("make", "--users", "2", "--days", "8", "--out", name, cwd=tmp_path).returncode == 0
@@ -75,7 +83,7 @@ def test_csv_format_reads_back_to_the_same_content(tmp_path):
     [
         (["--users", "0"], "'--users': 0 is not in the range 1<=x<="),
         (["--users", "-4"], "'--users': -4 is not in the range"),
-        (["--users", "many"], "'--users': 'many' is not a valid integer"),
+        (["--users", "many"], "'--users': 'many' is not a valid integer."),
         (["--months", "0"], "'--months': 0 is not in the range 1<=x<=120"),
         (["--months", "100000"], "'--months': 100000 is not in the range 1<=x<=120"),
         (["--days", "0"], "'--days': 0 is not in the range"),

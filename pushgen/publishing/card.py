@@ -20,7 +20,7 @@ from pushgen.model.ground_truth_columns import ground_truth_markdown
 from pushgen.model.priors import Priors
 from pushgen.publishing.cards import Json, hub, render_template
 from pushgen.publishing.cards.tables import DATASET_TABLES, tables
-from pushgen.text_tables import markdown_table
+from pushgen.text_tables import counted, markdown_table, plural
 
 FILE_CONTENT = {Path(table).name: text.rstrip(".") for table, text in DATASET_TABLES.items()}
 FILE_CONTENT[Path(REPORT).stem] = "the visual report: figures of the statistics below (a web page)"
@@ -59,8 +59,8 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
     last = (manifest.get("last_posted") or recipe["start"])[:10]
     open_rate = manifest.get("opened", 0) / rows if rows else 0.0
     return (
-        f"Wrote {rows:,} notifications of {recipe['users']:,} users from {first} to {last} "
-        f"({recipe['days']} days, seed {recipe['seed']}); open rate {open_rate:.2f}; in {out}"
+        f"Wrote {counted(rows, 'notification')} of {counted(recipe['users'], 'user')} from {first} to {last} "
+        f"({plural(recipe['days'], 'day')}, seed {recipe['seed']}); open rate {open_rate:.2f}; in {out}"
     )
 
 
@@ -90,8 +90,8 @@ def dataset_card(dataset: Dataset, manifest: Json, stats: dict | None = None) ->
 def pretty_name(manifest: Json) -> str:
     """Unique per content: the recipe in words and the notifications' content fingerprint."""
     recipe = manifest["recipe"]
-    return (f"pushgen dataset: {recipe['users']:,} users, {recipe['days']:,} days, seed {recipe['seed']} "
-            f"({manifest['fingerprints']['notifications'][:12]})")
+    return (f"pushgen dataset: {counted(recipe['users'], 'user')}, {counted(recipe['days'], 'day')}, "
+            f"seed {recipe['seed']} ({manifest['fingerprints']['notifications'][:12]})")
 
 
 def hf_configs(dataset: Dataset, manifest: Json) -> list[hub.Config]:
