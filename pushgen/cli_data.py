@@ -242,7 +242,7 @@ def list_command(cache: Path | None) -> None:
 
 @click.command("download")
 @click.argument("name")
-@click.option("--version", "version", default=None, help="Version, e.g. v1 [default: the latest].")
+@click.option("--version", "version", default=None, help="Version, e.g. v4 (or 4) [default: the latest].")
 @click.option("--regenerate", is_flag=True,
               help="No network: rebuild the split from its recipe and check its fingerprint.")
 @click.option("--cache", type=FilePath(path_type=Path), default=None,

@@ -128,6 +128,8 @@ def test_mini_ships_inside_the_package():
     ("pushgen-mini-v1", None, "pushgen-mini-v1"),
     ("pushgen-mini", None, "pushgen-mini-v4"),
     ("pushgen-mini-v1", "v1", "pushgen-mini-v1"),
+    ("pushgen", "3", "pushgen-v3"),
+    ("pushgen-v4", "4", "pushgen-v4"),
 ])
 def test_a_split_can_be_named_in_either_spelling(text, version, label):
     assert lookup(text, version).label == label

@@ -159,7 +159,8 @@ def list_splits() -> SplitList:
 def lookup(text: str, version: str | None = None) -> StandardSplit:
     """The standard split named ``text`` (``pushgen-v1``, or ``pushgen`` with ``version``).
 
-    Without a version, the name alone means its latest version.
+    Without a version, the name alone means its latest version; a version may leave out its
+    ``v`` (``4`` is ``v4``).
     """
     splits = list_splits()
     if not isinstance(text, str) or not isinstance(version, str | None):
@@ -167,6 +168,8 @@ def lookup(text: str, version: str | None = None) -> StandardSplit:
         raise UnknownSplit(f"a standard split is named by text, such as 'pushgen' or 'pushgen-v4'; got "
                            f"{type(wrong).__name__} {str(wrong)[:80]!r}; standard splits: "
                            f"{', '.join(s.label for s in splits) or 'none'}")
+    if version is not None and version.isascii() and version.isdecimal():
+        version = f"v{version}"
     by_name: dict[str, list[StandardSplit]] = {}
     for entry in splits:
         by_name.setdefault(entry.name, []).append(entry)
