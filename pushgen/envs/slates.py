@@ -15,7 +15,7 @@ from gymnasium import spaces
 from pushgen.checks import whole_number
 from pushgen.envs.candidates import MAX_K, CandidateGenerator
 from pushgen.envs.online import apps_of, channels_of, interruptions, static_logits
-from pushgen.envs.spaces import NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space
+from pushgen.envs.spaces import NOTIFICATION_FEATURES, NOTIFICATION_SIZES, context_space, whole_code
 
 HOURS_CAP = 168.0
 
@@ -75,13 +75,8 @@ def selection_facts(env: Any) -> list[tuple[str, str]]:
 def check_slot(action: Any, k: int, filled: int) -> int:
     """The slot an action names (``k`` = hold), checked against a context with ``filled`` candidates."""
     hold = k
-    kind = type(action)
-    if kind is int or kind is np.int64:
-        slot = int(action)
-    elif isinstance(action, (np.integer, np.ndarray)) and np.size(action) == 1 and \
-            np.asarray(action).dtype.kind in "iu":
-        slot = int(np.asarray(action).reshape(()))
-    else:
+    slot = whole_code(action)
+    if slot is None:
         raise ValueError(f"an action is a whole number: a candidate slot 0..{k - 1} or "
                          f"{hold} (hold); got {action!r}")
     if not 0 <= slot <= hold:
