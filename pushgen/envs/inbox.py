@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from gymnasium import spaces
+
 from pushgen.envs import INBOX_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv
 from pushgen.envs.spaces import (
@@ -25,7 +27,6 @@ from pushgen.envs.spaces import (
     DISMISSED,
     NOTIFICATION_FEATURES,
     OPENED,
-    engagement_action_space,
     feature_space,
     whole_code,
 )
@@ -112,7 +113,7 @@ class NotificationInboxEnv(ReplayEnv):
     def __init__(self, split: str | Path, user: int | None = None, task: int = 1,
                  part: str = "test", render_mode: str | None = None) -> None:
         self.observation_space = feature_space(NOTIFICATION_FEATURES + CONTEXT_FEATURES)
-        self.action_space = engagement_action_space()
+        self.action_space = spaces.Discrete(len(ACTION_VALUES))
         self._keys = tuple(self.observation_space.keys())
         self._last: tuple[int, int] | None = None
         self._correct = 0

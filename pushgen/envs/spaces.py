@@ -96,11 +96,6 @@ def flat_to_codes(action: Any, n: int | None = None) -> dict[str, np.ndarray]:
     return {f: array[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)}
 
 
-def engagement_action_space() -> spaces.Discrete:
-    """Open or dismiss: code ``i`` stands for ``pushgen.schemas.values("action")[i]``."""
-    return spaces.Discrete(len(ACTION_VALUES))
-
-
 INTEGER_TYPES = frozenset({int, *(np.dtype(code).type for code in np.typecodes["AllInteger"])})
 
 
