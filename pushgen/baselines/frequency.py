@@ -19,12 +19,6 @@ LEVELS: tuple[tuple[str, ...], ...] = (("weekend", "time", "place"), ("time", "p
 WEEKEND_CODES = np.isin(np.asarray(schemas.values("day")), (5, 6))
 
 
-def most_frequent(matrix: np.ndarray) -> np.ndarray:
-    """The row of ``matrix`` that occurs most often (the first in code order on ties)."""
-    unique, _, counts = distinct(matrix)
-    return unique[int(np.argmax(counts))]
-
-
 def context_key(variables: tuple[str, ...], contexts: Codes) -> np.ndarray:
     """One integer per context for the combination of ``variables``."""
     key = np.zeros(batch_size(contexts), dtype=np.int64)
@@ -73,19 +67,20 @@ class ContextFrequencyPolicy(StaticPolicy):
         """The most opened notification overall, and per level, context keys and their choices."""
         matrix = notification_matrix(rows)
         was_opened = opened(rows)
-        if not was_opened.any():
-            return most_frequent(matrix), []
+        if not was_opened.any():  # the most received notification (the first in code order on ties)
+            unique, _, counts = distinct(matrix)
+            return unique[int(np.argmax(counts))], []
         contexts = frame_codes(rows, CONTEXT_FEATURES)
-        unique, inverse, _ = distinct(matrix[was_opened])
+        unique, inverse, counts = distinct(matrix[was_opened])
         tables = []
         for variables in self.levels:
             key = context_key(variables, contexts)[was_opened]
-            pairs, counts = np.unique(np.column_stack([key, inverse]), axis=0, return_counts=True)
-            order = np.lexsort((pairs[:, 1], -counts, pairs[:, 0]))
+            pairs, pair_counts = np.unique(np.column_stack([key, inverse]), axis=0, return_counts=True)
+            order = np.lexsort((pairs[:, 1], -pair_counts, pairs[:, 0]))
             first = np.r_[True, pairs[order][1:, 0] != pairs[order][:-1, 0]]
             top = pairs[order][first]
             tables.append((top[:, 0], unique[top[:, 1]]))
-        return unique[int(np.argmax(np.bincount(inverse)))], tables
+        return unique[int(np.argmax(counts))], tables
 
     def act(self, contexts: Codes) -> Codes:
         if self.fallback is None:
