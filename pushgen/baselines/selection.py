@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from pushgen import schemas
 from pushgen.baselines.base import Baseline, NoHistory, Policy, StaticPolicy, named_rows
 from pushgen.baselines.selection_online import (
     APP,
@@ -94,14 +95,11 @@ class RankedCandidates(NoHistory, StaticPolicy):
 
 class FrequentApp(RankedCandidates):
     def __init__(self, setting: SelectionSetting) -> None:
-        counts, _ = setting.public.counts_by(setting.public.notifications[:, APP],
-                                             int(setting.public.notifications[:, APP].max(initial=0)) + 1)
-        self.frequency = counts
+        self.frequency, _ = setting.public.counts_by(setting.public.notifications[:, APP],
+                                                     len(schemas.values("postingApp")))
 
     def score(self, candidates: np.ndarray) -> np.ndarray:
-        app = candidates[:, APP]
-        known = app < len(self.frequency)
-        return np.where(known, self.frequency[np.minimum(app, len(self.frequency) - 1)], 0)
+        return self.frequency[candidates[:, APP]]
 
 
 class CategoryRate(RankedCandidates):

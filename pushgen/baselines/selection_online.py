@@ -193,10 +193,7 @@ class RecoveringDifferenceSoftmax(NoHistory):
 
         n = len(app_catalog().channels.names)
         channel = channel_of({f: public.notifications[:, j] for j, f in enumerate(NOTIFICATION_FEATURES)})
-        known = channel >= 0
-        rows, opens = np.zeros(n), np.zeros(n)
-        np.add.at(rows, channel[known], 1.0)
-        np.add.at(opens, channel[known], public.opened[known].astype(np.float64))
+        rows, opens = (counts[:n] for counts in public.counts_by(np.where(channel >= 0, channel, n), n + 1))
         overall = public.open_rate
         weight = np.minimum(rows, self.PRIOR_ROUNDS)
         rate = np.where(rows > 0, opens / np.maximum(rows, 1.0), overall)
