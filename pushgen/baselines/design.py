@@ -44,7 +44,6 @@ class Design:
         for name in (*NOTIFICATION_FEATURES, *CONTEXT_FEATURES):
             self.offsets[name] = offset
             offset += len(schemas.values(name))
-        self.n_main = offset
         for notification, context in interactions:
             self.offsets[f"{notification}*{context}"] = offset
             offset += variable_size(notification) * variable_size(context)
