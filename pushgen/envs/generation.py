@@ -167,7 +167,7 @@ class NotificationGenerationEnv(ReplayEnv):
         self.history_in_info = history_in_info
         self._keys = tuple(self.observation_space.keys())
         self._last: tuple[tuple[int, ...], bool, float, float] | None = None
-        self._possible: dict[int, tuple[PossibleNotifications, np.ndarray]] = {}
+        self._possible_of: int | None = None  # the user of _notifications and _static
         super().__init__(split, user, task, part, render_mode)
         self._fingerprint = split_fingerprint(self.replay.folder)
         self._start_episode(outcome_entropy_of(None))
@@ -179,15 +179,13 @@ class NotificationGenerationEnv(ReplayEnv):
     def _use_user(self, user: int | None) -> None:
         super()._use_user(user)
         self._contexts = self.episode.rows_in_order(self._keys)
-        if self.user not in self._possible:
+        if self.user != self._possible_of:
             # (contexts x the user's possible notifications) logits: kept for one user at a time
-            self._possible.clear()
-            possible = PossibleNotifications(apps_of(self.replay, self.user),
-                                             channels_of(self.replay, self.user))
+            self._notifications = PossibleNotifications(apps_of(self.replay, self.user),
+                                                        channels_of(self.replay, self.user))
             rows = np.arange(self.episode.rows.start, self.episode.rows.stop)
-            static, _ = static_table(self.replay, rows, self.user, possible.codes())
-            self._possible[self.user] = (possible, static)
-        self._notifications, self._static = self._possible[self.user]
+            self._static = static_table(self.replay, rows, self.user, self._notifications.codes())[0]
+            self._possible_of = self.user
         self._seconds = self.replay.seconds[self.episode.rows].tolist()
         self.simulated_user = simulated_user(self.replay, self.user, stationary=False)
 
