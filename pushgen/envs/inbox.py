@@ -1,15 +1,6 @@
 """``pushgen/NotificationInbox-v0``: predict whether the user opens each logged notification.
 
-The classic gym-push task. An episode is one user's rows of a split part in time order
-(task 1's test part by default). Each step:
-
-- observation: the logged notification and its context, ``Dict`` of ``Discrete`` over the
-  7 notification and 11 context features (code ``i`` is ``pushgen.schemas.values(f)[i]``);
-- action: ``Discrete(2)``, the predicted action, code ``i`` standing for
-  ``pushgen.schemas.values("action")[i]`` (``OPENED`` = 0, ``DISMISSED`` = 1);
-- reward: +1 when the prediction matches what the user did, -1 otherwise;
-- info: ``context_id``, ``action`` (the logged action's code) and ``metrics`` (running
-  ``steps``, ``total_reward``, ``accuracy``).
+The classic gym-push task, documented on ``NotificationInboxEnv`` (Gymnasium's sections).
 """
 
 from __future__ import annotations
