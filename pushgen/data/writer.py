@@ -30,10 +30,7 @@ from pushgen.data.dataset import (
 )
 from pushgen.data.fingerprint import Fingerprint, user_digests
 from pushgen.data.generator import Dataset, Recipe
-from pushgen.data.outputs import (
-    DatasetError,
-    sha256_file,
-)
+from pushgen.data.outputs import DatasetError, file_listing
 from pushgen.data.parameter_frames import user_table, weight_table
 from pushgen.model.engagement import EngagementParameters
 
@@ -243,11 +240,6 @@ class DatasetWriter:
         for stream in self._streams.values():
             stream.close()
         (self.folder / MODEL_FILE).write_text(json.dumps(self.constants, indent=1) + "\n")
-        files = {}
-        for path in sorted(p for p in self.folder.rglob("*") if p.is_file()):
-            relative = path.relative_to(self.folder).as_posix()
-            if relative not in (MANIFEST, CARD):
-                files[relative] = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
         manifest = {
             "name": "pushgen dataset",
             "pushgen_version": pushgen_version,
@@ -259,7 +251,7 @@ class DatasetWriter:
             "first_posted": str(min(self.posted)) if self.posted else None,
             "last_posted": str(max(self.posted)) if self.posted else None,
             "fingerprints": {name: f.hexdigest() for name, f in self.fingerprints.items()},
-            "files": files,
+            "files": file_listing(self.folder, exclude=(MANIFEST, CARD)),
         }
         (self.folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
         return manifest
