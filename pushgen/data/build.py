@@ -74,8 +74,7 @@ def building(
             described: list[Tables] = []  # every bucket of a small dataset; the first of a large one
             sampled = partitioned or is_partitioned(recipe)
             with counter(desc="pushgen", total=recipe.users, unit="user", drawn=progress) as advance:
-                for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users,
-                                      encode=partitioned, fmt=fmt):
+                for bucket in buckets(recipe, jobs, engine, scheduler, bucket_users, encode=partitioned):
                     stopping.check()
                     writer.add(bucket)
                     if bucket.tables is not None and not (sampled and described):

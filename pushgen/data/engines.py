@@ -77,14 +77,14 @@ def bucket_ids(recipe: Recipe, size: int | None = None) -> Iterator[list[int]]:
 
 
 def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: bool,
-                    fmt: str = "parquet", digest: bool = True) -> Bucket:
+                    digest: bool = True) -> Bucket:
     """Simulate a bucket of users into its tables; ``encode``: as finished Parquet parts;
     ``digest``: with its users' digests (else the writer finds them)."""
     made = Dataset.from_users(recipe, list(simulate(recipe, user_ids)))
     tables = Tables(made.notifications_arrow, made.users_arrow, made.truth_rows_arrow,
                     made.parameters)
-    return Bucket.of(index, user_ids, tables, encode=encode, fmt=fmt,
-                     keep_tables=not encode or index == 0, digest=digest)
+    return Bucket.of(index, user_ids, tables, encode=encode, keep_tables=not encode or index == 0,
+                     digest=digest)
 
 
 def _windowed(submit: Callable[[tuple[Any, ...]], Pending], result: Callable[[Pending], Bucket],
@@ -101,7 +101,7 @@ def _windowed(submit: Callable[[tuple[Any, ...]], Pending], result: Callable[[Pe
 
 
 def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str | None = None,
-            size: int | None = None, encode: bool = False, fmt: str = "parquet") -> Iterator[Bucket]:
+            size: int | None = None, encode: bool = False) -> Iterator[Bucket]:
     """Simulated buckets of ``recipe``'s users, in user order.
 
     ``jobs`` processes simulate: this one and ``jobs - 1`` workers (``engine="local"``), or
@@ -115,11 +115,11 @@ def buckets(recipe: Recipe, jobs: int = 1, engine: str = "local", scheduler: str
 
     def task(item: tuple[int, list[int]]) -> tuple:
         index, ids = item
-        return (simulate_bucket, recipe, ids, index, encode, fmt)
+        return (simulate_bucket, recipe, ids, index, encode)
 
     def alone(item: tuple[int, list[int]]) -> Bucket:
         index, ids = item
-        return simulate_bucket(recipe, ids, index, False, fmt, digest=False)
+        return simulate_bucket(recipe, ids, index, False, digest=False)
 
     def beside_workers(item: tuple[int, list[int]]) -> Bucket:
         function, *args = task(item)

@@ -85,7 +85,7 @@ class Bucket:
 
     @classmethod
     def of(cls, index: int, user_ids: list[int], tables: Tables, encode: bool = False,
-           fmt: str = "parquet", keep_tables: bool = True, digest: bool = True) -> Bucket:
+           keep_tables: bool = True, digest: bool = True) -> Bucket:
         notifications = tables.notifications
         opened, posted = 0, []
         if notifications.num_rows:
@@ -281,7 +281,7 @@ def write_dataset(
     with atomic_folder(out, force) as work, writing(DatasetWriter(work, fmt)) as writer:
         tables = Tables(dataset.notifications_arrow, dataset.users_arrow,
                         dataset.truth_rows_arrow, dataset.parameters)
-        writer.add(Bucket.of(0, list(dataset.recipe.user_ids), tables, fmt=fmt))
+        writer.add(Bucket.of(0, list(dataset.recipe.user_ids), tables))
         manifest = writer.close(dataset.recipe, dataset.pushgen_version)
         if card is not None:
             (work / CARD).write_text(card(dataset, manifest))
