@@ -28,7 +28,7 @@ from pushgen.data.fingerprint import fingerprint
 from pushgen.data.folder_entries import listing_problems
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.json_limits import JSONLimitError, parse_json
-from pushgen.data.verify import recipe_of, table_files
+from pushgen.data.verify import existing_folder, recipe_of, table_files
 from pushgen.progress import stages
 
 REQUIRED_COLUMNS = (*schemas.FEATURES, "action", "seenTime", "decisionTime", "responseTime",
@@ -46,12 +46,8 @@ def validate(folder: Path) -> list[str]:
 
     Raises ``DatasetError`` if ``folder`` is not a dataset folder at all.
     """
-    folder = Path(folder)
     hold(folder)
-    if not folder.exists():
-        raise DatasetError(f"{folder} does not exist")
-    if not folder.is_dir():
-        raise DatasetError(f"{folder} is not a folder")
+    folder = existing_folder(folder)
     path = folder / MANIFEST
     if not path.is_file():
         if not _looks_like_dataset(folder):

@@ -50,7 +50,7 @@ def verify_dataset(folder: Path) -> dict:
     """The manifest of the dataset folder ``folder``, once the folder matches it (locked for
     reading until the end of the reading session, ``pushgen.data.folder_lock``)."""
     hold(folder)
-    folder = _existing_folder(folder)
+    folder = existing_folder(folder)
     manifest = read_manifest(folder)
     source = f"{folder / MANIFEST}"
     recipe = recipe_of(manifest, source)
@@ -107,7 +107,7 @@ def verify_split(folder: Path, unread: str | None = None) -> dict:
     only if a file changed.
     """
     hold(folder)
-    folder = _existing_folder(folder)
+    folder = existing_folder(folder)
     path = folder / SPLIT_FILE
     if not path.is_file():
         raise DatasetError(f"{folder} is not a split folder: no {SPLIT_FILE}")
@@ -132,7 +132,8 @@ def verify_split(folder: Path, unread: str | None = None) -> dict:
     return description
 
 
-def _existing_folder(folder: Path) -> Path:
+def existing_folder(folder: Path) -> Path:
+    """``folder`` as a path, once it exists and is a folder."""
     folder = Path(folder)
     if not folder.exists():
         raise DatasetError(f"{folder} does not exist")
