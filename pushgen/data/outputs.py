@@ -12,7 +12,6 @@ One writer per output path and the leftovers of killed runs: ``pushgen.data.outp
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -173,11 +172,6 @@ def unlisted(folder: Path, listed: dict, kind: Kind) -> list[str]:
     return [relative for relative in entries(Path(folder)) if relative not in known]
 
 
-def unlisted_file(folder: Path, listed: dict, kind: Kind) -> str | None:
-    """The first entry of ``folder`` that ``unlisted`` finds (None: there is none)."""
-    return next(iter(unlisted(folder, listed, kind)), None)
-
-
 def kind_named(name: str) -> Kind:
     return next(kind for kind in KINDS if kind.name == name)
 
@@ -221,8 +215,8 @@ def output_problem(folder: Path) -> str | None:
         return str(error)
     if (problem := files_problem(folder, files, kind.description)) is not None:
         return problem
-    if (other := unlisted_file(folder, files, kind)) is not None:
-        return f"{other} is not one of the {kind.name}'s files"
+    if others := unlisted(folder, files, kind):
+        return f"{others[0]} is not one of the {kind.name}'s files"
     return None
 
 
@@ -262,26 +256,21 @@ def check_replaceable(out: Path, keep: tuple[Path, ...] = ()) -> None:
     _found_replaceable[resolved] = state
 
 
-def enclosing_output(path: Path) -> tuple[Kind, Path] | None:
-    """The pushgen output (dataset, split, benchmark results) that holds ``path``, if any: a
-    parent folder whose description is a JSON object with that description's fields (another
-    program's ``manifest.json`` is not one)."""
-    for folder in Path(path).resolve().parents:
-        for kind in KINDS:
-            if (folder / kind.description).is_file():
-                with contextlib.suppress(DatasetError):
-                    description = read_json(folder / kind.description)
-                    if isinstance(description, dict) and all(f in description for f in kind.fields):
-                        return kind, folder
-    return None
-
-
 def check_not_inside_output(out: Path) -> None:
-    """Refuse an output path inside a pushgen output (whose description would not list it)."""
-    if (enclosing := enclosing_output(out)) is not None:
-        kind, folder = enclosing
-        raise DatasetError(f"--out {out} is inside the pushgen {kind.name} {folder} (it holds "
-                           f"{kind.description}); choose a folder outside it")
+    """Refuse an output path inside a pushgen output (dataset, split, benchmark results), whose
+    description would not list it: a parent folder whose description is a JSON object with that
+    description's fields (another program's ``manifest.json`` is not one)."""
+    for folder in Path(out).resolve().parents:
+        for kind in KINDS:
+            if not (folder / kind.description).is_file():
+                continue
+            try:
+                description = read_json(folder / kind.description)
+            except DatasetError:
+                continue
+            if isinstance(description, dict) and all(f in description for f in kind.fields):
+                raise DatasetError(f"--out {out} is inside the pushgen {kind.name} {folder} (it holds "
+                                   f"{kind.description}); choose a folder outside it")
 
 
 def check_output(out: Path, force: bool, keep: tuple[Path, ...] = ()) -> None:
