@@ -41,8 +41,11 @@ class Built:
     sample: Dataset
 
     def add_file(self, path: Path) -> None:
-        """List ``path``, a file written into ``folder``, in the manifest."""
-        self.manifest = list_file(self.folder, self.manifest, path)
+        """List ``path``, a file written into ``folder``, in the manifest, and write it back."""
+        entry = {"bytes": path.stat().st_size, "sha256": sha256_file(path)}
+        files = {**self.manifest["files"], Path(path).relative_to(self.folder).as_posix(): entry}
+        self.manifest = {**self.manifest, "files": dict(sorted(files.items()))}
+        (self.folder / MANIFEST).write_text(json.dumps(self.manifest, indent=1) + "\n")
 
 
 @contextlib.contextmanager
@@ -89,15 +92,6 @@ def make_dataset(recipe: Recipe, out: Path, **options: Any) -> Path:
     with building(recipe, out, **options):
         pass
     return Path(out)
-
-
-def list_file(folder: Path, manifest: dict, path: Path) -> dict:
-    """The manifest with the file ``path`` (inside ``folder``) listed, written back."""
-    relative = Path(path).relative_to(folder).as_posix()
-    files = {**manifest["files"], relative: {"bytes": path.stat().st_size, "sha256": sha256_file(path)}}
-    manifest = {**manifest, "files": dict(sorted(files.items()))}
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
-    return manifest
 
 
 def _as_dataset(recipe: Recipe, parts: list[Tables]) -> Dataset:
