@@ -19,6 +19,7 @@ import contextlib
 from pathlib import Path, PurePosixPath
 
 from pushgen.data.json_limits import MAX_BYTES
+from pushgen.data.layout import CARD
 from pushgen.data.outputs import (
     DatasetError,
     Kind,
@@ -29,7 +30,6 @@ from pushgen.data.outputs import (
 )
 from pushgen.progress import bar
 
-CARD = "README.md"
 CROISSANT = "croissant.json"
 
 
