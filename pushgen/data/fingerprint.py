@@ -31,9 +31,6 @@ class ColumnsDigest:
     def __init__(self) -> None:
         self._columns: dict[str, tuple[str, hashlib._Hash]] = {}
 
-    def update(self, table: pa.Table) -> ColumnsDigest:
-        return self.update_rows(TableBytes(table), 0, table.num_rows)
-
     def update_rows(self, table: TableBytes, start: int, count: int) -> ColumnsDigest:
         """Feed rows ``start`` to ``start + count`` of ``table``."""
         for name, kind, values in table.rows(start, count):
