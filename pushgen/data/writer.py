@@ -208,11 +208,6 @@ class DatasetWriter:
             self._pending.pop(0).result()  # a failed write surfaces here
         self._pending.append(self._lane(name).submit(write, *args))
 
-    def _drain(self) -> None:
-        for future in self._pending:
-            future.result()
-        self._pending.clear()
-
     def abort(self) -> None:
         """Stop writing (after an error); the folder is discarded by the caller."""
         for lane in self._lanes.values():
@@ -223,7 +218,8 @@ class DatasetWriter:
 
     def close(self, recipe: Recipe, pushgen_version: str = __version__) -> dict:
         """Finish the files and write the manifest; returns the manifest."""
-        self._drain()
+        for future in self._pending:
+            future.result()  # a failed write surfaces here
         for lane in self._lanes.values():
             lane.shutdown(wait=True)
         for stream in self._streams.values():
@@ -254,8 +250,6 @@ def writing(writer: DatasetWriter) -> Iterator[DatasetWriter]:
     except BaseException:
         writer.abort()
         raise
-
-
 
 
 def write_dataset(
