@@ -49,7 +49,6 @@ SINGLE_FILE_ROWS = 1_500_000
 SCHEDULER_TIMEOUT_SECONDS = 10
 Item = TypeVar("Item")
 Result = TypeVar("Result")
-Pending = TypeVar("Pending")  # a submitted task's future
 
 
 class _End(enum.Enum):
@@ -87,13 +86,14 @@ def simulate_bucket(recipe: Recipe, user_ids: list[int], index: int, encode: boo
                      digest=digest)
 
 
-def _windowed(submit: Callable[[tuple[Any, ...]], Pending], result: Callable[[Pending], Bucket],
-              work: Iterable[tuple[Any, ...]], window: int) -> Iterator[Bucket]:
-    """Results in submission order, with at most ``window`` submitted and not yet taken."""
+def _windowed(submit: Callable[[tuple[Any, ...]], Any], work: Iterable[tuple[Any, ...]],
+              window: int) -> Iterator[Bucket]:
+    """Results in submission order (``submit`` gives a future), with at most ``window`` submitted
+    and not yet taken."""
     queue = iter(work)
     pending = deque(submit(ids) for ids in islice(queue, window))
     while pending:
-        done = result(pending.popleft())
+        done = pending.popleft().result()
         following = next(queue, None)
         if following is not None:
             pending.append(submit(following))
@@ -232,8 +232,7 @@ def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | No
         except (OSError, ValueError, TimeoutError) as error:
             raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
         workers = max(len(client.scheduler_info().get("workers", {})), 1)
-        yield from _windowed(lambda item: client.submit(*task(item), pure=False),
-                             lambda future: future.result(), work, workers + 1)
+        yield from _windowed(lambda item: client.submit(*task(item), pure=False), work, workers + 1)
     except BaseException:
         stopped = True
         _quiet_dask()
