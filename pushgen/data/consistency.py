@@ -60,16 +60,10 @@ def _batches(path: Path, columns: list[str]) -> Iterator[pa.RecordBatch]:
         yield from pq.ParquetFile(path).iter_batches(columns=columns)
 
 
-def opened_count(column: pa.Array | pa.ChunkedArray) -> int:
-    """Rows of an ``action`` column that are "opened"; a dictionary column compared by its
-    dictionary, then counted by its codes (8 times faster than decoding its strings)."""
-    if isinstance(column, pa.ChunkedArray):
-        return sum(opened_count(chunk) for chunk in column.chunks)
+def _opened(column: pa.Array) -> int:
     if pa.types.is_dictionary(column.type):
-        opened = pc.take(pc.equal(column.dictionary.cast(pa.string()), "opened"), column.indices)
-    else:
-        opened = pc.equal(column.cast(pa.string()), "opened")
-    return int(pc.sum(opened).as_py() or 0)
+        column = column.dictionary_decode()
+    return int(pc.sum(pc.equal(column.cast(pa.string()), "opened")).as_py() or 0)
 
 
 def data_facts(notifications: list[Path], users: list[Path]) -> DataFacts:
@@ -100,7 +94,7 @@ def data_facts(notifications: list[Path], users: list[Path]) -> DataFacts:
         for path in notifications:
             for batch in _batches(path, ["posted_at", "action"]):
                 rows += batch.num_rows
-                opened += opened_count(batch.column("action"))
+                opened += _opened(batch.column("action"))
                 low, high = pc.min_max(batch.column("posted_at").cast(pa.timestamp("ms"))).values()
                 if low.is_valid:
                     first = low.as_py() if first is None else min(first, low.as_py())

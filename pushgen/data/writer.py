@@ -10,13 +10,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from pushgen._version import __version__
-from pushgen.data.consistency import opened_count
+from pushgen.data.arrow_numpy import numpy
 from pushgen.data.dataset import (
     CARD,
     FORMATS,
@@ -88,7 +89,7 @@ class Bucket:
         notifications = tables.notifications
         opened, posted = 0, []
         if notifications.num_rows:
-            opened = opened_count(notifications.column("action"))
+            opened = _count(notifications.column("action").combine_chunks(), "opened")
             posted = [pc.min(notifications.column("posted_at")).as_py(),
                       pc.max(notifications.column("posted_at")).as_py()]
         named = tables.fingerprinted()
@@ -117,6 +118,16 @@ class Bucket:
 def named_digests(named: dict[str, pa.Table]) -> dict[str, list[tuple[int, bytes]]]:
     """Each fingerprinted table's users' digests."""
     return {name: user_digests(named[name]) for name in FINGERPRINTED}
+
+
+def _count(column: pa.Array, value: str) -> int:
+    """Rows of ``column`` equal to ``value``; a dictionary column by its codes, not its strings."""
+    if pa.types.is_dictionary(column.type):
+        names = column.dictionary.to_pylist()
+        if value not in names:
+            return 0
+        return int(np.count_nonzero(numpy(column.indices) == names.index(value)))
+    return column.cast(pa.string()).to_pylist().count(value)
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
