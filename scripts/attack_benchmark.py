@@ -26,17 +26,23 @@ Task 2 (with cold-start users): the bandit honestly, and sabotaged (the impossib
 notification in the first quarter of each user's contexts, then the bandit), each with its
 mean reward (the rank) and its mean reward over the reference without feedback on the same
 contexts, neither of which sabotage can raise (the first-to-last quarter gain and the slope,
-which it raised, are no longer computed).
+which it raised, are no longer computed). And the bandit peeking (reads another task's test
+episode): before its run it walks the same user's selection episode with holds only, which
+shows no response but offers only notifications the user can receive, and keeps the public
+pool's notifications it was offered. What that gains is why an entry may not open another
+task's environment on its test users (docs/splits.md); it is printed, not checked.
 
 It prints each attack's mean reward (per user, averaged over users, as the leaderboard) and
 impossible share, and checks that nothing scores above the upper bound, per user and per
-context, and that sabotage raises no user's ranked or reference column; exit status 1 if
-something does.
+context, and that sabotage raises neither column averaged over the users (the rank; for a user
+whom the honest bandit serves worse than sending nothing, the first quarter's holds are the
+better policy, and the script counts those users); exit status 1 if something does.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 
@@ -51,6 +57,7 @@ from pushgen.baselines.planner import plan_episode
 from pushgen.baselines.true_model import true_candidates
 from pushgen.benchmark import make_setting, run_baseline, run_policy, task_data
 from pushgen.benchmark.summary import user_metrics
+from pushgen.envs.selection import NotificationSelectionEnv
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 from pushgen.replay.metrics import HEADINGS
 from pushgen.replay.scoring import sequence_probabilities
@@ -141,6 +148,31 @@ def with_holds(data, user: int, trials: int) -> np.ndarray:
     return current
 
 
+def offered(split: str, user: int) -> set[tuple[int, ...]]:
+    """The notifications the user's selection episode offers, walked with holds only."""
+    env = NotificationSelectionEnv(split, user=user)
+    observation, _ = env.reset()
+    seen: set[tuple[int, ...]] = set()
+    done = False
+    while not done:
+        mask = observation["candidate_mask"].astype(bool)
+        seen.update(map(tuple, observation["candidates"].reshape(env.k, -1)[mask].tolist()))
+        observation, _, done, _, _ = env.step(env.hold)
+    env.close()
+    return seen
+
+
+def peeking(split: str):
+    """The bandit, its public pool cut to what the user's selection episode offers."""
+    def make(setting):
+        seen = offered(split, setting.user_id)
+        pool = setting.pool[[tuple(row) in seen for row in setting.pool.tolist()]]
+        if not len(pool):
+            pool = np.array(sorted(seen), dtype=setting.pool.dtype)
+        return ThompsonPolicy(dataclasses.replace(setting, pool=pool))
+    return make
+
+
 def sabotage(split: str, users: int, seed: int) -> tuple[list[str], bool]:
     """Task 2: the bandit, honest and sabotaged; lines to print, and whether sabotage paid."""
     data = task_data(split, 2)
@@ -154,7 +186,9 @@ def sabotage(split: str, users: int, seed: int) -> tuple[list[str], bool]:
             "bandit sabotaged: impossible notifications in the first quarter": run_policy(
                 data, 2, "bandit", sabotaged, seed=seed, users=chosen),
             "reference without feedback": run_baseline(data, 2, BASELINES["apps-aware-reference"],
-                                                       seed=seed, users=chosen)}
+                                                       seed=seed, users=chosen),
+            "bandit peeking: the pool cut to the selection episode's offers": run_policy(
+                data, 2, "bandit", peeking(split), seed=seed, users=chosen)}
     scores = {name: pd.DataFrame([user_metrics(r, "expected", 2) for r in found])
               for name, found in runs.items()}
     columns = ["mean_reward", *GUARDED]
@@ -163,10 +197,15 @@ def sabotage(split: str, users: int, seed: int) -> tuple[list[str], bool]:
     for name, table in scores.items():
         lines.append(f"{name:<66} " + " ".join(f"{table[c].mean():>+20.3f}" for c in columns))
     honest, gamed = (scores[k] for k in list(runs)[:2])
-    raised = [c for c in columns if (gamed[c] > honest[c] + TOLERANCE).any()]
+    raised = [c for c in columns if gamed[c].mean() > honest[c].mean() + TOLERANCE]
     paid = bool(raised)
-    lines.append("sabotage raises no user's ranked or reference column: "
-                 + ("NO: " + ", ".join(raised) if paid else "yes"))
+    better = int((gamed["mean_reward"] > honest["mean_reward"] + TOLERANCE).sum())
+    lines.append("sabotage raises neither column over the users: "
+                 + ("NO: " + ", ".join(raised) if paid else "yes")
+                 + f" (users it serves better: {better} of {len(honest)})")
+    gain = scores[list(runs)[3]]["mean_reward"].mean() - honest["mean_reward"].mean()
+    lines.append(f"peeking at another task's test episode: {gain:+.3f} mean reward over the honest bandit "
+                 "(not allowed: docs/splits.md)")
     return lines, paid
 
 
