@@ -37,13 +37,15 @@ REGULARISATION = 0.1  # inverse L2 strength (scikit-learn's C)
 MIN_RECEIVED = 3  # times a notification of the history must have been received to be a candidate
 
 
-def require_sklearn():
+def require_sklearn(needs: str = "the learned baselines need"):
+    """scikit-learn's ``LogisticRegression``, or an ImportError that says who ``needs`` it and how
+    to install it."""
     try:
         from sklearn.linear_model import LogisticRegression
     except ImportError:
         from pushgen.extras import install_line
 
-        raise ImportError(f"the learned baselines need scikit-learn: {install_line('ml')}") from None
+        raise ImportError(f"{needs} scikit-learn: {install_line('ml')}") from None
     return LogisticRegression
 
 
@@ -54,6 +56,7 @@ class OpenModel:
     weights: np.ndarray  # one per design column
     recency: np.ndarray  # (3,) per sqrt(exposure) to the app, subject and channel
     rows_per_day: float
+    intercept: float = 0.0  # an average user's: the model's, plus the mean per-user one with per_user
 
     def penalties(self) -> np.ndarray:
         """Log-odds lost per sqrt(exposure) to each key (>= 0)."""
@@ -64,8 +67,8 @@ def fit_open_model(design: Design, rows: pd.DataFrame, regularisation: float,
                    per_user: bool = False) -> OpenModel:
     """The L2-regularised logistic regression of the action on the design and recency features.
 
-    With ``per_user``, each user of ``rows`` gets an intercept of its own (dropped from the
-    result), so that an app only some users receive is not credited with their own open rate.
+    With ``per_user``, each user of ``rows`` gets an intercept of its own (the result keeps their
+    mean), so that an app only some users receive is not credited with their own open rate.
     """
     was_opened = opened(rows)
     pace = rows_per_day(rows)
@@ -81,7 +84,9 @@ def fit_open_model(design: Design, rows: pd.DataFrame, regularisation: float,
     model = logistic(C=regularisation, max_iter=2000, tol=1e-6)
     model.fit(sp.hstack(parts, format="csr"), was_opened)
     coefficients = model.coef_.ravel().astype(np.float64)
-    return OpenModel(coefficients[: design.size], coefficients[design.size:design.size + len(KEYS)], pace)
+    users_mean = float(coefficients[design.size + len(KEYS):].mean()) if per_user else 0.0
+    return OpenModel(coefficients[: design.size], coefficients[design.size:design.size + len(KEYS)], pace,
+                     float(model.intercept_[0]) + users_mean)
 
 
 class LearnedPolicy(StaticPolicy):

@@ -4,7 +4,8 @@ regression on one-hot (notification, context) features with interactions
 (``pushgen.baselines.design``; needs ``pushgen[ml]``), and neither reads the answer key.
 
 - ``learned_scorer(split)``: fitted on the split's public task 1 training rows (notifications
-  the apps posted, opened or dismissed), with an intercept per user;
+  the apps posted, opened or dismissed), with an intercept per user; it scores a candidate with
+  an average user's open log-odds before any recent exposure (the mean of the user intercepts);
 - ``reward_model(log)``: fitted on the log's own sent rounds (the sampled rewards), cross-fitted
   (rounds of even number predicted by a model of the odd ones, and the other way round) so that a
   round's estimate never saw its own reward; hold earns 0 by definition.
@@ -35,14 +36,16 @@ def slate_rows(slates: Slates) -> tuple[np.ndarray, dict[str, np.ndarray]]:
 
 
 def learned_scorer(split: str | Path, regularisation: float = REGULARISATION) -> Scorer:
-    """The open log-odds (less a constant) of a model fitted on the split's task 1 training rows."""
+    """The open log-odds of each candidate for an average user before any recent exposure, by a model
+    fitted on the split's task 1 training rows (public data only)."""
     design = Design()
     rows = read_part(resolve_split(split), "task1/train")
-    weights = fit_open_model(design, rows, regularisation, per_user=True).weights
+    model = fit_open_model(design, rows, regularisation, per_user=True)
 
     def score(slates: Slates) -> np.ndarray:
         candidates, contexts = slate_rows(slates)
-        return (design.matrix(candidates, contexts) @ weights).reshape(slates.mask.shape)
+        scores = design.matrix(candidates, contexts) @ model.weights + model.intercept
+        return scores.reshape(slates.mask.shape)
 
     return score
 
