@@ -118,11 +118,13 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
               help="--task long-horizon: episodes per user [default: 20].")
 @click.option("--horizon-days", type=FiniteNumber(), default=None,
               help="--task long-horizon: the episode's length in days [default: 3].")
-@click.option("--policy", type=click.Choice(("uniform", "softmax")), default="uniform", show_default=True,
-              help="The logging policy: uniform over the candidates and hold, or a softmax of their "
-                   "true P(open).")
+@click.option("--policy", type=click.Choice(("uniform", "softmax", "softmax-learned")), default="uniform",
+              show_default=True,
+              help="The logging policy: uniform over the candidates and hold; a softmax of their true "
+                   "P(open) (its propensities encode them: an answer key); or a softmax of a public "
+                   "model's P(open) fitted on the split's task 1 training rows (needs scikit-learn).")
 @click.option("--temperature", type=FiniteNumber(), default=None,
-              help="The softmax policy's temperature, at least 0.1 [default: 0.2].")
+              help="The softmax policies' temperature, at least 0.1 [default: 0.2].")
 @click.option("--users", type=WholeNumber(1, None), default=None,
               help="Log the first USERS test users of the split [default: every test user].")
 @click.option("--user", "user_ids", type=WholeNumber(0, None), multiple=True,
@@ -150,8 +152,8 @@ def log_command(split: str, task: str, replicates: int | None, horizon_days: flo
     from pushgen.ope.policies import MIN_TEMPERATURE
     from pushgen.publishing.access import resolve_split
 
-    if temperature is not None and policy != "softmax":
-        raise click.UsageError("--temperature goes with --policy softmax")
+    if temperature is not None and policy == "uniform":
+        raise click.UsageError("--temperature goes with --policy softmax or softmax-learned")
     if temperature is not None and temperature < MIN_TEMPERATURE:
         raise click.BadParameter(f"{temperature:g} is below {MIN_TEMPERATURE:g}, the lowest temperature "
                                  "(lower ones make propensities too small for importance weighting)",
@@ -166,6 +168,13 @@ def log_command(split: str, task: str, replicates: int | None, horizon_days: flo
         return
     if replicates is not None or horizon_days is not None:
         raise click.UsageError("--replicates and --horizon-days go with --task long-horizon")
+    if policy == "softmax-learned":
+        from pushgen.baselines.learned import require_sklearn
+
+        try:
+            require_sklearn("--policy softmax-learned needs")
+        except ImportError as error:
+            raise UserFacingError(str(error)) from None
     if out is None:
         out = Path(f"log-{Path(split).name}-{policy}-seed{seed}")
     with user_errors():
@@ -176,7 +185,10 @@ def log_command(split: str, task: str, replicates: int | None, horizon_days: flo
         described = write_log(log, out, force)
     click.echo(f"Wrote {out}: {described['rounds']:,} rounds of {len(log.recipe['users'])} users "
                f"({described['held']:,} held, {described['opened']:,} opened); propensities sum to 1 per "
-               "round; the p_open columns are the simulator's ground truth (an answer key)")
+               "round; the p_open columns are the simulator's ground truth (an answer key)"
+               + ("; so are the softmax policy's propensities (temperature * log(pi(a) / pi(hold)) is the "
+                  "true P(open) of a): --policy softmax-learned logs propensities that reveal nothing hidden"
+                  if policy == "softmax" else ""))
 
 
 def log_episodes_command(split: str, replicates: int | None, horizon_days: float | None, users: int | None,

@@ -78,6 +78,7 @@ def test_any_arguments_give_a_result_or_one_line(places, stopped_work, data):
     ["benchmark", "--split", "{split}", "--baselines", "random", "--no-plots"],
     ["report", "{dataset}", "--out", "{root}/r.html"],
     ["log", "{split}", "--users", "1", "--policy", "softmax", "--temperature", "0.5"],
+    ["log", "{split}", "--users", "1", "--policy", "softmax-learned"],
 ])
 def test_good_arguments_reach_the_work(places, stopped_work, args):
     outcome = run_cli([a.format(**places) for a in args])

@@ -152,8 +152,8 @@ def test_pushgen_validate_accepts_a_log(log_folder, capsys):
     (["--policy", "softmax", "--temperature", "inf"], "'inf' is not a finite number"),
     (["--policy", "softmax", "--temperature", "0.05"], "0.05 is below 0.1, the lowest temperature"),
     (["--policy", "softmax", "--temperature", "warm"], "'warm' is not a valid number"),
-    (["--temperature", "0.5"], "--temperature goes with --policy softmax"),
-    (["--policy", "greedy"], "'greedy' is not one of 'uniform', 'softmax'"),
+    (["--temperature", "0.5"], "--temperature goes with --policy softmax or softmax-learned"),
+    (["--policy", "greedy"], "'greedy' is not one of 'uniform', 'softmax', 'softmax-learned'"),
     (["--users", "0"], "0 is not in the range x>=1"),
     (["--users", "99"], "users must be from 1 to 5 (the split's test users); got 99"),
     (["--user", "77"], "user 77 is not a test user of the split; test users: 0, 1, 2, 3, 4"),
@@ -383,8 +383,10 @@ def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path)
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"policy": "greedy"}, "unknown logging policy 'greedy'; policies: uniform, softmax"),
-    ({"policy": "uniform", "temperature": 0.5}, "temperature goes with the softmax policy, not uniform"),
+    ({"policy": "greedy"}, "unknown logging policy 'greedy'; policies: uniform, softmax, softmax-learned"),
+    ({"policy": "uniform", "temperature": 0.5},
+     "temperature goes with the softmax and softmax-learned policies, not uniform"),
+    ({"policy": "softmax-learned", "temperature": 0.05}, "temperature must be a finite number >= 0.1"),
     ({"policy": "softmax", "temperature": float("nan")}, "temperature must be a finite number >= 0.1"),
     ({"seed": -3}, "seed must be a whole number >= 0; got -3"),
     ({"k": 0}, "k (candidates per context) must be a whole number from 1 to 64; got 0"),

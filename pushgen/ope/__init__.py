@@ -16,7 +16,7 @@ _LAZY = {
     "write_log": "pushgen.ope.folder",
     "read_log": "pushgen.ope.folder",
     "validate_log": "pushgen.ope.folder",
-    "propensity_check": "pushgen.ope.log",
+    "propensity_check": "pushgen.ope.card",
     "to_obp": "pushgen.ope.converters",
     "to_vw": "pushgen.ope.converters",
     "to_minari": "pushgen.ope.converters",

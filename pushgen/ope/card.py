@@ -1,16 +1,20 @@
-"""The card (``README.md``) and the Croissant description of a log folder."""
+"""The card (``README.md``) and the Croissant description of a log folder, and the check of its
+propensities against the choices that the card shows."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 
 from pushgen.data.outputs import sha256_file
-from pushgen.ope.log import BanditLog, propensity_check
+from pushgen.ope.log import BanditLog
 from pushgen.ope.policies import MIN_TEMPERATURE
 from pushgen.text_tables import markdown_table
 
+PROPENSITY_BINS = (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 TABLE_TEXT = {
     "rounds": "One row per round: the user, the time, the context, the chosen action (slot; k = hold), "
               "its propensity, the sampled reward and the true P(open) of the chosen notification.",
@@ -20,11 +24,56 @@ TABLE_TEXT = {
 }
 
 
+def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) -> pd.DataFrame:
+    """Logged propensities against how often the actions were chosen: the candidate rows binned by
+    propensity, with the mean propensity, the share chosen and its binomial z-score per bin.
+
+    Parameters
+    ----------
+    log : BanditLog
+        The log.
+    bins : tuple of float
+        The bins' edges.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin that holds actions.
+
+    Examples
+    --------
+    >>> from pushgen.ope import log_policy, propensity_check
+    >>> log = log_policy("pushgen-mini-v4", policy="uniform", users=[0], seed=0)
+    >>> len(propensity_check(log)) >= 1
+    True
+    """
+    propensity = log.candidates["propensity"].to_numpy()
+    chosen = log.candidates["chosen"].to_numpy(dtype=bool)
+    index = np.clip(np.searchsorted(bins, propensity, side="right") - 1, 0, len(bins) - 2)
+    rows = []
+    for b in np.unique(index):
+        inside = index == b
+        count = int(inside.sum())
+        expected = float(propensity[inside].mean())
+        share = float(chosen[inside].mean())
+        sd = float(np.sqrt((propensity[inside] * (1 - propensity[inside])).sum())) / count
+        rows.append({"bin": f"[{bins[b]:g}, {bins[b + 1]:g})", "actions": count,
+                     "mean_propensity": expected, "chosen_share": share,
+                     "z": (share - expected) / sd if sd > 0 else 0.0})
+    return pd.DataFrame(rows)
+
+
 def policy_text(recipe: dict) -> str:
+    if recipe["policy"] == "softmax-learned":
+        return (f"softmax-learned at temperature {recipe['temperature']:g}: pi(a) proportional to "
+                "exp(q(a) / temperature), q = expit(the open log-odds of a logistic regression fitted on "
+                "the split's public task 1 training rows), hold scored 0; the propensities reveal that "
+                "public model, not the true P(open)")
     if recipe["policy"] == "softmax":
         return (f"softmax at temperature {recipe['temperature']:g}: pi(a) proportional to "
                 "exp(P(open of a) / temperature), hold scored 0 (temperatures below "
-                f"{MIN_TEMPERATURE:g} are refused)")
+                f"{MIN_TEMPERATURE:g} are refused); its propensities encode the true P(open), see "
+                "the answer key")
     return "uniform: every filled candidate slot and hold alike"
 
 
@@ -71,6 +120,11 @@ def log_card(log: BanditLog, description: dict) -> str:
         "(`pushgen.ope`); an estimator, a reward model or a policy under evaluation must not read "
         "them. The log covers the split's test users: do not train a model for the split's tasks "
         "on it.",
+        *(["", "With the softmax logging policy the propensities carry the answer key too: "
+               "temperature * log(propensity of a / propensity of hold) is the true P(open) of a. "
+               "Importance weights may use them; a reward model or a policy that reads them reads the "
+               "truth. `softmax-learned` logs non-uniform propensities that reveal nothing hidden."]
+          if recipe["policy"] == "softmax" else []),
         "",
         "## Tables",
         "",
@@ -114,7 +168,9 @@ def log_croissant(folder: Path, description: dict, tables: dict[str, str], unlis
         description=(f"Logged bandit feedback with exact propensities from pushgen's selection "
                      f"environment on the split {recipe['split']}: {description['rounds']:,} rounds. The "
                      "p_open columns are the simulator's ground truth (an answer key) for checking "
-                     "off-policy estimators."),
+                     "off-policy estimators."
+                     + (" The softmax policy's propensities encode the true P(open) too."
+                        if recipe["policy"] == "softmax" else "")),
         version=semantic_version(description["pushgen_version"]),
         recipe=description["split_recipe"],
         cite_as=cite(label, "a pushgen bandit log", str(description.get("split_fingerprint"))),

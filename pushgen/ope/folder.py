@@ -28,6 +28,7 @@ from pushgen.data.outputs import (
     read_json_object,
 )
 from pushgen.ope.log import CANDIDATE_COLUMNS, ROUND_COLUMNS, BanditLog
+from pushgen.ope.policies import POLICIES
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE
 
@@ -165,8 +166,8 @@ def read_log(folder: Path) -> BanditLog:
 @session()
 def validate_log(folder: Path) -> list[str]:
     """Every problem of a log folder (an empty list: it is valid): its files against ``log.json``,
-    the tables' columns and values, one chosen action per round with the round's propensity, and
-    propensities that sum to 1 per round, hold included.
+    a known logging policy, the tables' columns and values, one chosen action per round with the
+    round's propensity, and propensities that sum to 1 per round, hold included.
 
     Parameters
     ----------
@@ -189,6 +190,8 @@ def validate_log(folder: Path) -> list[str]:
     except DatasetError as error:
         return [str(error)]
     problems = []
+    if (policy := log.recipe.get("policy")) not in POLICIES:
+        problems.append(f"{LOG_FILE}: unknown logging policy {policy!r}; policies: {', '.join(POLICIES)}")
     rounds, candidates = log.rounds, log.candidates
     expected = {"rounds": ROUND_COLUMNS, "candidates": CANDIDATE_COLUMNS}
     for name, frame in (("rounds", rounds), ("candidates", candidates)):

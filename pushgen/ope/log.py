@@ -10,7 +10,8 @@ as two tables.
   Each round's propensities sum to 1, hold included.
 
 The true P(open) columns are the simulator's ground truth (an answer key): they let every
-estimator be checked, and no estimator may read them.
+estimator be checked, and no estimator may read them. A ``softmax`` log's propensities encode
+the true P(open) too; a ``softmax-learned`` log's reveal only a public model's.
 """
 
 from __future__ import annotations
@@ -28,14 +29,20 @@ from pushgen.data.folder_lock import session
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, codes_frame
 from pushgen.ope.estimators import Feedback
 from pushgen.ope.play import DEFAULT_K, Episode, play
-from pushgen.ope.policies import SlatePolicy, Slates, logging_policy
+from pushgen.ope.policies import (
+    POLICIES,
+    SlatePolicy,
+    Slates,
+    SoftmaxPolicy,
+    UniformPolicy,
+    check_temperature,
+)
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
 from pushgen.text_tables import counted, html_table
 
 ROUND_COLUMNS = ("round_id", "user_id", "context_id", "posted_at", *CONTEXT_FEATURES, "candidates", "slot",
                  "held", "propensity", "reward", "p_open")
-PROPENSITY_BINS = (0.0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 1.0)
 CANDIDATE_COLUMNS = ("round_id", "slot", "hold", *NOTIFICATION_FEATURES, "propensity", "chosen", "reward",
                      "p_open")
 
@@ -201,21 +208,43 @@ def feature_column(name: str, codes: np.ndarray) -> pd.Series:
     return column
 
 
+def logging_policy(name: str, temperature: float | None, split: str | Path) -> SlatePolicy:
+    """A logging policy by name (``POLICIES``); ``temperature`` only for the softmax ones (default
+    0.2); softmax-learned's model is fitted on ``split``'s public task 1 training rows."""
+    if name not in POLICIES:
+        raise ValueError(f"unknown logging policy {name!r}; policies: {', '.join(POLICIES)}")
+    if name == "uniform":
+        if temperature is not None:
+            raise ValueError("temperature goes with the softmax and softmax-learned policies, not uniform")
+        return UniformPolicy()
+    temperature = 0.2 if temperature is None else check_temperature(temperature)
+    if name == "softmax":
+        return SoftmaxPolicy(temperature)
+    from pushgen.baselines.learned import require_sklearn
+    from pushgen.ope.models import learned_scorer
+
+    require_sklearn("the softmax-learned policy needs")
+    return SoftmaxPolicy(temperature, learned_scorer(split))
+
+
 @session()
 def log_policy(split: str | Path, policy: str = "uniform", temperature: float | None = None,
                users: int | list[int] | None = None, k: int = DEFAULT_K, candidate_seed: int = 0,
                seed: int = 0, stationary: bool = False) -> BanditLog:
-    """Play the logging ``policy`` (``uniform`` or ``softmax`` at ``temperature``) on the split's
-    test users in the selection environment; the rounds and candidates it logged.
+    """Play the logging ``policy`` (``uniform``, or ``softmax`` or ``softmax-learned`` at
+    ``temperature``) on the split's test users in the selection environment; the rounds and
+    candidates it logged.
 
     Parameters
     ----------
     split : str or pathlib.Path
         A standard split's name or a split folder.
     policy : str, default "uniform"
-        ``"uniform"`` or ``"softmax"``.
+        ``"uniform"``; ``"softmax"`` over the true P(open) (its propensities encode them: part of
+        the answer key); or ``"softmax-learned"`` over a model's P(open) fitted on the split's
+        public task 1 training rows (needs scikit-learn, ``pushgen[ml]``).
     temperature : float, optional
-        The softmax's temperature, at least 0.1.
+        The softmax's temperature, at least 0.1 [default: 0.2].
     users : int or list of int, optional
         The first ``users`` test users, or these users; by default every test user.
     k : int, default 8
@@ -236,6 +265,8 @@ def log_policy(split: str | Path, policy: str = "uniform", temperature: float | 
     ------
     ValueError
         When an option is out of its range.
+    ImportError
+        For ``softmax-learned`` without scikit-learn.
 
     Examples
     --------
@@ -244,49 +275,10 @@ def log_policy(split: str | Path, policy: str = "uniform", temperature: float | 
     >>> float(log.rounds["propensity"].iloc[0]) == 1 / 9  # 8 candidates and hold
     True
     """
-    chosen = logging_policy(policy, temperature)
+    chosen = logging_policy(policy, temperature, split)
     episodes = play(chosen, split, users, k, candidate_seed, seed, stationary, record_state=True)
     rounds, candidates = log_tables(episodes, test_start(split))
     recipe = {"split": str(split), "policy": policy,
               "temperature": getattr(chosen, "temperature", None), "users": [e.user for e in episodes],
               "k": k, "candidate_seed": candidate_seed, "seed": seed, "stationary": stationary}
     return BanditLog(rounds, candidates, recipe)
-
-
-def propensity_check(log: BanditLog, bins: tuple[float, ...] = PROPENSITY_BINS) -> pd.DataFrame:
-    """Logged propensities against how often the actions were chosen: the candidate rows binned by
-    propensity, with the mean propensity, the share chosen and its binomial z-score per bin.
-
-    Parameters
-    ----------
-    log : BanditLog
-        The log.
-    bins : tuple of float
-        The bins' edges.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per bin that holds actions.
-
-    Examples
-    --------
-    >>> from pushgen.ope import log_policy, propensity_check
-    >>> log = log_policy("pushgen-mini-v4", policy="uniform", users=[0], seed=0)
-    >>> len(propensity_check(log)) >= 1
-    True
-    """
-    propensity = log.candidates["propensity"].to_numpy()
-    chosen = log.candidates["chosen"].to_numpy(dtype=bool)
-    index = np.clip(np.searchsorted(bins, propensity, side="right") - 1, 0, len(bins) - 2)
-    rows = []
-    for b in np.unique(index):
-        inside = index == b
-        count = int(inside.sum())
-        expected = float(propensity[inside].mean())
-        share = float(chosen[inside].mean())
-        sd = float(np.sqrt((propensity[inside] * (1 - propensity[inside])).sum())) / count
-        rows.append({"bin": f"[{bins[b]:g}, {bins[b + 1]:g})", "actions": count,
-                     "mean_propensity": expected, "chosen_share": share,
-                     "z": (share - expected) / sd if sd > 0 else 0.0})
-    return pd.DataFrame(rows)

@@ -8,7 +8,10 @@ zero on empty slots, each row summing to 1. Logged propensities are these probab
 - ``softmax``: pi(a) proportional to exp(q(a) / temperature), q the true P(open) of candidate
   a at the user's current state and 0 for hold (Open Bandit Pipeline's synthetic logging
   policy, beta = 1 / temperature). The temperature must be at least ``MIN_TEMPERATURE``: then
-  no action's propensity is below exp(-1 / MIN_TEMPERATURE) = 4.5e-5 times another's.
+  no action's propensity is below exp(-1 / MIN_TEMPERATURE) = 4.5e-5 times another's. Its
+  propensities encode the truth: temperature * log(pi(a) / pi(hold)) is q(a), the answer key.
+- ``softmax-learned``: the same with q the P(open) of a public model
+  (``pushgen.ope.models.learned_scorer``), so its propensities reveal nothing hidden.
 - target policies over a ``Scorer`` (a model's open log-odds of each candidate): ``greedy``
   (its best candidate), ``epsilon_greedy`` (the bandit's exploration: a share epsilon spread
   over every allowed action), and ``hold_heavy`` (holds with probability ``hold``, else the
@@ -26,6 +29,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
 from pushgen.model.renamed import moved
 from pushgen.ope.slates import Probabilities as Probabilities
@@ -36,7 +40,7 @@ from pushgen.ope.slates import allowed as allowed
 from pushgen.ope.slates import sample as sample
 
 MIN_TEMPERATURE = 0.1
-POLICIES = ("uniform", "softmax")
+POLICIES = ("uniform", "softmax", "softmax-learned")
 
 
 __getattr__ = moved(__name__, {"SelectionPolicy": "pushgen.ope.policies.SlatePolicy (a "
@@ -88,13 +92,20 @@ class UniformPolicy(Probabilities):
 
 @dataclass(frozen=True)
 class SoftmaxPolicy(Probabilities):
-    """pi(a) in proportion to exp(q(a) / temperature), q the candidate's true P(open) at the state
-    and 0 for hold: Open Bandit Pipeline's synthetic logging policy with beta = 1 / temperature.
+    """pi(a) in proportion to exp(q(a) / temperature), q the candidate's P(open) and 0 for hold:
+    Open Bandit Pipeline's synthetic logging policy with beta = 1 / temperature.
+
+    Without a scorer (``softmax``) q is the true P(open) at the state, so the propensities
+    encode it: temperature * log(pi(a) / pi(hold)) = q(a), part of the answer key. With one
+    (``softmax-learned``) q = expit(scorer(slates)), a model's P(open), and the policy reads no
+    state.
 
     Parameters
     ----------
     temperature : float, default 0.2
         At least 0.1, so that no propensity is below exp(-10) times another.
+    scorer : Scorer, optional
+        The candidates' open log-odds, e.g. ``pushgen.ope.models.learned_scorer(split)``.
 
     Raises
     ------
@@ -109,19 +120,34 @@ class SoftmaxPolicy(Probabilities):
     ...                 mask=np.array([[True, True, False]]), p_open=np.array([[0.5, 0.1, 0.0]]))
     >>> SoftmaxPolicy(temperature=0.2).probabilities(slates).round(3).tolist()
     [[0.821, 0.111, 0.0, 0.067]]
+    >>> from scipy.special import logit
+    >>> learned = SoftmaxPolicy(0.2, scorer=lambda slates: logit(np.array([[0.5, 0.1, 0.5]])))
+    >>> learned.name, learned.reads_state, learned.probabilities(slates).round(3).tolist()
+    ('softmax-learned', False, [[0.821, 0.111, 0.0, 0.067]])
     """
 
     temperature: float = 0.2
-    name: str = "softmax"
-    reads_state: bool = True
+    scorer: Scorer | None = None
 
     def __post_init__(self) -> None:
         check_temperature(self.temperature)
 
+    @property
+    def name(self) -> str:
+        return "softmax" if self.scorer is None else "softmax-learned"
+
+    @property
+    def reads_state(self) -> bool:
+        return self.scorer is None
+
     def probabilities(self, slates: Slates) -> np.ndarray:
-        if slates.p_open is None:
+        if self.scorer is not None:
+            p_open = expit(self.scorer(slates))
+        elif slates.p_open is None:
             raise ValueError("the softmax policy reads the candidates' P(open) at the state (p_open=)")
-        q = np.column_stack([slates.p_open, np.zeros(len(slates))]) / self.temperature
+        else:
+            p_open = slates.p_open
+        q = np.column_stack([p_open, np.zeros(len(slates))]) / self.temperature
         q = np.where(allowed(slates), q, -np.inf)
         weights = np.exp(q - q.max(axis=1, keepdims=True))
         return weights / weights.sum(axis=1, keepdims=True)
@@ -265,14 +291,3 @@ def HoldHeavyPolicy(scorer: Scorer, hold: float = 0.75) -> GreedyMixture:
     [[0.25, 0.0, 0.0, 0.0, 0.75]]
     """
     return GreedyMixture(scorer, hold, HoldPolicy(), "hold_heavy")
-
-
-def logging_policy(name: str, temperature: float | None = None) -> SlatePolicy:
-    """A logging policy by name (``POLICIES``); ``temperature`` only for softmax."""
-    if name == "uniform":
-        if temperature is not None:
-            raise ValueError("temperature goes with the softmax policy, not uniform")
-        return UniformPolicy()
-    if name == "softmax":
-        return SoftmaxPolicy(0.2 if temperature is None else check_temperature(temperature))
-    raise ValueError(f"unknown logging policy {name!r}; policies: {', '.join(POLICIES)}")
