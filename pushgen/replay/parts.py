@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from pushgen import schemas
+from pushgen.data.arrow_numpy import to_numpy
 from pushgen.data.dataset import DatasetError, read_parameters
 from pushgen.data.folder_lock import session
 from pushgen.data.outputs import read_json_object
@@ -36,7 +37,8 @@ from pushgen.model.engagement import (
 from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.publishing.access import resolve_split
 from pushgen.publishing.registry import other_model_advice
-from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, read_part
+from pushgen.replay.part_files import dictionary_map, read_columns, read_rows
+from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries
 from pushgen.splits.scorer import OFF_KEYS, SCORER, SCORER_TRUTH, turn_off
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
@@ -208,40 +210,25 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
     description = json.loads((folder / SPLIT_FILE).read_text())
     name = f"task{task}/{part}"
     test = name == TEST_PARTS.get(task)
-    frame = read_part(folder, f"{SCORER}/{name}") if test else read_part(folder, name)
-    if test:
-        contexts = read_part(folder, name).set_index("context_id")
-        frame = frame.join(contexts[list(CONTEXT_FEATURES)], on="context_id")
-        if "posted_at" in contexts:  # the test contexts' own time must be the answer key's
-            shown = contexts["posted_at"].reindex(frame["context_id"]).to_numpy()
-            if (shown != frame["posted_at"].to_numpy()).any():
-                raise DatasetError(f"{folder}: task {task}'s test contexts carry other posted_at times "
-                                   f"than its answer key")
-    row_key = "notification_id" if "notification_id" in frame else "context_id"  # older splits: equal
-    order = ["user_id", "posted_at", row_key]
-    if not _in_order([frame[key].to_numpy() for key in order]):  # the files keep this order
-        frame = frame.sort_values(order, kind="stable")
-    user_ids = frame["user_id"].to_numpy(dtype=np.int64)
-    users, starts = np.unique(user_ids, return_index=True)
-    stops = np.r_[starts[1:], len(user_ids)] if len(starts) else starts
-    action = schemas.frame_codes(frame, ("action",))["action"]
-    posted_ms = frame["posted_at"].to_numpy().astype("datetime64[ms]").astype(np.int64)
-    test_start = _test_start_ms(description)
+    rows = read_rows(folder, task, part, test)
+    users, starts = np.unique(rows.user_ids, return_index=True)
+    stops = np.r_[starts[1:], len(rows.user_ids)] if len(starts) else starts
+    posted_ms = rows.posted_at.astype("datetime64[ms]").astype(np.int64)
     truth = parameters = None
     if test:
         parameters = read_parameters(folder / SCORER)
-        truth = _truth(folder, frame[row_key].to_numpy(dtype=np.int64), users, parameters)
+        truth = _truth(folder, rows.row_ids, users, parameters)
     return ReplayPart(
         folder=folder,
         name="-".join(str(v) for v in (description.get("name") or folder.name, description.get("version"))
                       if v),
         task=task,
         part=part,
-        user_ids=user_ids,
-        context_ids=frame["context_id"].to_numpy(dtype=np.int64),
-        seconds=(posted_ms - test_start) / 1000.0,
-        codes=schemas.frame_codes(frame, NOTIFICATION_FEATURES + CONTEXT_FEATURES),
-        logged_opened=action == schemas.field("action").code("opened"),
+        user_ids=rows.user_ids,
+        context_ids=rows.context_ids,
+        seconds=(posted_ms - _test_start_ms(description)) / 1000.0,
+        codes=rows.codes,
+        logged_opened=rows.action == schemas.field("action").code("opened"),
         truth=truth,
         parameters=parameters,
         users=users,
@@ -250,36 +237,26 @@ def _load_part(folder: Path, task: int, part: str, stamp: int) -> ReplayPart:
     )
 
 
-def _in_order(keys: list[np.ndarray]) -> bool:
-    """Whether the rows are sorted by ``keys`` (the first key first)."""
-    if not len(keys[0]):
-        return True
-    undecided = np.ones(len(keys[0]) - 1, dtype=bool)  # pairs of rows equal on the keys so far
-    for key in keys:
-        before, after = key[:-1], key[1:]
-        if (undecided & (after < before)).any():
-            return False
-        undecided &= after == before
-    return True
-
-
 def _test_start_ms(description: dict[str, Any]) -> int:
     spec = SplitSpec(**description["split"])
     _, test_start, _ = boundaries(dt.date.fromisoformat(description["recipe"]["start"]), spec)
     return int(test_start.astype("datetime64[ms]").astype(np.int64))
 
 
-def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
-           parameters: EngagementParameters) -> Truth:
-    path = folder / SCORER_TRUTH / "engagement_rows.parquet"
-    events = ["turned_off"] if "turned_off" in pq.read_schema(path).names else []  # model 4 on
-    rows = pq.read_table(path, columns=["notification_id", *ROW_FIELDS, "draw", *events]).to_pandas()
-    rows = rows.set_index("notification_id").reindex(notification_ids)
-    if rows["draw"].isna().any():
-        missing = notification_ids[rows["draw"].isna().to_numpy()][0]
-        raise DatasetError(f"{folder}: no ground truth for context {missing}")
-    state = RowState(**{name: rows[name].to_numpy(dtype=bool if name == "asleep" else np.float64)
-                        for name in ROW_FIELDS})
+def _truth(folder: Path, row_ids: np.ndarray, users: np.ndarray, parameters: EngagementParameters) -> Truth:
+    table = read_columns(folder / SCORER_TRUTH / "engagement_rows.parquet",
+                         ("notification_id", *ROW_FIELDS, "draw", "turned_off"), dictionaries=("turned_off",))
+    at: np.ndarray = pd.Index(to_numpy(table.column("notification_id"))).get_indexer(row_ids)  # -1: none
+
+    def column(name: str, dtype: type) -> np.ndarray:
+        values: np.ndarray = to_numpy(table.column(name))[at]
+        return values.astype(dtype, copy=False)
+
+    draw = column("draw", np.float64) if len(table) else np.zeros(len(at))
+    draw[at < 0] = np.nan
+    if np.isnan(draw).any():
+        raise DatasetError(f"{folder}: no ground truth for context {row_ids[np.isnan(draw)][0]}")
+    state = RowState(**{name: column(name, bool if name == "asleep" else np.float64) for name in ROW_FIELDS})
     initial_rows = pq.read_table(folder / SCORER_TRUTH / "initial_state.parquet").to_pandas()
     sizes = {"fatigue": 1, **key_sizes(len(app_catalog().channels.names))}
     initial = {key: np.zeros((len(users), sizes[key])) for key in EXPOSURE_FIELDS}
@@ -291,6 +268,7 @@ def _truth(folder: Path, notification_ids: np.ndarray, users: np.ndarray,
         group = group[known]
         initial[str(key)][position[group["user_id"].to_numpy()].to_numpy(),
                           group["index"].to_numpy()] = group["value"].to_numpy()
-    turned_off = (rows["turned_off"].astype(str) != "none").to_numpy() if events else None
-    return Truth(state=state, draw=rows["draw"].to_numpy(dtype=np.float64), initial=initial,
-                 turned_off=turned_off)
+    turned_off = None
+    if "turned_off" in table.column_names:  # model 4 on: per row, whether its delivery turned something off
+        turned_off = dictionary_map(table.column("turned_off"), {"none": False}, True, bool)[at]
+    return Truth(state=state, draw=draw, initial=initial, turned_off=turned_off)
