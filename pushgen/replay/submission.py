@@ -11,6 +11,7 @@ are counted from 0, as pandas does.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 import pandas as pd
@@ -34,7 +35,8 @@ class SubmissionError(DatasetError):
 
 
 def read_submission(path: str | Path) -> pd.DataFrame:
-    """A submission file as a frame of plain values (strings, booleans, numbers)."""
+    """A submission file as a frame of plain values (strings, booleans, numbers; a Parquet file's
+    string features as categoricals, as Parquet stores them)."""
     path = Path(path)
     if not path.exists():
         raise SubmissionError(f"submission {path} does not exist")
@@ -45,7 +47,7 @@ def read_submission(path: str | Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         try:
-            table = pq.read_table(path)
+            table = pq.read_table(path, read_dictionary=_string_features(pq.read_schema(path)))
         except (pa.ArrowException, OSError) as error:
             raise SubmissionError(f"submission {path} is not a Parquet table: "
                                   f"{first_line(error)}") from None
@@ -58,6 +60,11 @@ def read_submission(path: str | Path) -> pd.DataFrame:
             raise SubmissionError(f"submission {path} is not a CSV table: "
                                   f"{first_line(error)}") from None
     raise SubmissionError(f"submission {path}: expected a .parquet or .csv file")
+
+
+def _string_features(schema: pa.Schema) -> list[str]:
+    return [column.name for column in schema if column.name in FEATURES
+            and (pa.types.is_string(column.type) or pa.types.is_large_string(column.type))]
 
 
 def check_submission(frame: pd.DataFrame, expected: np.ndarray, known: np.ndarray, label: str,
@@ -78,13 +85,16 @@ def check_submission(frame: pd.DataFrame, expected: np.ndarray, known: np.ndarra
         raise SubmissionError(f"the submission has no rows; expected {len(expected)}, "
                               f"one per context of {label}")
     ids = _context_ids(frame[KEY])
-    _check_duplicates(ids)
-    position = pd.Index(known)
-    found = position.get_indexer(ids)
+    submitted = pd.Index(ids)
+    _check_duplicates(submitted)
+    if np.array_equal(ids, expected):  # the rows of the expected contexts, in their order: nothing to look up
+        codes = {name: _codes(frame[name], name) for name in FEATURES}
+        return codes, _seconds(frame[TIMING]) if timed else None
+    found = pd.Index(known).get_indexer(ids)
     if (found < 0).any():
         row = int(np.flatnonzero(found < 0)[0])
         raise SubmissionError(f"column {KEY!r} row {row}: {ids[row]} is not a context of {label}")
-    where = pd.Index(ids).get_indexer(expected)
+    where = submitted.get_indexer(expected)
     if (where < 0).any():
         first = int(expected[np.flatnonzero(where < 0)[0]])
         raise SubmissionError(
@@ -159,8 +169,10 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA
 
 
-def _check_duplicates(ids: np.ndarray) -> None:
-    repeated = pd.Index(ids).duplicated()
+def _check_duplicates(ids: pd.Index) -> None:
+    if ids.is_unique:
+        return
+    repeated = ids.duplicated()
     if repeated.any():
         row = int(np.flatnonzero(repeated)[0])
         first = int(np.flatnonzero(ids == ids[row])[0])
@@ -172,17 +184,31 @@ def _codes(column: pd.Series, name: str) -> np.ndarray:
     field = schemas.field(name)
     if field.type == "boolean" and pd.api.types.is_bool_dtype(column.dtype):
         return np.where(column.to_numpy(dtype=bool), field.code(True), field.code(False))
-    strings = _string_array(column)
-    if strings is None:
-        strings = _strings_of_objects(column, field)
     if field.type == "boolean":
         names, codes = list(BOOLEANS), np.array([field.code(v) for v in BOOLEANS.values()])
     else:
         names, codes = list(field.listed()), np.arange(len(field.listed()))
-    index = pc.index_in(strings, value_set=pa.array(names, pa.string()))
+    value_set = pa.array(names, pa.string())
+    categories = (_string_array(column.cat.categories.to_series())
+                  if isinstance(column.dtype, pd.CategoricalDtype) else None)
+    if categories is not None and categories.null_count == 0:  # Parquet's dictionary: look up its few values
+        index = pc.index_in(categories, value_set=value_set).fill_null(-1).to_numpy()
+        found = np.append(np.where(index >= 0, codes[index], -1), -1)[column.cat.codes.to_numpy()]  # -1: NaN
+        if (found >= 0).all():
+            return found
+        return _not_allowed(column, int(np.flatnonzero(found < 0)[0]), field)
+    strings = _string_array(column)
+    if strings is None:
+        strings = _strings_of_objects(column, field)
+    index = pc.index_in(strings, value_set=value_set)
     if index.null_count == 0:
         return codes[index.to_numpy()]
-    row = int(np.flatnonzero(index.is_null().to_numpy(zero_copy_only=False))[0])
+    return _not_allowed(column, int(np.flatnonzero(index.is_null().to_numpy(zero_copy_only=False))[0]), field)
+
+
+def _not_allowed(column: pd.Series, row: int, field: schemas.Field) -> NoReturn:
+    """The error naming the value at ``row`` of a feature's ``column``, which is not one of its values."""
+    name = field.name
     value = column.iloc[row]
     if _missing(value):
         raise SubmissionError(f"column {name!r} row {row}: missing value")
