@@ -29,7 +29,7 @@ import pandas as pd
 
 from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import session
-from pushgen.model.feasibility import channel_of, is_possible
+from pushgen.model.engagement import notification_terms
 from pushgen.progress import bar
 from pushgen.replay import metrics
 from pushgen.replay.evaluation_result import Evaluation as Evaluation
@@ -54,15 +54,6 @@ def check_decision_seconds(seconds: np.ndarray, context_ids: np.ndarray) -> None
             f"column {TIMING!r}: context {int(context_ids[k])} claims {float(seconds[k]):.3g} s, below the "
             f"{DECISION_FLOOR_SECONDS:.0e} s that any decision measured by pushgen's runner takes; "
             "record the run with pushgen.envs.record_run, which measures each decision")
-
-
-def is_possible_rows(part, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
-    """Whether each submitted notification is possible for the user of its row."""
-    parameters, user_rows = part.test_parameters, part.parameter_rows[rows]
-    possible = is_possible(codes, parameters.has_app[user_rows])
-    if parameters.channel_on is not None:  # channels the user turned off before the test months
-        possible &= parameters.channel_on[user_rows, np.maximum(channel_of(codes), 0)]
-    return possible
 
 
 @session()
@@ -144,8 +135,9 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
                                       timed=task == 2)
     if seconds is not None:
         check_decision_seconds(seconds, part.context_ids[rows])
-    p_generated = sequence_probabilities(part, rows, codes)
-    possible = is_possible_rows(part, rows, codes)
+    terms = notification_terms(part.test_parameters, part.parameter_rows[rows], codes)
+    p_generated = sequence_probabilities(part, rows, codes, terms)
+    possible = terms.possible  # whether each row's user can receive it (has the app, the channel on)
     entropies = {} if seconds is None else recorded_entropies(frame, part, selected)
     draw = run_draws(part, selected, rows, entropies)
     logged = part.logged_opened[rows]

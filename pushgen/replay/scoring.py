@@ -19,20 +19,23 @@ from __future__ import annotations
 import numpy as np
 
 from pushgen.model.catalog import app_catalog
-from pushgen.model.engagement import RowTerms, notification_terms
+from pushgen.model.engagement import NotificationTerms, RowTerms, notification_terms
 from pushgen.model.simulated_user import SimulatedUsers, sequence_p_open
 from pushgen.replay.parts import ReplayPart
 
 
-def sequence_probabilities(part: ReplayPart, rows: np.ndarray, codes: dict[str, np.ndarray]) -> np.ndarray:
+def sequence_probabilities(part: ReplayPart, rows: np.ndarray, codes: dict[str, np.ndarray],
+                           terms: NotificationTerms | None = None) -> np.ndarray:
     """P(open) of generated notifications ``codes`` at ``rows`` of ``part``.
 
     ``rows`` are whole episodes (each user's rows, in time order, users in any order): every
     notification is judged with the state the ones before it at the user's earlier rows leave.
+    ``terms``: the notifications' ``notification_terms`` for their users, if made already.
     """
     rows = np.asarray(rows, dtype=np.int64)
     param_rows = part.parameter_rows[rows]
-    terms = notification_terms(part.test_parameters, param_rows, codes)
+    if terms is None:
+        terms = notification_terms(part.test_parameters, param_rows, codes)
     user = part.user_ids[rows]
     row = RowTerms(part.row_terms.base[rows], part.row_terms.situations[rows])
     return sequence_p_open(part.test_parameters, param_rows, row, terms, codes, user, part.seconds[rows],
