@@ -247,11 +247,10 @@ def read_parameters(folder: Path) -> EngagementParameters:
     """The ground-truth engagement parameters stored in a dataset (or split) folder."""
     folder = Path(folder)
     constants = read_json_object(folder / MODEL_FILE)
-    return from_frames(
-        pq.read_table(truth_path(folder, "engagement_users")).to_pandas(),
-        pq.read_table(truth_path(folder, "engagement_weights")).to_pandas(),
-        constants,
-    )
+    weights = pq.read_table(truth_path(folder, "engagement_weights"),  # feature a categorical: found by code
+                            columns=["user_id", "feature", "code", "weight"], read_dictionary=["feature"])
+    return from_frames(pq.read_table(truth_path(folder, "engagement_users")).to_pandas(), weights.to_pandas(),
+                       constants)
 
 
 @session()
