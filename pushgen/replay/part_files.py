@@ -79,6 +79,16 @@ def dictionary_map(column: pa.ChunkedArray, mapping: Mapping[Any, Any], default:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
+def positions(ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Where each of ``wanted`` is among the unique ``ids`` (-1: not there), by binary search when
+    the ids ascend (as the ground truth's notification ids do)."""
+    if not (len(ids) and (ids[1:] > ids[:-1]).all()):
+        return pd.Index(ids).get_indexer(wanted)
+    at = np.searchsorted(ids, wanted)
+    found = ids[np.minimum(at, len(ids) - 1)] == wanted
+    return np.where(found, at, -1)
+
+
 def read_rows(folder: Path, task: int, part: str, test: bool) -> PartRows:
     """The rows of task ``task``'s part ``part`` of the split ``folder``: a test part's are its answer
     key's (``scorer/``) with the context features of its contexts (the file a model reads)."""

@@ -37,7 +37,7 @@ from pushgen.model.engagement import (
 from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.publishing.access import resolve_split
 from pushgen.publishing.registry import other_model_advice
-from pushgen.replay.part_files import dictionary_map, read_columns, read_rows
+from pushgen.replay.part_files import dictionary_map, positions, read_columns, read_rows
 from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries
 from pushgen.splits.scorer import OFF_KEYS, SCORER, SCORER_TRUTH, turn_off
 
@@ -246,7 +246,7 @@ def _test_start_ms(description: dict[str, Any]) -> int:
 def _truth(folder: Path, row_ids: np.ndarray, users: np.ndarray, parameters: EngagementParameters) -> Truth:
     table = read_columns(folder / SCORER_TRUTH / "engagement_rows.parquet",
                          ("notification_id", *ROW_FIELDS, "draw", "turned_off"), dictionaries=("turned_off",))
-    at: np.ndarray = pd.Index(to_numpy(table.column("notification_id"))).get_indexer(row_ids)  # -1: none
+    at = positions(to_numpy(table.column("notification_id")), row_ids)
 
     def column(name: str, dtype: type) -> np.ndarray:
         values: np.ndarray = to_numpy(table.column(name))[at]
