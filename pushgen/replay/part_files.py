@@ -57,6 +57,8 @@ def table_codes(table: pa.Table, features: Iterable[str]) -> dict[str, np.ndarra
         if pa.types.is_dictionary(column.type):
             codes = dictionary_map(column, {value: code for code, value in enumerate(field.listed())}, -1,
                                    np.int64)
+        elif field.type == "boolean" and pa.types.is_boolean(column.type) and not column.null_count:
+            codes = np.where(to_numpy(column), field.code(True), field.code(False)).astype(np.int64)
         else:
             codes = field.codes(to_numpy(column)).astype(np.int64)
         if (codes < 0).any():
@@ -75,7 +77,7 @@ def dictionary_map(column: pa.ChunkedArray, mapping: Mapping[Any, Any], default:
         values = [mapping.get(value, default) for value in chunk.dictionary.to_pylist()]
         table: np.ndarray = np.array([*values, default], dtype=dtype)
         indices = chunk.indices.fill_null(len(values)) if chunk.null_count else chunk.indices
-        parts.append(table[to_numpy(indices)])
+        parts.append(np.take(table, to_numpy(indices)))
     return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
 
