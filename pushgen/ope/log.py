@@ -221,7 +221,7 @@ def logging_policy(name: str, temperature: float | None, split: str | Path) -> S
     if name == "softmax":
         return SoftmaxPolicy(temperature)
     from pushgen.baselines.learned import require_sklearn
-    from pushgen.ope.models import learned_scorer
+    from pushgen.ope.open_model import learned_scorer
 
     require_sklearn("the softmax-learned policy needs")
     return SoftmaxPolicy(temperature, learned_scorer(split))
