@@ -289,6 +289,12 @@ def test_unreadable_submission_is_one_line_exit_2(split, tmp_path, capsys, name,
     assert code == 2 and want in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_a_frame_whose_index_holds_the_context_ids_is_told_to_reset_it(split, logged):
+    with pytest.raises(SubmissionError, match=r"^missing column 'context_id' \(it is the frame's index: "
+                                              r"reset_index\(\) makes it a column\); required: context_id"):
+        pushgen.evaluate(split, task=1, submission=logged.set_index("context_id"))
+
+
 def test_parquet_with_codes_instead_of_values_is_rejected(split, logged, tmp_path, capsys):
     path = tmp_path / "codes.parquet"
     logged.assign(category=np.arange(len(logged)) % 3).to_parquet(path)

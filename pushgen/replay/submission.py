@@ -78,9 +78,9 @@ def check_submission(frame: pd.DataFrame, expected: np.ndarray, known: np.ndarra
     if not isinstance(frame, pd.DataFrame):
         raise SubmissionError("a submission is a table (a pandas DataFrame or a file); "
                               f"got {type(frame).__name__}")
-    frame = frame.reset_index(drop=True)
     required = (KEY, *FEATURES, *((TIMING,) if timed else ()))
     _check_columns(frame, required)
+    frame = frame.reset_index(drop=True)
     if len(frame) == 0:
         raise SubmissionError(f"the submission has no rows; expected {len(expected)}, "
                               f"one per context of {label}")
@@ -119,6 +119,8 @@ def _check_columns(frame: pd.DataFrame, required: tuple[str, ...]) -> None:
     hint = f"; found unexpected column {unexpected[0]!r}" if unexpected else ""
     if missing[0] == TIMING:
         hint = " (a task 2 run is recorded with pushgen.envs.record_run or History.save)"
+    elif missing[0] in (frame.index.names or ()):
+        hint = " (it is the frame's index: reset_index() makes it a column)"
     raise SubmissionError(f"missing column {missing[0]!r}{hint}; required: {', '.join(required)}")
 
 
