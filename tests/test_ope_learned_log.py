@@ -3,7 +3,9 @@ reveal nothing hidden (the softmax over the true P(open) gives its answer key aw
 
 from __future__ import annotations
 
+import json
 import sys
+from importlib import metadata
 
 import numpy as np
 import pytest
@@ -78,12 +80,15 @@ def test_pushgen_log_writes_a_valid_learned_log(split, tmp_path, capsys):
     assert validate_log(out) == []
     log = read_log(out)
     assert log.recipe["policy"] == "softmax-learned" and log.recipe["temperature"] == 0.5
+    described = json.loads((out / "log.json").read_text())
+    assert described["fitted_with"] == {"scikit-learn": metadata.version("scikit-learn")}
     card = (out / "README.md").read_text()
     assert "softmax-learned at temperature 0.5" in card and "not the true P(open)" in card
     assert main(["log", str(split), "--policy", "softmax", "--users", "1", "--out", str(tmp_path / "s")]) == 0
     assert "--policy softmax-learned logs propensities that reveal nothing hidden" in capsys.readouterr().out
     assert "temperature * log(propensity of a / propensity of hold) is the true P(open)" in \
         (tmp_path / "s" / "README.md").read_text()
+    assert "fitted_with" not in json.loads((tmp_path / "s" / "log.json").read_text())
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -9,6 +9,7 @@ back only through ``log.json``.
 from __future__ import annotations
 
 import json
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,8 @@ def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
             "opened": int(log.rounds["reward"].sum()),
             "files": file_listing(work),
         }
+        if log.recipe.get("policy") == "softmax-learned":  # its model, and so its bytes, follow scikit-learn
+            description["fitted_with"] = {"scikit-learn": metadata.version("scikit-learn")}
         (work / LOG_FILE).write_text(json.dumps(description, indent=1) + "\n")
         (work / CARD_FILE).write_text(log_card(log, description))
         croissant = log_croissant(work, description, TABLES, (LOG_FILE, CARD_FILE))
