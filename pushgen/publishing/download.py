@@ -34,6 +34,7 @@ from pushgen.data.verify import verify_split
 from pushgen.progress import shown
 from pushgen.publishing.registry import StandardSplit, environment, lookup
 from pushgen.splits import SPLIT_FILE
+from pushgen.splits.scorer import SCORER_TRUTH
 
 if TYPE_CHECKING:  # the network layer is imported only when something is downloaded
     import pooch
@@ -251,7 +252,6 @@ def regenerate_split(entry: StandardSplit, target: Path, progress: bool) -> Path
                        describe=functools.partial(check_regenerated, entry))
 
 
-GROUND_TRUTH_PARTS = "scorer/ground_truth/"
 FLOATS_DIFFER = ("the data and its outcomes match, only the ground truth's floating-point values differ "
                  "(exp rounds otherwise on another CPU: numpy's without AVX-512, the C library's without "
                  "FMA; or in another numpy)")
@@ -263,7 +263,7 @@ def check_regenerated(entry: StandardSplit, folder: Path) -> None:
     if got != entry.fingerprint:
         parts = [part for part, fingerprint in split["fingerprints"].items()
                  if entry.fingerprints.get(part) != fingerprint]
-        why = [FLOATS_DIFFER] if parts and all(part.startswith(GROUND_TRUTH_PARTS) for part in parts) else []
+        why = [FLOATS_DIFFER] if parts and all(part.startswith(f"{SCORER_TRUTH}/") for part in parts) else []
         here, there = environment(), entry.environment
         why += [f"{k} {there.get(k)} there, {v} here" for k, v in here.items()
                 if there.get(k) not in (None, v)]

@@ -174,12 +174,10 @@ def _missing(value) -> bool:
 def _check_duplicates(ids: pd.Index) -> None:
     if ids.is_unique:
         return
-    repeated = ids.duplicated()
-    if repeated.any():
-        row = int(np.flatnonzero(repeated)[0])
-        first = int(np.flatnonzero(ids == ids[row])[0])
-        raise SubmissionError(f"column {KEY!r} row {row}: context_id {ids[row]} appears again "
-                              f"(first at row {first}); one row per context")
+    row = int(np.flatnonzero(ids.duplicated())[0])
+    first = int(np.flatnonzero(ids == ids[row])[0])
+    raise SubmissionError(f"column {KEY!r} row {row}: context_id {ids[row]} appears again "
+                          f"(first at row {first}); one row per context")
 
 
 def _codes(column: pd.Series, name: str) -> np.ndarray:
