@@ -11,6 +11,7 @@ from pushgen.cli_types import FilePath, FiniteNumber, WholeNumber
 from pushgen.data.outputs import check_output
 from pushgen.progress import note, quiet_option, shown
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
+from pushgen.text_tables import counted, plural
 
 
 class BaselinesOption(click.Option):
@@ -183,7 +184,8 @@ def log_command(split: str, task: str, replicates: int | None, horizon_days: flo
         log = log_policy(split, policy, temperature, list(user_ids) or users, k, candidate_seed, seed,
                          stationary)
         described = write_log(log, out, force)
-    click.echo(f"Wrote {out}: {described['rounds']:,} rounds of {len(log.recipe['users'])} users "
+    click.echo(f"Wrote {out}: {counted(described['rounds'], 'round')} of "
+               f"{plural(len(log.recipe['users']), 'user')} "
                f"({described['held']:,} held, {described['opened']:,} opened); propensities sum to 1 per "
                "round; the p_open columns are the simulator's ground truth (an answer key)"
                + ("; so are the softmax policy's propensities (temperature * log(pi(a) / pi(hold)) is the "
@@ -220,7 +222,8 @@ def log_episodes_command(split: str, replicates: int | None, horizon_days: float
         chosen = list(user_ids) or (playable[:users] if users is not None else playable)
         log = log_episodes(split, chosen, 20 if replicates is None else replicates, seed, options)
         described = write_episode_log(log, out, force)
-    click.echo(f"Wrote {out}: {described['episodes']:,} episodes ({described['rounds']:,} steps) of "
-               f"{len(log.recipe['users'])} users ({described['held']:,} held, "
+    click.echo(f"Wrote {out}: {counted(described['episodes'], 'episode')} "
+               f"({counted(described['rounds'], 'step')}) of "
+               f"{plural(len(log.recipe['users']), 'user')} ({described['held']:,} held, "
                f"{described['opened']:,} opened); "
                "the propensities are the logging policy's own; p_open is the simulator's ground truth")

@@ -16,7 +16,7 @@ from pushgen.data.errors import ENGINES
 from pushgen.data.outputs import check_output
 from pushgen.data.recipe import MAX_DAYS, MAX_MONTHS, MAX_USERS, make_recipe
 from pushgen.progress import note, quiet_option, shown
-from pushgen.text_tables import plural
+from pushgen.text_tables import counted, plural
 
 
 @click.command()
@@ -159,23 +159,24 @@ def validate_command(path: str) -> None:
         rows = sum(part["rows"] for name, part in described["parts"].items()
                    if not name.startswith("scorer/"))
         click.echo(f"valid: {folder} (split, {len(described['parts'])} parts, {rows:,} rows, "
-                   f"{described['users']:,} users; every file's sha256 and every table's "
+                   f"{counted(described['users'], 'user')}; every file's sha256 and every table's "
                    "fingerprint checked)")
         return
     if episodes:
         described = read_description(folder)
-        click.echo(f"valid: {folder} (episode log, {described['episodes']:,} episodes, "
-                   f"{described['rounds']:,} steps; every file's sha256 checked, every propensity the "
-                   "logging policy's own)")
+        click.echo(f"valid: {folder} (episode log, {counted(described['episodes'], 'episode')}, "
+                   f"{counted(described['rounds'], 'step')}; every file's sha256 checked, every propensity "
+                   "the logging policy's own)")
         return
     if log:
         described = read_description(folder)
-        click.echo(f"valid: {folder} (bandit log, {described['rounds']:,} rounds, "
-                   f"{described['candidate_rows']:,} actions; every file's sha256 checked, propensities "
-                   "sum to 1 per round)")
+        click.echo(f"valid: {folder} (bandit log, {counted(described['rounds'], 'round')}, "
+                   f"{counted(described['candidate_rows'], 'action')}; every file's sha256 checked, "
+                   "propensities sum to 1 per round)")
         return
     rows = read_manifest(folder)["rows"]
-    click.echo(f"valid: {folder} ({rows['notifications']:,} notifications, {rows['users']:,} users)")
+    click.echo(f"valid: {folder} ({counted(rows['notifications'], 'notification')}, "
+               f"{counted(rows['users'], 'user')})")
 
 
 @click.command("split")

@@ -56,6 +56,12 @@ def test_the_summary_counts_in_words_that_agree_with_the_numbers(tmp_path):
     assert " of 1 user from 2026-01-05 to 2026-01-05 (1 day, seed 0); " in done.stdout
     card = (tmp_path / "one" / "README.md").read_text()
     assert "pretty_name: 'pushgen dataset: 1 user, 1 day, seed 0 (" in card
+    assert " notifications of 1 user from 2026-01-05 to 2026-01-05 (1 day); open rate " in card
+    croissant = json.loads((tmp_path / "one" / "croissant.json").read_text())
+    assert croissant["description"].startswith(
+        "Synthetic smartphone push notifications of 1 simulated user over 1 day from 2026-01-05,")
+    valid = run("validate", "one", cwd=tmp_path)
+    assert valid.returncode == 0 and valid.stdout.rstrip().endswith(" notifications, 1 user)"), valid.stdout
 
 
 def test_the_same_command_writes_the_same_bytes(tmp_path):

@@ -157,6 +157,29 @@ def test_make_refuses_a_run_that_cannot_fit_before_it_starts(tmp_path, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_the_size_refusal_counts_one_user_and_one_day_in_the_singular(tmp_path, monkeypatch):
+    from pushgen.data import capacity
+
+    monkeypatch.setattr(capacity, "free_bytes", lambda path: 10)
+    outcome = run_cli(["make", "--users", "1", "--days", "1", "--out", str(tmp_path / "d")])
+    assert outcome.code == 2 and len(outcome.error_lines) == 1, outcome.err + outcome.escaped
+    assert "error: 1 user over 1 day would take about " in outcome.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_into_a_filesystem_of_no_size_names_it_instead_of_its_free_space(tmp_path, monkeypatch):
+    import shutil
+
+    from pushgen.data import capacity
+
+    monkeypatch.setattr(capacity.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(0, 0, 0))
+    outcome = run_cli(["make", "--users", "1", "--days", "1", "--out", str(tmp_path / "d")])
+    assert outcome.code == 2 and len(outcome.error_lines) == 1, outcome.err + outcome.escaped
+    assert (f"error: cannot write {tmp_path / 'd'}: the filesystem of {tmp_path} holds no files "
+            "(its size is 0 B); choose another --out") in outcome.err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_make_of_ten_million_users_is_refused_on_this_disk(tmp_path):
     from pushgen.data.capacity import free_bytes
 

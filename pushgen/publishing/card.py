@@ -122,11 +122,11 @@ def _totals(manifest: Json, stats: Json) -> str:
     last = (manifest.get("last_posted") or stats["last_day"])[:10]
     opened = manifest.get("opened")
     rate = pct(opened / rows if opened is not None and rows else stats["open_rate"]["overall"])
-    text = (f"{rows:,} notifications of {manifest['recipe']['users']:,} users from {first} to "
-            f"{last} ({manifest['recipe']['days']:,} days); open rate {rate}.")
+    text = (f"{counted(rows, 'notification')} of {counted(manifest['recipe']['users'], 'user')} from {first} "
+            f"to {last} ({counted(manifest['recipe']['days'], 'day')}); open rate {rate}.")
     if stats["rows"] != rows:
-        text += (f" The statistics below describe the first {stats['users']:,} users "
-                 f"({stats['rows']:,} notifications).")
+        text += (f" The statistics below describe the first {counted(stats['users'], 'user')} "
+                 f"({counted(stats['rows'], 'notification')}).")
     return text
 
 

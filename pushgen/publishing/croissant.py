@@ -28,6 +28,7 @@ from pushgen.publishing.cards.tables import DATASET_TABLES, split_table_descript
 from pushgen.publishing.croissant_terms import COLUMNS, CONTEXT, CREATOR, KEYWORDS, RAI
 from pushgen.publishing.split_card import CARD_FILE, LICENSE_URL, split_label
 from pushgen.splits import SPLIT_FILE
+from pushgen.text_tables import plural
 
 CROISSANT_FILE = "croissant.json"
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"
@@ -264,9 +265,9 @@ def dataset_croissant(folder: Path) -> dict[str, object]:
     return document(
         name=label,
         description=(
-            f"Synthetic smartphone push notifications of {recipe['users']} simulated users over "
-            f"{recipe['days']} days from {recipe['start']}, from pushgen's dynamic Bayesian network "
-            f"(seed {recipe['seed']}). ground_truth/ holds the simulated user that decided every "
+            f"Synthetic smartphone push notifications of {plural(recipe['users'], 'simulated user')} over "
+            f"{plural(recipe['days'], 'day')} from {recipe['start']}, from pushgen's dynamic Bayesian "
+            f"network (seed {recipe['seed']}). ground_truth/ holds the simulated user that decided every "
             "action."
         ),
         version=semantic_version(manifest.get("pushgen_version") or "0.0.0"),
