@@ -301,6 +301,7 @@ def split_commands(split: Path, benchmark: bool = True) -> list[Command]:
         Command("load_split(task=1)", call=lambda d, s: pushgen.load_split(d, task=1)),
         Command("load_split(task=2)", call=lambda d, s: pushgen.load_split(d, task=2)),
         Command("evaluate()", call=lambda d, s: pushgen.evaluate(d, task=1, submission=submission)),
+        Command("pushgen validate", args=lambda d, s: ["validate", str(d)], codes=(1, 2)),
     ]
     if benchmark:
         commands.append(Command(
