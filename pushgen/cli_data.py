@@ -134,7 +134,7 @@ def validate_command(path: str) -> None:
     from pushgen.data.dataset import read_manifest
     from pushgen.data.validate import validate
     from pushgen.ope.episode_folder import names_episode_log, validate_episode_log
-    from pushgen.ope.folder import is_log_folder, read_description, validate_log
+    from pushgen.ope.folder import is_log_folder, propensity_blocker, read_description, validate_log
     from pushgen.publishing.registry import identity_problem
     from pushgen.splits.validate import is_split_folder, validate_split
 
@@ -170,9 +170,11 @@ def validate_command(path: str) -> None:
         return
     if log:
         described = read_description(folder)
+        blocker = propensity_blocker(described["recipe"], described)
         click.echo(f"valid: {folder} (bandit log, {counted(described['rounds'], 'round')}, "
                    f"{counted(described['candidate_rows'], 'action')}; every file's sha256 checked, "
-                   "propensities sum to 1 per round)")
+                   + ("every propensity the logging policy's own)" if blocker is None else
+                      f"propensities sum to 1 per round; not recomputed: {blocker})"))
         return
     rows = read_manifest(folder)["rows"]
     click.echo(f"valid: {folder} ({counted(rows['notifications'], 'notification')}, "

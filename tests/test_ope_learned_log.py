@@ -78,6 +78,8 @@ def test_pushgen_log_writes_a_valid_learned_log(split, tmp_path, capsys):
     said = capsys.readouterr().out
     assert said.startswith(f"Wrote {out}: ") and "softmax-learned logs" not in said
     assert validate_log(out) == []
+    assert main(["validate", str(out)]) == 0
+    assert "every propensity the logging policy's own)" in capsys.readouterr().out
     log = read_log(out)
     assert log.recipe["policy"] == "softmax-learned" and log.recipe["temperature"] == 0.5
     described = json.loads((out / "log.json").read_text())
@@ -133,3 +135,17 @@ def test_validate_refuses_an_unknown_logging_policy(split, tmp_path):
     (out / "croissant.json").write_text(json.dumps(croissant))  # described again, as a forger would
     assert validate_log(out) == ["log.json: unknown logging policy 'oracle'; policies: uniform, softmax, "
                                  "softmax-learned"]
+
+
+def test_a_learned_log_fitted_by_another_scikit_learn_is_checked_but_not_recomputed(split, tmp_path, capsys,
+                                                                                     monkeypatch):
+    from pushgen.ope import folder, write_log
+
+    out = tmp_path / "learned"
+    write_log(log_policy(split, "softmax-learned", users=1), out)
+    installed = metadata.version("scikit-learn")
+    monkeypatch.setattr(folder.metadata, "version", lambda name: "0.1")
+    assert validate_log(out) == []
+    assert main(["validate", str(out)]) == 0
+    assert (f"propensities sum to 1 per round; not recomputed: its model was fitted with scikit-learn "
+            f"{installed}, and 0.1 is installed)") in capsys.readouterr().out

@@ -354,32 +354,59 @@ def test_mlcroissant_validates_the_log_and_reads_its_rounds(log_folder, softmax_
     assert files == {p.name for p in log_folder.iterdir() if p.name != "croissant.json"}
 
 
-def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path):
-    """A log whose listing is right but whose propensities or choices are not is invalid."""
+def forged_copy(log_folder, copy, edit):
+    """A copy of the log folder whose candidates table ``edit`` changed, with its listing and
+    Croissant described again, as a forger would; the edited candidates."""
     import shutil
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from pushgen.data.outputs import file_listing
+    from pushgen.ope.card import log_croissant
+    from pushgen.ope.folder import TABLES
 
-    copy = tmp_path / "edited"
     shutil.copytree(log_folder, copy)
     candidates = pq.read_table(copy / "candidates.parquet").to_pandas()
-    candidates.loc[candidates.index[0], "propensity"] += 0.01
-    candidates.loc[candidates.index[1], "chosen"] = ~candidates.loc[candidates.index[1], "chosen"]
+    edit(candidates)
     pq.write_table(pa.Table.from_pandas(candidates, preserve_index=False), copy / "candidates.parquet")
     described = json.loads((copy / "log.json").read_text())
     described["files"] = file_listing(copy, exclude=("log.json", "README.md", "croissant.json"))
     (copy / "log.json").write_text(json.dumps(described))
-    from pushgen.ope.card import log_croissant
-    from pushgen.ope.folder import TABLES
-
     croissant = log_croissant(copy, described, TABLES, ("log.json", "README.md"))
-    (copy / "croissant.json").write_text(json.dumps(croissant))  # described again, as a forger would
-    problems = validate_log(copy)
+    (copy / "croissant.json").write_text(json.dumps(croissant))
+    return candidates
+
+
+def test_validate_checks_the_tables_not_only_the_checksums(log_folder, tmp_path):
+    """A log whose listing is right but whose propensities or choices are not is invalid."""
+    def edit(candidates):
+        candidates.loc[candidates.index[0], "propensity"] += 0.01
+        candidates.loc[candidates.index[1], "chosen"] = ~candidates.loc[candidates.index[1], "chosen"]
+
+    forged_copy(log_folder, tmp_path / "edited", edit)
+    problems = validate_log(tmp_path / "edited")
     assert any("round 0: the propensities sum to 1.01" in p for p in problems), problems
     assert any("every round needs exactly one chosen action" in p for p in problems), problems
+
+
+def test_validate_recomputes_every_propensity_from_the_logging_policy(log_folder, tmp_path):
+    """Two propensities of a round swapped keep every sum at 1 and the chosen rows as they were."""
+    swapped = []
+
+    def edit(candidates):
+        others = candidates[~candidates["chosen"]]
+        first = others.groupby("round_id")["propensity"].nunique().gt(1).idxmax()
+        in_round = others[others["round_id"] == first]
+        a, b = in_round.index[in_round["propensity"].rank(method="first").isin([1, 2]).to_numpy()]
+        candidates.loc[[a, b], "propensity"] = candidates.loc[[b, a], "propensity"].to_numpy()
+        swapped.extend([a, b])
+
+    candidates = forged_copy(log_folder, tmp_path / "swapped", edit)
+    a, b = swapped
+    assert validate_log(tmp_path / "swapped") == [
+        f"candidate row {a}: propensity {candidates.loc[a, 'propensity']:.12g} is not the logging policy's "
+        f"{candidates.loc[b, 'propensity']:.12g} (2 rows like it)"]
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

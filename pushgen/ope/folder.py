@@ -170,7 +170,9 @@ def read_log(folder: Path) -> BanditLog:
 def validate_log(folder: Path) -> list[str]:
     """Every problem of a log folder (an empty list: it is valid): its files against ``log.json``,
     a known logging policy, the tables' columns and values, one chosen action per round with the
-    round's propensity, and propensities that sum to 1 per round, hold included.
+    round's propensity, propensities that sum to 1 per round, hold included, and every propensity
+    the logging policy's own, recomputed (for ``softmax-learned`` only with the scikit-learn that
+    fitted its model: ``propensity_blocker``).
 
     Parameters
     ----------
@@ -241,4 +243,37 @@ def validate_log(folder: Path) -> list[str]:
         problems.append("rounds.parquet: a chosen action with propensity 0")
     if candidates["reward"].notna().sum() != candidates["chosen"].sum():
         problems.append("candidates.parquet: a reward on an action that was not chosen")
-    return problems
+    if problems or propensity_blocker(log.recipe, read_description(folder)) is not None:
+        return problems
+    return propensity_problems(log)
+
+
+def propensity_blocker(recipe: dict, description: dict) -> str | None:
+    """Why a log's propensities cannot be recomputed here (None: they can): ``softmax-learned``
+    refits its model, which takes the scikit-learn that fitted it."""
+    if recipe.get("policy") != "softmax-learned":
+        return None
+    fitted = (description.get("fitted_with") or {}).get("scikit-learn")
+    try:
+        installed = metadata.version("scikit-learn")
+    except metadata.PackageNotFoundError:
+        installed = None
+    if installed is not None and installed == fitted:
+        return None
+    return f"its model was fitted with scikit-learn {fitted}, and {installed or 'none'} is installed"
+
+
+def propensity_problems(log: BanditLog) -> list[str]:
+    """The logged propensities against the logging policy's own, recomputed at every round."""
+    from pushgen.ope.log import logging_policy
+
+    recipe = log.recipe
+    policy = logging_policy(recipe["policy"], recipe.get("temperature"), recipe["split"])
+    rows = log.candidates
+    own = log.target_probabilities(policy)[rows["round_id"].to_numpy(), rows["slot"].to_numpy()]
+    logged = rows["propensity"].to_numpy(dtype=np.float64)
+    off = np.flatnonzero(np.abs(own - logged) > 1e-12)
+    if not len(off):
+        return []
+    return [f"candidate row {off[0]}: propensity {logged[off[0]]:.12g} is not the logging policy's "
+            f"{own[off[0]]:.12g} ({len(off)} rows like it)"]
