@@ -72,9 +72,10 @@ class NotificationSelectionEnv(ReplayEnv):
     --------------
     The first context of the user's test months, with the fatigue and habituation the user's
     logged history left (the fresh state when ``stationary``). ``info`` holds ``context_id``,
-    ``sent``, ``slot`` (-1 for hold), ``p_open`` (of what was sent), ``opened`` and running
-    ``metrics``; with ``candidate_p_in_info=True`` also ``candidate_p``, the candidates' true
-    P(open) (the oracle's privilege: a policy under evaluation must not see it).
+    ``sent``, ``slot`` (-1 for hold), ``opened``, running ``metrics`` and, in expected mode only
+    (as the ansi rendering), ``p_open`` of what was sent; with ``candidate_p_in_info=True`` also
+    ``candidate_p``, the candidates' true P(open) (the oracle's privilege: a policy under
+    evaluation must not see it).
 
     Episode End
     -----------
@@ -286,7 +287,8 @@ class NotificationSelectionEnv(ReplayEnv):
             lines.append(f"  [{j}] " + self._describe(NOTIFICATION_FEATURES, codes.tolist()))
         if self._last is not None:
             slot, p, opened, reward = self._last
-            sent = "held" if slot == self.hold else f"sent [{slot}] P(open) {p:.3f}, " + (
+            shown = f" P(open) {p:.3f}," if self.mode == "expected" else ","  # sampled: the response only
+            sent = "held" if slot == self.hold else f"sent [{slot}]{shown} " + (
                 "opened" if opened else "dismissed")
             lines.append(f"last step {sent}; reward {reward:+.3f}")
         lines.append(f"total reward {self._total:.3f}  sends {self._sends}")
