@@ -362,6 +362,15 @@ def test_boolean_columns_may_be_real_booleans(split, test_part, logged):
     assert a == b
 
 
+def test_a_nullable_boolean_column_with_a_missing_value_is_one_line(split, test_part, logged):
+    ongoing = pd.array(test_part["ongoing"].to_numpy(), dtype="boolean")
+    assert pushgen.evaluate(split, submission=logged.assign(ongoing=ongoing)).overall == \
+        pushgen.evaluate(split, submission=logged).overall
+    ongoing[5] = pd.NA
+    with pytest.raises(SubmissionError, match=r"^column 'ongoing' row 5: missing value$"):
+        pushgen.evaluate(split, submission=logged.assign(ongoing=ongoing))
+
+
 def test_diversity_metrics():
     opened = np.array([True, True, True, False])
     generated = {"priority": np.array([0, 1, 1, 2]), "visibility": np.array([0, 0, 0, 1])}

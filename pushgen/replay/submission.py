@@ -182,7 +182,7 @@ def _check_duplicates(ids: pd.Index) -> None:
 
 def _codes(column: pd.Series, name: str) -> np.ndarray:
     field = schemas.field(name)
-    if field.type == "boolean" and pd.api.types.is_bool_dtype(column.dtype):
+    if field.type == "boolean" and pd.api.types.is_bool_dtype(column.dtype) and not column.hasnans:
         return np.where(column.to_numpy(dtype=bool), field.code(True), field.code(False))
     if field.type == "boolean":
         names, codes = list(BOOLEANS), np.array([field.code(v) for v in BOOLEANS.values()])
