@@ -170,7 +170,7 @@ def validate_command(path: str) -> None:
         return
     if log:
         described = read_description(folder)
-        blocker = propensity_blocker(described["recipe"], described)
+        blocker = propensity_blocker(described)
         click.echo(f"valid: {folder} (bandit log, {counted(described['rounds'], 'round')}, "
                    f"{counted(described['candidate_rows'], 'action')}; every file's sha256 checked, "
                    + ("every propensity the logging policy's own)" if blocker is None else

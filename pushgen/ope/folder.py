@@ -243,15 +243,16 @@ def validate_log(folder: Path) -> list[str]:
         problems.append("rounds.parquet: a chosen action with propensity 0")
     if candidates["reward"].notna().sum() != candidates["chosen"].sum():
         problems.append("candidates.parquet: a reward on an action that was not chosen")
-    if problems or propensity_blocker(log.recipe, read_description(folder)) is not None:
+    if problems or propensity_blocker(read_description(folder)) is not None:
         return problems
     return propensity_problems(log)
 
 
-def propensity_blocker(recipe: dict, description: dict) -> str | None:
-    """Why a log's propensities cannot be recomputed here (None: they can): ``softmax-learned``
-    refits its model, which takes the scikit-learn that fitted it."""
-    if recipe.get("policy") != "softmax-learned":
+def propensity_blocker(description: dict) -> str | None:
+    """Why the propensities of the log ``description`` (its ``log.json``) cannot be recomputed
+    here (None: they can): ``softmax-learned`` refits its model, which takes the scikit-learn
+    that fitted it."""
+    if description["recipe"].get("policy") != "softmax-learned":
         return None
     fitted = (description.get("fitted_with") or {}).get("scikit-learn")
     try:
