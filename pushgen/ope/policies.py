@@ -29,8 +29,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
 
+from pushgen.model.logistic import expit
 from pushgen.model.renamed import moved
 from pushgen.ope.slates import Probabilities as Probabilities
 from pushgen.ope.slates import Scorer as Scorer
