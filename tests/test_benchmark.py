@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 
@@ -235,3 +236,21 @@ def test_missing_extras_are_named_once_with_the_whole_install_line(modules, name
     assert err.startswith(f"pushgen benchmark: error: {needs}: {install_line('bench')} ")
     assert err.count("pip install") == 1
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(("tasks", "message"), [
+    ([1.0], "task must be 1 or 2; got 1.0"), ([True], "task must be 1 or 2; got True"),
+    ("12", "task must be 1 or 2; got '1'"), ([3], "task must be 1 or 2; got 3"),
+    ([], "tasks is empty; give 1, 2, both, or None for those with test users"),
+])
+def test_run_benchmark_names_a_task_that_is_not_1_or_2(tasks, message):
+    from pushgen.benchmark.task_inputs import BenchmarkError, task_data
+
+    with pytest.raises(BenchmarkError, match=f"^{re.escape(message)}$"):
+        pushgen.run_benchmark(SPLIT, tasks=tasks, baselines=["random"])
+    with pytest.raises(BenchmarkError, match=r"^task must be 1 or 2; got 1\.0$"):
+        task_data(SPLIT, 1.0)
+
+
+def test_run_benchmark_takes_one_task_alone():
+    assert pushgen.run_benchmark(SPLIT, tasks=2, baselines=["random"]).tasks == [2]

@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -198,6 +199,16 @@ def test_load_split_refuses_other_tasks_and_folders(tmp_path):
         load_split(MINI, task=3)
     with pytest.raises(DatasetError, match=r"is not a split folder: no split\.json"):
         load_split(tmp_path)
+
+
+@pytest.mark.parametrize("task", [1.0, True, "1", np.float64(2.0), None])
+def test_load_split_takes_a_task_only_as_a_whole_number(task):
+    # 1.0 and True equal 1: they once passed the check and asked for task1.0/test.parquet
+    with pytest.raises(DatasetError, match=f"^task must be 1 or 2; got {re.escape(repr(task))}$"
+                       if not isinstance(task, np.generic) else "^task must be 1 or 2; got 2.0$"):
+        load_split(MINI, task=task)
+    loaded = load_split(MINI, task=np.int64(2)).task
+    assert loaded == 2 and type(loaded) is int
 
 
 def test_split_command_writes_a_described_split(dataset_folder, tmp_path, capsys):

@@ -21,7 +21,7 @@ from pushgen.benchmark.task_inputs import BenchmarkError, task_data
 from pushgen.data.folder_lock import session
 from pushgen.publishing.access import load_split
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
-from pushgen.splits import TASKS
+from pushgen.splits import TASKS, task_number
 from pushgen.splits.spec import no_test_users
 from pushgen.text_tables import counted
 
@@ -115,7 +115,7 @@ def select_baselines(names: Iterable[str] | None) -> list[Baseline[Setting, Poli
 
 
 @session()
-def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
+def run_benchmark(split: str | Path, tasks: Iterable[int] | int | None = None,
                   baselines: Iterable[str] | None = None, mode: str = DEFAULT_MODE, seed: int = 0,
                   progress: bool = False, selection: Iterable[str] | None = ()) -> Results:
     """Run the named baselines (default: all) on the tasks (default: those with test users), and
@@ -125,8 +125,8 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
     ----------
     split : str or pathlib.Path
         A standard split's name or a split folder.
-    tasks : iterable of int, optional
-        Some of 1 and 2; by default every task with test users.
+    tasks : iterable of int, or int, optional
+        Some of 1 and 2 (or one of them alone); by default every task with test users.
     baselines : iterable of str, optional
         Baseline names (``pushgen.baselines.BASELINES``); by default all.
     mode : str, default "expected"
@@ -208,16 +208,17 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | None = None,
     )
 
 
-def _tasks(description: dict, tasks: Iterable[int] | None) -> list[int]:
+def _tasks(description: dict, tasks: Iterable[int] | int | None) -> list[int]:
     """The tasks to run: those asked for, each of which must have test users."""
     parts = description.get("parts", {})
     has_users = {task: bool(parts.get(f"task{task}/test", {}).get("users", [True])) for task in TASKS}
     if tasks is None:
         return [task for task in TASKS if has_users[task]]
-    chosen = sorted(set(tasks))
+    asked = list(tasks) if isinstance(tasks, Iterable) else [tasks]  # one task alone: run_benchmark(s, 2)
+    if not asked:
+        raise BenchmarkError("tasks is empty; give 1, 2, both, or None for those with test users")
+    chosen = sorted({task_number(task, BenchmarkError) for task in asked})
     for task in chosen:
-        if task not in TASKS:
-            raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
         if not has_users[task]:
             raise BenchmarkError(no_test_users(str(description.get("name")), task))
     return chosen

@@ -20,7 +20,7 @@ from pushgen.model.engagement import RowTerms
 from pushgen.publishing.access import load_split
 from pushgen.replay.parts import ReplayPart, load_part
 from pushgen.replay.reference import apps_aware_reference
-from pushgen.splits import TASKS
+from pushgen.splits import task_number
 
 
 class BenchmarkError(DatasetError):
@@ -119,8 +119,7 @@ def task_data(split: str | Path, task: int) -> TaskData:
     >>> sorted(data.histories), len(data.contexts["place"]) > 0
     ([0, 1, 2], True)
     """
-    if task not in TASKS:
-        raise BenchmarkError(f"task must be 1 or 2; got {task!r}")
+    task = task_number(task, BenchmarkError)
     offline = load_split(split, 1)
     histories: dict[int, pd.DataFrame] = {}
     if task == 1:

@@ -17,7 +17,7 @@ from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import hold, session
 from pushgen.data.verify import verify_split
 from pushgen.publishing.registry import identity_problem
-from pushgen.splits import SPLIT_FILE, TASKS, Split, read_part
+from pushgen.splits import SPLIT_FILE, Split, read_part, task_number
 
 
 def resolve_split(source: str | Path) -> Path:
@@ -82,8 +82,7 @@ def load_split(source: str | Path, task: int = 1) -> Split:
     >>> "action" in split.train and "action" not in split.test
     True
     """
-    if task not in TASKS:
-        raise DatasetError(f"task must be 1 or 2; got {task!r}")
+    task = task_number(task)
     folder = resolve_split(source)
     description = json.loads((folder / SPLIT_FILE).read_text())
     test = read_part(folder, f"task{task}/test")

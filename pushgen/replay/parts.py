@@ -38,7 +38,7 @@ from pushgen.model.exposure import EXPOSURE_FIELDS, key_sizes
 from pushgen.publishing.access import resolve_split
 from pushgen.publishing.registry import other_model_advice
 from pushgen.replay.part_files import dictionary_map, positions, read_columns, read_rows
-from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries
+from pushgen.splits import SCORER_MODEL_FILE, SPLIT_FILE, TEST_PARTS, SplitSpec, boundaries, task_number
 from pushgen.splits.scorer import OFF_KEYS, SCORER, SCORER_TRUTH, turn_off
 
 PARTS = {1: ("train", "validation", "test"), 2: ("test",)}
@@ -180,9 +180,7 @@ class Episode:
 @session()
 def load_part(source: str | Path, task: int = 2, part: str = "test") -> ReplayPart:
     """One part of a split (a folder or a standard split's name), cached per process."""
-    if isinstance(task, bool) or not isinstance(task, (int, np.integer)) or task not in PARTS:
-        raise DatasetError(f"task must be 1 or 2; got {task!r}")
-    task = int(task)
+    task = task_number(task)
     if part not in PARTS[task]:
         raise DatasetError(f"task {task} has no {part!r} part; parts: {', '.join(PARTS[task])}")
     folder = resolve_split(source).resolve()

@@ -77,6 +77,7 @@ from pushgen.splits.spec import SplitSpec as SplitSpec
 from pushgen.splits.spec import boundaries as boundaries
 from pushgen.splits.spec import fill_months as fill_months
 from pushgen.splits.spec import left_out as left_out
+from pushgen.splits.spec import task_number as task_number
 from pushgen.text_tables import counted, html_table
 
 if TYPE_CHECKING:

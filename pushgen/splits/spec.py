@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from pushgen.checks import whole_number
+from pushgen.checks import quoted, whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.model.timegrid import add_months
 from pushgen.splits.scorer import SCORER
@@ -20,6 +20,24 @@ SCORER_PARTS = (f"{SCORER}/task1/test", f"{SCORER}/task2/test")
 PARTS = MODEL_PARTS + SCORER_PARTS
 TEST_PARTS = {1: "task1/test", 2: "task2/test"}
 TASKS = (1, 2)
+
+
+def task_number(task: object, error: type[Exception] = DatasetError) -> int:
+    """``task`` as an ``int`` when it is 1 or 2 (a whole number: not 1.0, not True), else ``error``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> task_number(np.int64(2))
+    2
+    >>> task_number(1.0)
+    Traceback (most recent call last):
+    ...
+    pushgen.data.errors.DatasetError: task must be 1 or 2; got 1.0
+    """
+    if isinstance(task, (bool, np.bool_)) or not isinstance(task, (int, np.integer)) or task not in TASKS:
+        raise error(f"task must be 1 or 2; got {quoted(task)}")
+    return int(task)
 
 
 def no_test_users(name: str, task: int) -> str:
