@@ -242,6 +242,71 @@ def test_invalid_codes_from_a_policy_are_named():
         run_policy(SPLIT, 2, "broken", lambda setting: Broken())
 
 
+class Answering(Broken):
+    """A policy whose act() returns ``answer(valid codes)``: what a model of one's own gets wrong."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def act(self, contexts):
+        n = len(contexts["day"])
+        return self.answer({f: np.zeros(n, dtype=np.int64) for f in NOTIFICATION_FEATURES})
+
+
+@pytest.mark.parametrize(("answer", "message"), [
+    (lambda codes: None, "act() returned None; it must return a dict of code arrays, one per notification "
+                         "feature (postingApp, category, "),
+    (lambda codes: list(codes.values()), "act() returned list; it must return a dict of code arrays"),
+    (lambda codes: {**codes, "subject": codes["subject"] + 0.5},
+     "act() returned subject code 0.5, not a whole number; codes are the positions of "
+     "pushgen.schemas.values('subject')"),
+    (lambda codes: {**codes, "category": np.full(len(codes["category"]), np.nan)},
+     "act() returned category code nan, not a whole number"),
+    (lambda codes: {**codes, "postingApp": np.array(["com.Slack"] * len(codes["postingApp"]))},
+     "act() returned postingApp of dtype <U9; codes are whole numbers, the positions of "
+     "pushgen.schemas.values('postingApp') (pushgen.envs.spaces.encode converts values)"),
+    (lambda codes: {**codes, "ongoing": codes["ongoing"].astype(bool)},
+     "act() returned ongoing of dtype bool"),
+    (lambda codes: {**codes, "priority": codes["priority"][:-1]},
+     "act() returned 49 priority codes for 50 contexts"),
+    (lambda codes: {**codes, "visibility": np.zeros((len(codes["visibility"]), 2), dtype=np.int64)},
+     "act() returned visibility of shape (50, 2); a dict of code arrays"),
+])
+def test_what_a_policy_returns_that_is_not_a_batch_of_codes_is_named(answer, message):
+    with pytest.raises(PolicyError) as raised:
+        run_policy(SPLIT, 2, "answering", lambda setting: Answering(answer))
+    assert str(raised.value).startswith(message)
+
+
+def test_whole_codes_held_as_floats_or_a_column_each_score_as_the_codes():
+    reference = run_policy(SPLIT, 2, "answering", lambda setting: Answering(lambda codes: codes))[0]
+    for answer in (lambda codes: {f: c.astype(float) for f, c in codes.items()},
+                   lambda codes: {f: c[:, None] for f, c in codes.items()},
+                   lambda codes: pd.DataFrame(codes)):
+        run = run_policy(SPLIT, 2, "answering", lambda setting, answer=answer: Answering(answer))[0]
+        assert np.array_equal(run.generated, reference.generated)
+        assert np.array_equal(run.reward, reference.reward)
+
+
+@pytest.mark.parametrize(("arguments", "error", "message"), [
+    ({"make": lambda setting: None}, PolicyError,
+     "make(setting) for user 3 returned None, which has no fit() and no act() and no update(); a policy has "
+     "fit(history), act(contexts) and update(contexts, notifications, opened)"),
+    ({"make": lambda setting: object()}, PolicyError,
+     "make(setting) for user 3 returned object, which has no fit()"),
+    ({"make": 3}, TypeError,
+     "make is a factory: make(setting) gives a user's policy (a class or a function); got 3"),
+    ({"name": 3}, TypeError, "name is the policy's name, a str (it seeds its random numbers); got 3"),
+    ({"seed": -1}, ValueError, "seed must be a whole number >= 0; got -1"),
+    ({"chunk": 0}, ValueError, "chunk must be a whole number >= 1; got 0"),
+])
+def test_run_policy_names_a_wrong_argument(arguments, error, message):
+    given = {"name": "broken", "make": lambda setting: Broken(), **arguments}
+    with pytest.raises(error) as raised:
+        run_policy(SPLIT, 2, **given)
+    assert str(raised.value).startswith(message)
+
+
 def test_yardsticks_refuse_to_run_without_the_simulated_user():
     prepared = task_data(SPLIT, 1)
     with pytest.raises(ValueError, match="reads the simulated user"):

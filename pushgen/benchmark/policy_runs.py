@@ -10,14 +10,27 @@ from pathlib import Path
 import numpy as np
 
 from pushgen.baselines import Baseline, Factory, Policy, Setting
+from pushgen.benchmark.answers import checked_policy
 from pushgen.benchmark.runner import CHUNK, Run, bound_runs, play
 from pushgen.benchmark.task_inputs import TaskData, task_data
+from pushgen.checks import quoted, whole_number
 from pushgen.replay.rewards import DEFAULT_MODE, check_mode
 
 
 def seed_for(seed: int, name: str, task: int, user: int) -> np.random.SeedSequence:
     """The seed of one policy for one user: independent of the other users and policies."""
     return np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode()), task, user))
+
+
+def check_run(name: object, make: object, seed: object, chunk: object) -> None:
+    """``run_policy``'s own arguments, each refused in one line naming what is allowed."""
+    if not isinstance(name, str):
+        raise TypeError(f"name is the policy's name, a str (it seeds its random numbers); got {quoted(name)}")
+    if not callable(make):
+        raise TypeError(f"make is a factory: make(setting) gives a user's policy (a class or a "
+                        f"function); got {quoted(make)}")
+    whole_number("seed", seed, 0)
+    whole_number("chunk", chunk, 1)
 
 
 @contextlib.contextmanager
@@ -136,12 +149,15 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
     ([3], True)
     """
     check_mode(mode)
+    check_run(name, make, seed, chunk)
     data = split if isinstance(split, TaskData) else task_data(split, task)
     shared = {} if shared is None else shared
     episodes = data.episodes(users)
     with single_threaded_blas():
-        policies = {user: make(make_setting(data, task, name, user, seed, shared, reads_truth))
-                    for user in episodes.users}
+        policies = {}
+        for user in episodes.users:
+            made = make(make_setting(data, task, name, user, seed, shared, reads_truth))
+            policies[user] = checked_policy(made, user)
         return play(policies, episodes, data.history, task, mode, chunk, on_user)
 
 

@@ -21,8 +21,9 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 
-from pushgen import schemas
 from pushgen.baselines.base import Bound, Codes, Policy, Truth, as_codes, as_matrix
+from pushgen.benchmark.answers import PolicyError as PolicyError
+from pushgen.benchmark.answers import checked
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.feasibility import is_possible
 from pushgen.replay.parts import ReplayPart
@@ -30,11 +31,6 @@ from pushgen.replay.rewards import rewards
 from pushgen.replay.scoring import Judge, sequence_probabilities
 
 CHUNK = 50
-SIZES = np.array([len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
-
-
-class PolicyError(ValueError):
-    """A policy returned something that is not a batch of valid notification codes."""
 
 
 @dataclass
@@ -79,23 +75,6 @@ class Run:
     reference_reward: np.ndarray | None  # task 2: the non-learning reference's, same contexts
     fit_seconds: float
     decision_seconds: np.ndarray  # per row: its batch's act time / batch size
-
-
-def checked(action: dict[str, np.ndarray], n: int) -> np.ndarray:
-    """The (n, 7) code matrix of an action batch, or ``PolicyError`` naming the problem."""
-    missing = [f for f in NOTIFICATION_FEATURES if f not in action]
-    if missing:
-        raise PolicyError(f"act() returned no {missing[0]!r}; it must return every notification "
-                          f"feature: {', '.join(NOTIFICATION_FEATURES)}")
-    matrix = as_matrix({f: np.asarray(action[f]).reshape(-1) for f in NOTIFICATION_FEATURES})
-    if len(matrix) != n:
-        raise PolicyError(f"act() returned {len(matrix)} notifications for {n} contexts")
-    bad = (matrix < 0) | (matrix >= SIZES)
-    if bad.any():
-        row, j = np.argwhere(bad)[0]
-        raise PolicyError(f"act() returned {NOTIFICATION_FEATURES[j]} code {matrix[row, j]}, "
-                          f"outside 0..{SIZES[j] - 1}")
-    return matrix
 
 
 @dataclass
