@@ -70,3 +70,19 @@ def quoted(value: object) -> str:
     if isinstance(value, str) and len(value) > LONGEST_QUOTED:
         return f"{value[:LONGEST_QUOTED // 2]!r}... ({len(value):,} characters)"
     return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def type_name(value: object) -> str:
+    """``value``'s type as a message names it: ``list``, ``numpy.ndarray``, ``polars.DataFrame``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> type_name([1]), type_name(np.zeros(1)), type_name(None)
+    ('list', 'numpy.ndarray', 'None')
+    """
+    if value is None:
+        return "None"
+    kind = type(value)
+    package = kind.__module__.split(".")[0]
+    return kind.__qualname__ if package == "builtins" else f"{package}.{kind.__qualname__}"

@@ -62,6 +62,11 @@ def test_estimate_all_skips_model_estimators_without_a_model():
         dm(bare)
     with pytest.raises(ValueError, match="unknown estimator 'XY'; estimators: IPW, SNIPW, DM, DR"):
         estimate_all(log, ("XY",))
+    # one name alone is that estimator, not its letters ('unknown estimator 'I'' once)
+    assert list(estimate_all(log, "SNIPW")) == ["SNIPW"]
+    with pytest.raises(TypeError, match=r"^estimate_all reads a Feedback \(log.feedback\(policy, model\)\); "
+                                        r"got None$"):
+        estimate_all(None)
 
 
 @pytest.mark.parametrize(("change", "message"), [

@@ -418,10 +418,62 @@ def test_validate_recomputes_every_propensity_from_the_logging_policy(log_folder
     ({"seed": -3}, "seed must be a whole number >= 0; got -3"),
     ({"k": 0}, "k (candidates per context) must be a whole number from 1 to 64; got 0"),
     ({"users": [99]}, "user 99 is not a test user of the split"),
+    ({"users": []}, "users is an empty list; give some user ids, a number of users, or None for every "
+                    "test user"),
+    ({"users": "0"}, "users must be a number of users, a list of user ids or None; got '0'"),
 ])
 def test_the_python_api_refuses_bad_options_with_their_name(split, kwargs, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         log_policy(split, **kwargs)
+
+
+class Mine:
+    """A target policy of one's own whose probabilities are ``answer(uniform probabilities)``."""
+
+    name, reads_state = "mine", False
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def probabilities(self, slates):
+        return self.answer(UniformPolicy().probabilities(slates))
+
+
+@pytest.mark.parametrize(("target", "error", "message"), [
+    (GreedyPolicy(lambda slates: None), ValueError,
+     "the scorer must give one number per candidate, shape (rounds, k) = ({n}, {k}); it gave None"),
+    (GreedyPolicy(lambda slates: np.zeros(3)), ValueError, "it gave numpy.ndarray of shape (3,)"),
+    (GreedyPolicy(lambda slates: np.full(slates.mask.shape, np.nan)), ValueError, "it gave a NaN score"),
+    (GreedyPolicy(None), TypeError, "a scorer is a function of slates giving each candidate's score (n, k)"),
+    (None, TypeError, "the policy must be a pushgen.ope policy (name, reads_state and probabilities(slates)"),
+    (Mine(lambda p: p[:, :-1]), ValueError,
+     "mine's probabilities(slates) must be an array of shape (rounds, k + 1) = ({n}, {k1}), each slot's "
+     "probability and hold's last; got shape ({n}, {k})"),
+    (Mine(lambda p: None), ValueError, "must be an array of shape (rounds, k + 1) = ({n}, {k1}), each slot's "
+                                       "probability and hold's last; got None"),
+    (Mine(lambda p: -p), ValueError, "mine's probabilities(slates) gave a probability that is negative"),
+    (Mine(lambda p: 2 * p), ValueError,
+     "mine's probabilities(slates): each row must sum to 1; row 0 sums to 2"),
+])
+def test_a_target_policy_or_scorer_that_gives_the_wrong_thing_is_named(split, softmax_log, target, error,
+                                                                        message):
+    message = message.format(n=len(softmax_log), k=softmax_log.k, k1=softmax_log.k + 1)
+    with pytest.raises(error) as raised:
+        softmax_log.feedback(target)
+    assert message in str(raised.value)
+    with pytest.raises(error) as raised:
+        policy_value(target, split, users=[int(softmax_log.rounds["user_id"].iloc[0])], rollouts=1)
+    assert message.split("(rounds")[0] in str(raised.value)
+
+
+def test_a_target_policy_that_sends_an_empty_slot_is_named():
+    from pushgen.ope.slates import probabilities_of
+
+    slates = Slates(contexts={}, candidates=np.zeros((1, 2, 7), dtype=np.int64),
+                    mask=np.array([[True, False]]))
+    with pytest.raises(ValueError, match=r"^mine's probabilities\(slates\) gave an empty slot a probability"):
+        probabilities_of(Mine(lambda p: np.full((1, 3), 1 / 3)), slates)
+    assert probabilities_of(Mine(lambda p: p), slates).tolist() == [[0.5, 0.0, 0.5]]
 
 
 def test_with_a_stationary_user_ipw_and_dr_hold_the_truth_for_every_target(split):

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from pushgen import schemas
+from pushgen.checks import type_name
 from pushgen.envs.spaces import NOTIFICATION_FEATURES
 
 SIZES = np.array([len(schemas.values(f)) for f in NOTIFICATION_FEATURES])
@@ -18,22 +19,6 @@ SHAPE = f"a dict of code arrays, one per notification feature ({', '.join(NOTIFI
 
 class PolicyError(ValueError):
     """A policy returned something that is not a batch of valid notification codes."""
-
-
-def type_name(value: object) -> str:
-    """``value``'s type as a message names it: ``list``, ``numpy.ndarray``, ``polars.DataFrame``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> type_name([1]), type_name(np.zeros(1)), type_name(None)
-    ('list', 'numpy.ndarray', 'None')
-    """
-    if value is None:
-        return "None"
-    kind = type(value)
-    package = kind.__module__.split(".")[0]
-    return kind.__qualname__ if package == "builtins" else f"{package}.{kind.__qualname__}"
 
 
 def checked_policy(policy: Any, user: int) -> Any:

@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from pushgen.checks import type_name
 from pushgen.ope.feedback import Z_95
 from pushgen.ope.feedback import Estimate as Estimate
 from pushgen.ope.feedback import Feedback as Feedback
@@ -185,15 +186,15 @@ def dr(feedback: Feedback) -> Estimate:
 FORMULAS = {"IPW": ipw, "SNIPW": snipw, "DM": dm, "DR": dr}
 
 
-def estimate_all(feedback: Feedback, estimators: tuple[str, ...] = ESTIMATORS) -> dict[str, Estimate]:
+def estimate_all(feedback: Feedback, estimators: tuple[str, ...] | str = ESTIMATORS) -> dict[str, Estimate]:
     """Every named estimator's estimate (DM and DR only when ``feedback`` has a reward model).
 
     Parameters
     ----------
     feedback : Feedback
         The log, for one target policy.
-    estimators : tuple of str, default ("IPW", "SNIPW", "DM", "DR")
-        The estimators to run.
+    estimators : tuple of str, or str, default ("IPW", "SNIPW", "DM", "DR")
+        The estimators to run (one name alone: that one).
 
     Returns
     -------
@@ -215,6 +216,11 @@ def estimate_all(feedback: Feedback, estimators: tuple[str, ...] = ESTIMATORS) -
     >>> {name: round(e.value, 3) for name, e in estimate_all(feedback).items()}
     {'IPW': 1.0, 'SNIPW': 1.0, 'DM': 0.8, 'DR': 1.0}
     """
+    if not isinstance(feedback, Feedback):
+        raise TypeError(f"estimate_all reads a Feedback (log.feedback(policy, model)); "
+                        f"got {type_name(feedback)}")
+    if isinstance(estimators, str):  # one estimator's name, not its letters
+        estimators = (estimators,)
     unknown = [name for name in estimators if name not in FORMULAS]
     if unknown:
         raise ValueError(f"unknown estimator {unknown[0]!r}; estimators: {', '.join(FORMULAS)}")

@@ -19,6 +19,7 @@ from pushgen.checks import whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES
 from pushgen.ope.policies import SlatePolicy, Slates, sample
+from pushgen.ope.slates import checked_policy, probabilities_of
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE
 
@@ -57,7 +58,7 @@ def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple
     available = test_users(split)
     if users is None:
         return available
-    if isinstance(users, bool):
+    if isinstance(users, (bool, str, bytes)):
         raise DatasetError(f"users must be a number of users, a list of user ids or None; got {users!r}")
     if isinstance(users, (int, np.integer)):
         if not 1 <= users <= len(available):
@@ -65,6 +66,10 @@ def choose_users(split: str | Path, users: int | list[int] | None) -> list[tuple
                                f"got {users}")
         return available[: int(users)]
     tasks = dict(available)
+    users = list(users)
+    if not users:
+        raise DatasetError("users is an empty list; give some user ids, a number of users, or None for "
+                           "every test user")
     unknown = [u for u in users if u not in tasks]
     if unknown:
         raise DatasetError(f"user {unknown[0]!r} is not a test user of the split; test users: "
@@ -84,6 +89,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
     from pushgen.envs.selection import NotificationSelectionEnv
 
     seed = whole_number("seed", seed, 0)
+    policy = checked_policy(policy)
     episodes = []
     for user, task in choose_users(split, users):
         env = NotificationSelectionEnv(split, user=user, k=k, candidate_seed=candidate_seed, mode="sampled",
@@ -97,7 +103,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
         uniforms = np.random.default_rng([seed, user, 1]).random(n)
         reads = policy.reads_state
         # a policy that reads the state chooses round by round, the others all rounds at once
-        probabilities = np.zeros((n, env.k + 1)) if reads else policy.probabilities(slates)
+        probabilities = np.zeros((n, env.k + 1)) if reads else probabilities_of(policy, slates)
         action = np.zeros(n, dtype=np.int64) if reads else sample(probabilities, uniforms).astype(np.int64)
         keep_state = record_state or reads
         opened = np.zeros(n, dtype=bool)
@@ -106,7 +112,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
             if keep_state:
                 p_open[i] = env.candidate_probabilities(i)
             if reads:
-                probabilities[i] = policy.probabilities(state.take(slice(i, i + 1)))[0]
+                probabilities[i] = probabilities_of(policy, state.take(slice(i, i + 1)))[0]
                 action[i] = sample(probabilities[i:i + 1], uniforms[i:i + 1])[0]
             info = env.step(int(action[i]))[4]
             opened[i] = info["opened"]

@@ -38,6 +38,7 @@ from pushgen.ope.slates import SlatePolicy as SlatePolicy
 from pushgen.ope.slates import Slates as Slates
 from pushgen.ope.slates import allowed as allowed
 from pushgen.ope.slates import sample as sample
+from pushgen.ope.slates import scores
 
 MIN_TEMPERATURE = 0.1
 POLICIES = ("uniform", "softmax", "softmax-learned")
@@ -142,7 +143,7 @@ class SoftmaxPolicy(Probabilities):
 
     def probabilities(self, slates: Slates) -> np.ndarray:
         if self.scorer is not None:
-            p_open = expit(self.scorer(slates))
+            p_open = expit(scores(self.scorer, slates))
         elif slates.p_open is None:
             raise ValueError("the softmax policy reads the candidates' P(open) at the state (p_open=)")
         else:
@@ -155,9 +156,9 @@ class SoftmaxPolicy(Probabilities):
 
 def best_candidate(scorer: Scorer, slates: Slates) -> np.ndarray:
     """(n, k + 1) one-hot: the filled slot with the highest score (the first of ties)."""
-    scores = np.where(slates.mask, scorer(slates), -np.inf)
+    scored = np.where(slates.mask, scores(scorer, slates), -np.inf)
     out = np.zeros((len(slates), slates.mask.shape[1] + 1))
-    best = scores.argmax(axis=1)
+    best = scored.argmax(axis=1)
     out[np.arange(len(slates)), np.where(slates.mask.any(axis=1), best, slates.mask.shape[1])] = 1.0
     return out
 

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from pushgen.baselines.base import NoHistory, Policy
+from pushgen.checks import type_name
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,58 @@ class Probabilities(NoHistory):
 
 
 Scorer = Callable[[Slates], np.ndarray]  # slates -> (n, k) scores of the candidates
+SLATE_POLICY = ("a pushgen.ope policy (name, reads_state and probabilities(slates), as GreedyPolicy(scorer), "
+                "UniformPolicy() or SoftmaxPolicy(temperature, scorer))")
+
+
+def scores(scorer: Scorer, slates: Slates) -> np.ndarray:
+    """``scorer(slates)`` as float ``(n, k)`` scores, or an error naming what a scorer must give."""
+    if not callable(scorer):
+        raise TypeError(f"a scorer is a function of slates giving each candidate's score (n, k), such "
+                        f"as pushgen.ope.models.learned_scorer(split); got {type_name(scorer)}")
+    given = scorer(slates)
+    try:
+        out = np.asarray(given, dtype=np.float64)
+    except (TypeError, ValueError):
+        out = np.full((), np.nan)
+    if out.shape != slates.mask.shape or np.isnan(out).any():
+        got = f"{type_name(given)} of shape {out.shape}" if out.shape != slates.mask.shape else "a NaN score"
+        if not isinstance(given, np.ndarray | list | tuple):
+            got = type_name(given)
+        raise ValueError(f"the scorer must give one number per candidate, shape (rounds, k) = "
+                         f"{slates.mask.shape}; it gave {got}")
+    return out
+
+
+def checked_policy(policy: object) -> SlatePolicy:
+    """``policy`` when it is a slate policy, else a ``TypeError`` naming what it lacks."""
+    missing = [m for m in ("name", "reads_state", "probabilities") if not hasattr(policy, m)]
+    if missing:
+        raise TypeError(f"the policy must be {SLATE_POLICY}; got {type_name(policy)}, which has no "
+                        f"{' and no '.join(missing)}")
+    return policy  # type: ignore[return-value]
+
+
+def probabilities_of(policy: SlatePolicy, slates: Slates) -> np.ndarray:
+    """``policy.probabilities(slates)``, checked: ``(n, k + 1)``, non-negative, zero on the empty
+    slots, each row summing to 1; else a ``ValueError`` naming the first problem."""
+    given = policy.probabilities(slates)
+    out = np.asarray(given, dtype=np.float64) if isinstance(given, np.ndarray | list | tuple) else None
+    shape = (len(slates), slates.mask.shape[1] + 1)
+    name = f"{getattr(policy, 'name', type_name(policy))}'s probabilities(slates)"
+    if out is None or out.shape != shape:
+        got = type_name(given) if out is None else f"shape {out.shape}"
+        raise ValueError(f"{name} must be an array of shape (rounds, k + 1) = {shape}, each slot's "
+                         f"probability and hold's last; got {got}")
+    if not (np.isfinite(out) & (out >= 0)).all():
+        raise ValueError(f"{name} gave a probability that is negative or not a number")
+    if (out[~allowed(slates)] > 0).any():
+        raise ValueError(f"{name} gave an empty slot a probability above 0")
+    sums = out.sum(axis=1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-9):
+        row = int(np.argmax(np.abs(sums - 1.0)))
+        raise ValueError(f"{name}: each row must sum to 1; row {row} sums to {sums[row]:.6g}")
+    return out
 
 
 def allowed(slates: Slates) -> np.ndarray:
