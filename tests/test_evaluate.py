@@ -472,6 +472,17 @@ def test_odd_submissions_and_users_are_named_in_one_line(split, logged):
         pushgen.evaluate(split, task=1, submission=holes)
 
 
+
+def test_a_frame_of_another_library_is_named_with_its_library(split, logged):
+    with pytest.raises(SubmissionError, match=r"CSV file; got numpy\.ndarray$"):
+        pushgen.evaluate(split, task=1, submission=logged.to_numpy())
+    # a polars frame was "got DataFrame", as if it were a pandas one
+    polars = pytest.importorskip("polars")
+    with pytest.raises(SubmissionError) as raised:
+        pushgen.evaluate(split, task=1, submission=polars.from_pandas(logged))
+    assert str(raised.value) == ("a submission is a pandas DataFrame or the path of a Parquet or CSV file; "
+                                 "got polars.DataFrame (its to_pandas() makes one)")
+
 @settings(max_examples=200, deadline=None)
 @given(probability=st.floats(0.001, 0.999).filter(lambda p: abs(p - 0.5) > 1e-6),
        degrees=st.integers(1, 3000))

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pushgen.checks import type_name
 from pushgen.data.dataset import DatasetError
 from pushgen.data.folder_lock import session
 from pushgen.model.engagement import notification_terms
@@ -128,8 +129,9 @@ def evaluate(split: str | Path, task: int = 1, submission: str | Path | pd.DataF
         selected = sorted({part.check_user(u) for u in chosen})
     rows = np.concatenate([np.arange(part.rows_of(u).start, part.rows_of(u).stop) for u in selected])
     if not isinstance(submission, (pd.DataFrame, str, Path)):
+        convert = " (its to_pandas() makes one)" if callable(getattr(submission, "to_pandas", None)) else ""
         raise SubmissionError("a submission is a pandas DataFrame or the path of a Parquet or CSV file; "
-                              f"got {type(submission).__name__}")
+                              f"got {type_name(submission)}{convert}")
     frame = submission if isinstance(submission, pd.DataFrame) else read_submission(submission)
     codes, seconds = check_submission(frame, part.context_ids[rows], part.context_ids, part.label,
                                       timed=task == 2)

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from pushgen import schemas
-from pushgen.checks import quoted
+from pushgen.checks import quoted, type_name
 from pushgen.data.dataset import DatasetError, first_line
 
 KEY = "context_id"
@@ -77,7 +77,7 @@ def check_submission(frame: pd.DataFrame, expected: np.ndarray, known: np.ndarra
     """
     if not isinstance(frame, pd.DataFrame):
         raise SubmissionError("a submission is a table (a pandas DataFrame or a file); "
-                              f"got {type(frame).__name__}")
+                              f"got {type_name(frame)}")
     required = (KEY, *FEATURES, *((TIMING,) if timed else ()))
     _check_columns(frame, required)
     frame = frame.reset_index(drop=True)
