@@ -216,6 +216,33 @@ def test_a_run_whose_responses_rewards_or_entropy_were_edited_is_unverified(spli
                    lambda observation, info: env.action_space.sample(), tmp_path / "expected.parquet")
 
 
+def test_record_run_and_the_policy_agent_name_what_they_are_given(split, tmp_path):
+    from pushgen.baselines import PolicyAgent, RandomPolicy
+    from pushgen.benchmark import PolicyError, make_setting, task_data
+
+    env = gym.make(GENERATION_ID, split=split, user=3)
+    with pytest.raises(TypeError, match=r"^record_run records a pushgen/NotificationGeneration-v0 run "
+                                        r"\(an environment from gym\.make\); got str, whose runs it "
+                                        r"cannot score$"):
+        record_run(GENERATION_ID, lambda observation, info: None, tmp_path / "a.parquet")
+    with pytest.raises(TypeError, match=r"^record_run's policy is called as policy\(observation, info\) -> "
+                                        r"action \(a function, or "
+                                        r"pushgen\.baselines\.PolicyAgent\(policy\)\); got None$"):
+        record_run(env, None, tmp_path / "b.parquet")
+    with pytest.raises(PolicyError, match=r"^the policy is None, which has no fit\(\) and no act\(\) and no "
+                                          r"update\(\)"):
+        PolicyAgent(None)
+
+    class Silent(RandomPolicy):  # forgets to return its notifications
+        def act(self, contexts):
+            super().act(contexts)
+
+    agent = PolicyAgent(Silent(make_setting(task_data(split, 2), 2, "silent", 3)))
+    with pytest.raises(PolicyError, match=r"^act\(\) returned None; it must return a dict of code arrays"):
+        record_run(env, agent, tmp_path / "c.parquet")
+    assert not (tmp_path / "c.parquet").exists() and not (tmp_path / "a.parquet").exists()
+
+
 def mutate(frame: pd.DataFrame, how: str) -> pd.DataFrame:
     frame = frame.copy()
     if how == "missing column":

@@ -34,7 +34,9 @@ class PolicyAgent:
     """
 
     def __init__(self, policy: Policy) -> None:
-        self.policy = policy
+        from pushgen.benchmark.answers import checked_policy  # the benchmark imports the baselines
+
+        self.policy = checked_policy(policy, None)
         self._pending: tuple[Codes, Codes] | None = None
 
     def __call__(self, observation: dict[str, int], info: dict[str, Any]) -> dict[str, int]:
@@ -44,6 +46,9 @@ class PolicyAgent:
             contexts, action = self._pending
             self.policy.update(contexts, action, np.array([bool(info["opened"])]))
         contexts = {f: np.array([int(observation[f])]) for f in CONTEXT_FEATURES}
+        from pushgen.benchmark.answers import checked
+
         action = self.policy.act(contexts)
+        codes = checked(action, 1)[0]  # a batch of one notification, or PolicyError naming the problem
         self._pending = (contexts, action)
-        return {f: int(action[f][0]) for f in NOTIFICATION_FEATURES}
+        return {f: int(code) for f, code in zip(NOTIFICATION_FEATURES, codes, strict=True)}

@@ -21,12 +21,14 @@ class PolicyError(ValueError):
     """A policy returned something that is not a batch of valid notification codes."""
 
 
-def checked_policy(policy: Any, user: int) -> Any:
+def checked_policy(policy: Any, user: int | None) -> Any:
     """``policy`` when it has ``fit``, ``act`` and ``update``, else ``PolicyError`` naming what is
-    missing (``make(setting)`` returned something that is not a policy)."""
+    missing (``make(setting)`` for ``user`` returned something that is not a policy; ``user``
+    None: it was given as one)."""
     missing = [m for m in METHODS if not callable(getattr(policy, m, None))]
     if missing:
-        raise PolicyError(f"make(setting) for user {user} returned {type_name(policy)}, which has no "
+        given = "the policy is" if user is None else f"make(setting) for user {user} returned"
+        raise PolicyError(f"{given} {type_name(policy)}, which has no "
                           f"{' and no '.join(f'{m}()' for m in missing)}; a policy has fit(history), "
                           "act(contexts) and update(contexts, notifications, opened)")
     return policy

@@ -85,19 +85,24 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     >>> result.score["users"], len(history) > 0
     (1, True)
     """
-    if not isinstance(env.unwrapped, NotificationGenerationEnv):
-        raise TypeError(f"record_run records a pushgen/NotificationGeneration-v0 run; got "
-                        f"{type(env.unwrapped).__name__}, whose runs it cannot score")
-    if env.unwrapped.mode != "sampled":
+    game = getattr(env, "unwrapped", None)
+    if not isinstance(game, NotificationGenerationEnv):
+        raise TypeError(f"record_run records a pushgen/NotificationGeneration-v0 run (an environment "
+                        f"from gym.make); got {type(env if game is None else game).__name__}, whose runs it "
+                        f"cannot score")
+    if not callable(policy):
+        raise TypeError(f"record_run's policy is called as policy(observation, info) -> action (a "
+                        f"function, or pushgen.baselines.PolicyAgent(policy)); got {policy!r}")
+    if game.mode != "sampled":
         raise ValueError(f"record_run records a run played in sampled mode (the mode learners play); got "
-                         f"mode={env.unwrapped.mode!r}: make the environment with mode='sampled'")
+                         f"mode={game.mode!r}: make the environment with mode='sampled'")
     with file_output(path, force, is_recording, "recording", option="path") as partial:
         observation, info = env.reset(seed=seed, options=options)
         done = False
         while not done:
             observation, _, terminated, truncated, info = env.step(policy(observation, info))
             done = terminated or truncated
-        history: History = env.unwrapped.history
+        history: History = game.history
         history.save(partial)
     return history
 
