@@ -19,7 +19,7 @@ from pushgen.checks import whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES
 from pushgen.ope.policies import SlatePolicy, Slates, sample
-from pushgen.ope.slates import checked_policy, probabilities_of
+from pushgen.ope.slates import checked_policy, checked_probabilities, probabilities_of
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE
 
@@ -111,12 +111,16 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
         for i in range(n):
             if keep_state:
                 p_open[i] = env.candidate_probabilities(i)
-            if reads:
-                probabilities[i] = probabilities_of(policy, state.take(slice(i, i + 1)))[0]
+            if reads:  # the first round's answer checked at once, every round's after the episode
+                now = state.take(slice(i, i + 1))
+                given = policy.probabilities(now)
+                probabilities[i] = (checked_probabilities(policy, given, now) if i == 0 else given)[0]
                 action[i] = sample(probabilities[i:i + 1], uniforms[i:i + 1])[0]
             info = env.step(int(action[i]))[4]
             opened[i] = info["opened"]
             chosen_p[i] = env.last_p_open
+        if reads:
+            checked_probabilities(policy, probabilities, state)
         seconds = env.replay.seconds[env.episode.rows]
         episodes.append(Episode(user, task, env.episode.context_ids.copy(), seconds,
                                 state if keep_state else slates, probabilities, action, opened, chosen_p))

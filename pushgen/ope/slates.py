@@ -115,9 +115,14 @@ def checked_policy(policy: object) -> SlatePolicy:
 
 
 def probabilities_of(policy: SlatePolicy, slates: Slates) -> np.ndarray:
-    """``policy.probabilities(slates)``, checked: ``(n, k + 1)``, non-negative, zero on the empty
-    slots, each row summing to 1; else a ``ValueError`` naming the first problem."""
-    given = policy.probabilities(slates)
+    """``policy.probabilities(slates)``, checked (``checked_probabilities``)."""
+    return checked_probabilities(policy, policy.probabilities(slates), slates)
+
+
+def checked_probabilities(policy: SlatePolicy, given: Any, slates: Slates) -> np.ndarray:
+    """What ``policy`` gave as its probabilities at ``slates``, checked: ``(n, k + 1)``,
+    non-negative, zero on the empty slots, each row summing to 1; else a ``ValueError`` naming
+    the first problem."""
     out = np.asarray(given, dtype=np.float64) if isinstance(given, np.ndarray | list | tuple) else None
     shape = (len(slates), slates.mask.shape[1] + 1)
     name = f"{getattr(policy, 'name', type_name(policy))}'s probabilities(slates)"

@@ -14,7 +14,7 @@ pushgen.load_split(3)  # error: arg-type
 train: int = pushgen.load_split("pushgen-mini-v4").train  # error: assignment
 pushgen.evaluate(1.5)  # error: arg-type
 reward: str = pushgen.evaluate("pushgen-mini-v4").overall["mean_reward"]  # error: assignment
-pushgen.run_benchmark("pushgen-mini-v4", tasks=1)  # error: arg-type
+pushgen.run_benchmark("pushgen-mini-v4", tasks="1")  # error: arg-type
 fingerprint: int = pushgen.run_benchmark("pushgen-mini-v4").fingerprint  # error: assignment
 label: int = pushgen.list_splits()[0].label  # error: assignment
 pushgen.is_possible({"postingApp": 1}, 2)  # error: arg-type
