@@ -103,3 +103,26 @@ def test_channel_of_gives_the_same_channels_whatever_the_codes_type_and_mix(conv
     read_only["subject"].flags.writeable = False  # e.g. an Arrow column's zero-copy view beside numpy arrays
     np.testing.assert_array_equal(channel_of(read_only), expected)
     assert is_possible(read_only, everyone()).all()
+
+
+@pytest.mark.parametrize(("codes", "has_app", "error", "message"), [
+    ({"postingApp": np.array([0])}, everyone(), ValueError,
+     "codes must hold the 7 notification features (postingApp, category, numberOfUpdates, subject, "
+     "priority, ongoing, visibility); 'category' is missing"),
+    ({**codes_of(**WHATSAPP_MESSAGE), "postingApp": np.array([999])}, everyone(), IndexError,
+     "codes of postingApp must be from 0 to 105; got values from 999 to 999"),
+    (codes_of(**WHATSAPP_MESSAGE), None, ValueError,
+     "has_app must be booleans over the 106 app codes, one user's (106,) or one row per notification "
+     "(1, 106); got shape ()"),
+    (codes_of(**WHATSAPP_MESSAGE), np.ones(5, dtype=bool), ValueError, "got shape (5,)"),
+])
+def test_is_possible_names_what_is_wrong_with_its_arguments(codes, has_app, error, message):
+    with pytest.raises(error) as raised:
+        is_possible(codes, has_app)
+    assert message in str(raised.value)
+
+
+def test_is_possible_takes_the_apps_per_notification_and_as_zeros_and_ones():
+    codes = codes_of(**WHATSAPP_MESSAGE)
+    assert is_possible(codes, everyone()[None, :])[0]
+    assert is_possible(codes, everyone().astype(np.int8))[0]

@@ -18,6 +18,7 @@ import numpy as np
 
 from pushgen.model.catalog import app_catalog
 from pushgen.model.channel_table import SIGNATURE
+from pushgen.schemas import NOTIFICATION_FEATURES, values
 
 CHANNEL_FIELDS = ("postingApp", *SIGNATURE)
 
@@ -94,7 +95,19 @@ def is_possible(codes: dict[str, np.ndarray], has_app: np.ndarray) -> np.ndarray
     >>> pushgen.is_possible(codes, ~every_app).tolist()  # a user without these apps
     [False, False, False]
     """
+    missing = [f for f in NOTIFICATION_FEATURES if f not in codes]
+    if missing:
+        raise ValueError(f"codes must hold the {len(NOTIFICATION_FEATURES)} notification features "
+                         f"({', '.join(NOTIFICATION_FEATURES)}); {missing[0]!r} is missing")
+    for name in NOTIFICATION_FEATURES:
+        codes_of = np.asarray(codes[name], dtype=np.int64).ravel()
+        check_positions(codes_of, f"codes of {name}", len(values(name)))
     app = np.asarray(codes["postingApp"], dtype=np.int64)
-    has_app = np.asarray(has_app, dtype=bool)
+    apps = len(values("postingApp"))
+    has_app = np.asarray(has_app)
+    if has_app.dtype == object or has_app.shape not in ((apps,), (len(app), apps)):
+        raise ValueError(f"has_app must be booleans over the {apps} app codes, one user's ({apps},) or one "
+                         f"row per notification ({len(app)}, {apps}); got shape {has_app.shape}")
+    has_app = has_app.astype(bool, copy=False)
     owned = has_app[app] if has_app.ndim == 1 else has_app[np.arange(len(app)), app]
     return (channel_of(codes) >= 0) & owned
