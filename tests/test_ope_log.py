@@ -503,3 +503,18 @@ def test_users_is_a_count_a_list_of_ids_or_none(split):
     with pytest.raises(DatasetError, match=r"users must be a number of users, a list of user ids or None; "
                        r"got True"):
         choose_users(split, True)
+
+
+def test_the_readers_of_a_log_name_what_they_were_given_instead(tmp_path, monkeypatch):
+    from pushgen.ope import to_minari, to_obp, to_vw, write_log
+
+    monkeypatch.chdir(tmp_path)
+    readers = {"to_obp": to_obp, "to_vw": to_vw, "to_minari": lambda given: to_minari(given, "a/b-v0"),
+               "write_log": lambda given: write_log(given, "out")}
+    for reader, call in readers.items():
+        for given, named in ((None, "None"), (pd.DataFrame(), "pandas.DataFrame"), ({}, "dict")):
+            expected = (rf"^{reader} reads a BanditLog \(from pushgen.ope.log_policy or read_log\); "
+                        rf"got {named}$")
+            with pytest.raises(TypeError, match=expected):
+                call(given)
+    assert list(tmp_path.iterdir()) == []

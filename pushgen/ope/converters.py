@@ -22,7 +22,7 @@ from pushgen import schemas
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.extras import install_line
-from pushgen.ope.log import BanditLog
+from pushgen.ope.log import BanditLog, checked_log
 
 VW_UNSAFE = re.compile(r"[\s|:]")
 
@@ -57,6 +57,7 @@ def to_obp(log: BanditLog) -> dict[str, Any]:
     >>> feedback["n_actions"], feedback["action_context"].shape[1:]
     (9, (9, 7))
     """
+    log = checked_log(log, "to_obp")
     n, k = len(log), log.k
     slates = log.slates()
     codes = schemas.frame_codes(log.rounds, CONTEXT_FEATURES)
@@ -103,6 +104,7 @@ def to_vw(log: BanditLog) -> str:
     >>> text.splitlines()[0].startswith("shared |c day=")
     True
     """
+    log = checked_log(log, "to_vw")
     rounds = log.rounds
     context_values = {f: rounds[f].astype(str).to_numpy() for f in CONTEXT_FEATURES}
     shared = [" ".join(vw_token(f, context_values[f][i]) for f in CONTEXT_FEATURES)
@@ -210,6 +212,7 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     >>> dataset.total_episodes, dataset.total_steps == len(log.rounds)
     (1, True)
     """
+    log = checked_log(log, "to_minari")
     id_path = PurePosixPath(dataset_id) if isinstance(dataset_id, str) else None
     if id_path is None or not dataset_id or id_path.is_absolute() or "\\" in dataset_id or any(
             part in (".", "..") for part in dataset_id.split("/")):

@@ -28,7 +28,7 @@ from pushgen.data.outputs import (
     listed_files,
     read_json_object,
 )
-from pushgen.ope.log import CANDIDATE_COLUMNS, ROUND_COLUMNS, BanditLog
+from pushgen.ope.log import CANDIDATE_COLUMNS, ROUND_COLUMNS, BanditLog, checked_log
 from pushgen.ope.policies import POLICIES
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE
@@ -70,6 +70,7 @@ def write_log(log: BanditLog, out: Path, force: bool = False) -> dict:
     >>> validate_log("log-uniform"), len(read_log("log-uniform").rounds) == len(log.rounds)
     ([], True)
     """
+    log = checked_log(log, "write_log")
     from pushgen.ope.card import log_card, log_croissant
 
     out = Path(out)

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen import schemas
+from pushgen.checks import type_name
 from pushgen.data.folder_lock import session
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES, codes_frame
 from pushgen.ope.estimators import Feedback
@@ -142,6 +143,14 @@ class BanditLog:
         """``policy``'s value with the state frozen to the logged trajectory: the mean over rounds of
         sum_a pi(a | round) P(open of a at the logged state). What IPW estimates without bias."""
         return float((self.target_probabilities(policy) * self.action_table("p_open")).sum(axis=1).mean())
+
+
+def checked_log(log: object, reader: str) -> BanditLog:
+    """``log`` when it is a ``BanditLog``, else a ``TypeError`` naming what ``reader`` reads."""
+    if not isinstance(log, BanditLog):
+        raise TypeError(f"{reader} reads a BanditLog (from pushgen.ope.log_policy or read_log); "
+                        f"got {type_name(log)}")
+    return log
 
 
 def test_start(split: str | Path) -> np.datetime64:
