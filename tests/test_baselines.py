@@ -307,6 +307,16 @@ def test_run_policy_names_a_wrong_argument(arguments, error, message):
     assert str(raised.value).startswith(message)
 
 
+def test_run_policy_takes_one_user_as_its_id_or_in_a_list():
+    class Zeros(Broken):
+        def act(self, contexts):
+            return {f: np.zeros(len(contexts["day"]), dtype=np.int64) for f in NOTIFICATION_FEATURES}
+
+    one, listed = (run_policy(SPLIT, 2, "zeros", lambda setting: Zeros(), users=users) for users in (3, [3]))
+    assert [r.user_id for r in one] == [r.user_id for r in listed] == [3]
+    assert np.array_equal(one[0].reward, listed[0].reward)
+
+
 def test_yardsticks_refuse_to_run_without_the_simulated_user():
     prepared = task_data(SPLIT, 1)
     with pytest.raises(ValueError, match="reads the simulated user"):

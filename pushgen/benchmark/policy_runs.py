@@ -85,7 +85,7 @@ def make_setting(data: TaskData, task: int, name: str, user: int, seed: int = 0,
 
 
 def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory,
-               mode: str = DEFAULT_MODE, seed: int = 0, users: Iterable[int] | None = None,
+               mode: str = DEFAULT_MODE, seed: int = 0, users: Iterable[int] | int | None = None,
                on_user: Callable[[], None] | None = None, shared: dict | None = None,
                chunk: int = CHUNK, reads_truth: bool = False) -> list[Run]:
     """Run the policy ``make(setting)`` makes, one per user, on each test user of task ``task``.
@@ -107,8 +107,8 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
         ``"expected"`` or ``"sampled"`` rewards.
     seed : int, default 0
         The seed of the policies' random numbers.
-    users : iterable of int, optional
-        Some of the task's test users; by default all.
+    users : iterable of int, or int, optional
+        Some of the task's test users (or one user's id); by default all.
     on_user : callable, optional
         Called after each user.
     shared : dict, optional
@@ -162,8 +162,8 @@ def run_policy(split: str | Path | TaskData, task: int, name: str, make: Factory
 
 
 def run_baseline(data: TaskData, task: int, baseline: Baseline[Setting, Policy], mode: str = DEFAULT_MODE,
-                 seed: int = 0, users: Iterable[int] | None = None, on_user: Callable[[], None] | None = None,
-                 shared: dict | None = None) -> list[Run]:
+                 seed: int = 0, users: Iterable[int] | int | None = None,
+                 on_user: Callable[[], None] | None = None, shared: dict | None = None) -> list[Run]:
     """One leaderboard row's runs: a policy played through the episodes, or a bound.
 
     Parameters

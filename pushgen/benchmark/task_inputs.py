@@ -70,9 +70,10 @@ class TaskData:
     def history(self, user: int) -> pd.DataFrame:
         return self.histories.get(user, self.public.iloc[0:0])
 
-    def episodes(self, users: Iterable[int] | None = None) -> Episodes:
-        return Episodes(self.part, users_of(self.part, None if users is None else list(users)),
-                        self.contexts, self.reference)
+    def episodes(self, users: Iterable[int] | int | None = None) -> Episodes:
+        """The episodes of ``users`` (one user's id, some ids, or None: every test user)."""
+        chosen = None if users is None else [users] if isinstance(users, int | np.integer) else list(users)
+        return Episodes(self.part, users_of(self.part, chosen), self.contexts, self.reference)
 
     def truth(self, user: int) -> Truth:
         """The simulated user behind ``user``'s episode (for the baselines that read it)."""
