@@ -17,6 +17,7 @@ import pushgen
 from pushgen import schemas
 from pushgen.cli import cli, main
 from pushgen.data.dataset import DatasetError, read_dataset
+from pushgen.data.layout import USER_NUMBERS
 from pushgen.data.outputs import sha256_file
 from pushgen.data.validate import validate
 from pushgen.data.writer import write_dataset
@@ -52,6 +53,24 @@ def edit_manifest(folder: Path, change) -> None:
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_written_datasets_are_valid(written: dict[str, Path], fmt: str) -> None:
     assert validate(written[fmt]) == []
+
+
+def test_a_csv_dataset_whose_users_make_whole_numbers_of_notifications_a_day_is_valid(tmp_path: Path) -> None:
+    # one user over one day: notifications_per_day is a whole number, which CSV writes as "52"
+    dataset = pushgen.generate(users=1, days=1, seed=0)
+    assert float(dataset.users["notifications_per_day"].iloc[0]).is_integer()
+    folder = write_dataset(dataset, tmp_path / "csv", fmt="csv", card=dataset_card)
+    assert ",21,52," in (folder / "users.csv").read_text()  # apps, notifications_per_day
+    assert validate(folder) == []
+    users = read_dataset(folder).users
+    assert users["notifications_per_day"].dtype == np.float64
+    assert users["notifications_per_day"].tolist() == dataset.users["notifications_per_day"].tolist()
+
+
+def test_user_numbers_are_the_users_tables_float_columns(written: dict[str, Path]) -> None:
+    users = pd.read_parquet(written["parquet"] / "users.parquet")
+    floats = tuple(name for name in users.columns if users[name].dtype == np.float64)
+    assert floats == USER_NUMBERS
 
 
 def test_flipped_byte_is_caught(written: dict[str, Path], tmp_path: Path) -> None:

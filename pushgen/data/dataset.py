@@ -35,7 +35,7 @@ from pushgen.data.folder_lock import replacing, session
 from pushgen.data.layout import CARD as CARD  # the names of a dataset folder, where they always were
 from pushgen.data.layout import FORMATS as FORMATS
 from pushgen.data.layout import MANIFEST as MANIFEST
-from pushgen.data.layout import MODEL_FILE, TRUTH
+from pushgen.data.layout import MODEL_FILE, TRUTH, USER_NUMBERS
 from pushgen.data.layout import REPORT as REPORT
 from pushgen.data.layout import first_line as first_line
 from pushgen.data.layout import read_manifest as read_manifest
@@ -125,11 +125,21 @@ def read_table(path: Path) -> pd.DataFrame:
     else:
         frame = pd.read_csv(path, keep_default_na=False, na_values=[""], **exact_floats(),
                             true_values=["true", "True"], false_values=["false", "False"])
+        frame = numbers_as_written(frame)
         check_values({name: frame[name].unique().tolist() for name in frame.columns}, path)
         if "posted_at" in frame:
             frame["posted_at"] = pd.to_datetime(frame["posted_at"]).astype("datetime64[ms]")
         frame = frame.astype({k: v for k, v in KEY_DTYPES.items() if k in frame})
     return schemas.apply_dtypes(frame)
+
+
+def numbers_as_written(frame: pd.DataFrame) -> pd.DataFrame:
+    """A table read from CSV with the users table's number columns as the float64 they were
+    written as, where every value was whole (CSV writes 52.0 as "52")."""
+    import pandas as pd
+    whole = [name for name in USER_NUMBERS
+             if name in frame and pd.api.types.is_integer_dtype(frame[name].dtype)]
+    return frame.astype(dict.fromkeys(whole, "float64")) if whole else frame
 
 
 def checked_values(table: pa.Table, path: Path) -> pa.Table:

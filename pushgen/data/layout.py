@@ -13,6 +13,9 @@ CARD = "README.md"
 REPORT = "report.html"  # the visual report (pushgen report), when one was made
 TRUTH = "ground_truth"
 MODEL_FILE = f"{TRUTH}/engagement_model.json"
+# the users table's columns of numbers (float64): CSV writes a whole one as "52", which a CSV
+# reader takes for an integer
+USER_NUMBERS = ("notifications_per_day", "chattiness", "night_charging")
 
 
 def first_line(error: Exception) -> str:

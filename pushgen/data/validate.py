@@ -21,6 +21,7 @@ from pushgen.data.dataset import (
     DatasetError,
     exact_floats,
     first_line,
+    numbers_as_written,
     table_path,
     truth_path,
 )
@@ -165,8 +166,8 @@ def _read(path: Path) -> tuple[pa.Table | None, pd.DataFrame]:
     if path.suffix == ".parquet" or path.is_dir():
         table = pq.read_table(path)
         return table, table.to_pandas()
-    text = pd.read_csv(path, keep_default_na=False, na_values=[""], **exact_floats(),
-                       dtype={name: str for name in schemas.fields()})
+    text = numbers_as_written(pd.read_csv(path, keep_default_na=False, na_values=[""], **exact_floats(),
+                                          dtype={name: str for name in schemas.fields()}))
     raw = text.assign(**{name: _parse(schemas.field(name), text[name])
                          for name in text.columns if name in schemas.fields()})
     try:
