@@ -96,3 +96,27 @@ def stoppable() -> Iterator[None]:
             if handler is not None:
                 signal.signal(number, handler)
         _asked.clear()
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Ctrl-C held back from the block, and acted on at its end, as it would have been at its
+    start. In the main thread its handler only notes it meanwhile, and every thread of this
+    process blocks SIGINT (``pthread_sigmask``): a process started in the block inherits that
+    block, so a Ctrl-C sent to the whole group does not reach it before it has chosen what to do
+    with one."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    handler, noted = signal.getsignal(signal.SIGINT), []
+    if callable(handler):
+        signal.signal(signal.SIGINT, lambda signum, frame: noted.append((signum, frame)))
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        if callable(handler):
+            signal.signal(signal.SIGINT, handler)
+            if noted:
+                handler(*noted[0])

@@ -90,6 +90,23 @@ def test_ctrl_c_in_a_terminal_stops_make_and_its_workers_in_one_line(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("run", range(3))
+def test_ctrl_c_in_a_terminal_while_a_worker_starts_is_one_line(tmp_path, run):
+    # the worker has just been spawned: it is importing pushgen, and make may still be sending it
+    # its first task; neither may print a traceback
+    child = subprocess.Popen([*PUSHGEN, *BIG, "--jobs", "2", "--out", "big"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint, process_group=0)
+    parent = psutil.Process(child.pid)
+    wait_for(lambda: workers(parent) or child.poll() is not None)
+    family = workers(parent)
+    os.killpg(child.pid, signal.SIGINT)
+    _, err = child.communicate(timeout=SAFETY)  # the workers' standard error too: they share it
+    assert (child.returncode, err.lstrip("\n")) == (130, "Interrupted; nothing was written.\n")
+    wait_for(lambda: not running(family))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_two_runs_to_the_same_folder_one_is_refused(tmp_path):
     first = start([*BIG, "--out", "d"], tmp_path)
     try:

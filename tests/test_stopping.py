@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -93,6 +95,27 @@ def test_stoppable_handles_both_signals_only_inside_and_leaves_an_ignored_ctrl_c
         assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
     finally:
         signal.signal(signal.SIGINT, before_int)
+
+
+def test_a_ctrl_c_while_held_is_acted_on_at_the_end_and_a_process_started_meanwhile_blocks_it():
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = "import signal; print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []))"
+    reached = []
+    try:
+        with pytest.raises(KeyboardInterrupt), stopping.held():
+            signal.raise_signal(signal.SIGINT)
+            reached.append("after the Ctrl-C")
+            child = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True,
+                                   timeout=120)
+        assert reached == ["after the Ctrl-C"]
+        assert child.stdout.split() == ["True"], child.stderr
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        with stopping.held():
+            reached.append("no Ctrl-C")
+        assert reached[-1] == "no Ctrl-C"
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_a_kernel_interrupted_while_boxing_its_result_raises_the_stop():

@@ -30,11 +30,12 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
+from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
 import pyarrow as pa
 
-from pushgen import own_process
+from pushgen import own_process, stopping
 from pushgen.data.errors import ENGINES as ENGINES
 from pushgen.data.errors import EngineError as EngineError
 from pushgen.data.generator import Dataset, Recipe, simulate
@@ -139,10 +140,25 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
     with cf.ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context,
                                 initializer=start_worker) as pool:
         try:
-            yield from shared(work, lambda item: pool.submit(*task(item)), here, jobs - 1, 2 * jobs)
+            yield from shared(work, lambda item: submit_deaf(pool, *task(item)), here, jobs - 1, 2 * jobs)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def submit_deaf(pool: cf.ProcessPoolExecutor, function: Callable, *args: Any) -> cf.Future:
+    """``pool.submit(function, *args)``, Ctrl-C held back while it may start a worker.
+
+    A spawned worker imports pushgen before ``start_worker`` ignores Ctrl-C, and a terminal's
+    Ctrl-C reaches every process of the group: a worker still importing would end with a
+    traceback, and so would one whose parent stopped while starting it, before sending it what it
+    starts from (its pickled process). ``stopping.held`` blocks SIGINT in the worker until ``start_worker``
+    ignores it, and acts on a Ctrl-C in this process once the worker has started.
+    multiprocessing's resource tracker is started first: starting it unblocks SIGINT."""
+    if hasattr(signal, "pthread_sigmask"):
+        resource_tracker.ensure_running()
+    with stopping.held():
+        return pool.submit(function, *args)
 
 
 def shared(items: Iterable[Item], submit: Callable[[Item], cf.Future[Result]], here: Callable[[Item], Result],
