@@ -125,10 +125,11 @@ def test_the_readme_is_a_front_page_whose_examples_run(tmp_path, monkeypatch, ca
     assert namespace["info"]["metrics"]["steps"] == 1 and not namespace["terminated"]
 
 
-@pytest.mark.parametrize("page", ["getting-started.md", "environments/index.md", "dataset.md"])
+@pytest.mark.parametrize("page", ["getting-started.md", "environments/index.md", "dataset.md", "ope.md"])
 def test_the_pages_examples_run(page, workspace, tmp_path):
     pytest.importorskip("stable_baselines3")
     pytest.importorskip("matplotlib")
+    pytest.importorskip("sklearn")
     tutorials = script("tutorials")
     path = ROOT / "docs" / page
     assert tutorials.blocks(path)
@@ -138,3 +139,5 @@ def test_the_pages_examples_run(page, workspace, tmp_path):
         assert out["env"].unwrapped.k == 8 and out["reward"] == 0.0 and not out["info"]["sent"]
     if page == "getting-started.md":
         assert out["split"].test.columns[:3].tolist() == ["user_id", "context_id", "posted_at"]
+    if page == "ope.md":  # the direct method as OBP's RegressionModel fits it, and the four estimators
+        assert 0 < out["dm"] < 1 and sorted(out["estimates"]) == ["DM", "DR", "IPW", "SNIPW"]
