@@ -157,6 +157,8 @@ def test_the_task_1_walk_through_scores_an_entry_on_the_development_split(walked
     scored = json.loads(done.stdout)
     assert scored["task"] == 1 and scored["split"] == "pushgen-mini-dev-seed7"
     assert scored["score"]["users"] == len(dev["parts"]["task1/test"]["users"])
+    # a notification the user was sent is one the user's apps post: never impossible
+    assert [user["impossible_share"] for user in scored["users"]] == [0.0] * scored["score"]["users"]
     # the same entry scored in Python; under engagement model 4 sending one notification at every
     # context annoys users into turning apps off, so its mean reward can fall below 0 (the table's
     # range is -1 to 2)
