@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 
 import pushgen
 from pushgen import schemas
+from pushgen.data.build import make_dataset
 from pushgen.data.calibration import FIGURES, LONG_TERM_FIGURES, calibration_summary
 from pushgen.data.dataset import DatasetError
 from pushgen.data.describe import describe, describe_path
 from pushgen.data.describe_long_term import dataset_long_term
 from pushgen.data.describe_report import format_description, sections
 from pushgen.data.describe_time import recent_load
+from pushgen.data.generator import make_recipe
 from pushgen.data.writer import write_dataset
 from pushgen.model.catalog import app_catalog
 
@@ -306,6 +308,17 @@ def test_describe_path_reads_folders_and_files(generated: pushgen.Dataset, tmp_p
                "it is damaged$")
     with pytest.raises(DatasetError, match=damaged):
         describe_path(folder)
+
+
+def test_describe_path_reads_a_partitioned_dataset_as_its_single_file_twin(tmp_path) -> None:
+    # a large dataset's tables, ground-truth rows included, are folders of parts
+    recipe = make_recipe(users=3, days=20, seed=2)
+    single = make_dataset(recipe, tmp_path / "single")
+    parts = make_dataset(recipe, tmp_path / "parts", partitioned=True, bucket_users=1)
+    assert (parts / "ground_truth" / "engagement_rows").is_dir()
+    described = describe_path(parts)
+    assert described["long_term"]["tolerance_bands"]
+    assert described == describe_path(single)
 
 
 def test_each_calibration_figure_is_judged_against_its_target(generated: pushgen.Dataset) -> None:

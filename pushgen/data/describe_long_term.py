@@ -85,7 +85,9 @@ def long_term_truth(folder: Path, notifications: pd.DataFrame) -> dict[str, Any]
     """``{"long_term": long_term_stats}`` of a dataset folder with ``ground_truth/`` ({} when its
     ground truth has no long-term state: a dataset of an engagement model before 4)."""
     rows, users = truth_path(folder, "engagement_rows"), truth_path(folder, "engagement_users")
-    if "turned_off" not in pq.read_schema(rows).names or "tolerance" not in pq.read_schema(users).names:
+    # a large dataset's rows are a folder of parts, which read_schema cannot open
+    has_state = "turned_off" in pq.ParquetDataset(rows).schema.names
+    if not has_state or "tolerance" not in pq.read_schema(users).names:
         return {}
     turned_off = pq.read_table(rows, columns=["notification_id", "turned_off"]).to_pandas()
     tolerance = pq.read_table(users, columns=["tolerance"]).column("tolerance").to_numpy()
