@@ -113,9 +113,16 @@ def test_pushgen_log_writes_episodes_that_validate(tmp_path, capsys):
     out = tmp_path / "log"
     assert main(["log", SPLIT, "--task", "long-horizon", "--replicates", "2", "--horizon-days", "0.25",
                  "--out", str(out)]) == 0
-    assert "2 episodes" in capsys.readouterr().out
+    assert "2 episodes (" in capsys.readouterr().out
     assert main(["validate", str(out)]) == 0
     assert "episode log, 2 episodes" in capsys.readouterr().out
+    one = tmp_path / "one"
+    assert main(["log", SPLIT, "--task", "long-horizon", "--replicates", "1", "--horizon-days", "0.25",
+                 "--out", str(one)]) == 0
+    written = capsys.readouterr().out
+    assert ": 1 episode (" in written and " of 1 user (" in written
+    assert main(["validate", str(one)]) == 0
+    assert "episode log, 1 episode, " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(("args", "message"), [

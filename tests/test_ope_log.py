@@ -172,6 +172,7 @@ def test_bad_options_are_one_line_errors_and_write_nothing(split, tmp_path, caps
 def test_out_rules(split, tmp_path, capsys):
     out = tmp_path / "log"
     assert main(["log", str(split), "--users", "1", "--out", str(out)]) == 0
+    assert " rounds of 1 user (" in capsys.readouterr().out
     assert main(["log", str(split), "--users", "1", "--out", str(out)]) == 2
     assert "already exists; choose another --out or pass --force" in capsys.readouterr().err
     assert main(["log", str(split), "--users", "1", "--seed", "2", "--out", str(out), "--force"]) == 0

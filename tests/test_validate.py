@@ -62,6 +62,11 @@ def test_a_csv_dataset_whose_users_make_whole_numbers_of_notifications_a_day_is_
     folder = write_dataset(dataset, tmp_path / "csv", fmt="csv", card=dataset_card)
     assert ",21,52," in (folder / "users.csv").read_text()  # apps, notifications_per_day
     assert validate(folder) == []
+    result = CliRunner().invoke(cli, ["validate", str(folder)])
+    assert result.output == f"valid: {folder} ({len(dataset.notifications):,} notifications, 1 user)\n"
+    refused = CliRunner().invoke(cli, ["split", str(folder), "--out", str(tmp_path / "split")])
+    assert refused.exit_code == 2
+    assert "the dataset covers 1 day, less than the 2 calendar months" in refused.output
     users = read_dataset(folder).users
     assert users["notifications_per_day"].dtype == np.float64
     assert users["notifications_per_day"].tolist() == dataset.users["notifications_per_day"].tolist()

@@ -13,6 +13,7 @@ from pushgen.checks import quoted, whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.model.timegrid import add_months
 from pushgen.splits.scorer import SCORER
+from pushgen.text_tables import counted
 
 SPLIT_FILE = "split.json"
 MODEL_PARTS = ("task1/train", "task1/validation", "task1/test", "task2/test")
@@ -96,8 +97,8 @@ def fill_months(recipe: dict, train_months: int | None, test_months: int | None)
         return train_months, test_months  # make_split says if they do not fit
     months = whole_months(recipe)
     if months < 2:
-        raise DatasetError(f"the dataset covers {recipe['days']} days, less than the 2 calendar months "
-                           "a split needs (one of training, one of test)")
+        raise DatasetError(f"the dataset covers {counted(recipe['days'], 'day')}, less than the 2 calendar "
+                           "months a split needs (one of training, one of test)")
     train = months // 2 if train_months is None else train_months
     if test_months is not None:
         return train, test_months
