@@ -107,6 +107,27 @@ def test_ctrl_c_in_a_terminal_while_a_worker_starts_is_one_line(tmp_path, run):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("started", ["a worker process", "a bucket written"])
+def test_ctrl_c_in_a_terminal_stops_a_local_dask_cluster_in_one_line(tmp_path, started):
+    # the cluster's nanny and worker processes are in the terminal's group too
+    pytest.importorskip("distributed")
+    child = subprocess.Popen([*PUSHGEN, *BIG, "--engine", "dask", "--jobs", "2", "--out", "big"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=default_sigint, process_group=0)
+    parent = psutil.Process(child.pid)
+    if started == "a worker process":
+        wait_for(lambda: workers(parent) or child.poll() is not None)
+    else:
+        wait_for(lambda: list(tmp_path.glob(".big.partial-*/notifications/part-*"))
+                 or child.poll() is not None)
+    family = workers(parent)
+    os.killpg(child.pid, signal.SIGINT)
+    _, err = child.communicate(timeout=SAFETY)
+    assert (child.returncode, err.lstrip("\n")) == (130, "Interrupted; nothing was written.\n")
+    wait_for(lambda: not running(family))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_two_runs_to_the_same_folder_one_is_refused(tmp_path):
     first = start([*BIG, "--out", "d"], tmp_path)
     try:

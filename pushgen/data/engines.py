@@ -147,18 +147,26 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
 
 
 def submit_deaf(pool: cf.ProcessPoolExecutor, function: Callable, *args: Any) -> cf.Future:
-    """``pool.submit(function, *args)``, Ctrl-C held back while it may start a worker.
+    """``pool.submit(function, *args)``, ``starting_workers``: it may start a worker."""
+    with starting_workers():
+        return pool.submit(function, *args)
 
-    A spawned worker imports pushgen before ``start_worker`` ignores Ctrl-C, and a terminal's
-    Ctrl-C reaches every process of the group: a worker still importing would end with a
-    traceback, and so would one whose parent stopped while starting it, before sending it what it
-    starts from (its pickled process). ``stopping.held`` blocks SIGINT in the worker until ``start_worker``
-    ignores it, and acts on a Ctrl-C in this process once the worker has started.
-    multiprocessing's resource tracker is started first: starting it unblocks SIGINT."""
+
+@contextlib.contextmanager
+def starting_workers() -> Iterator[None]:
+    """Ctrl-C held back while the block starts worker processes (a pool's, a local Dask cluster's).
+
+    A spawned worker imports pushgen before it ignores Ctrl-C (``start_worker``; a Dask worker
+    does not), and a terminal's Ctrl-C reaches every process of the group: a worker still
+    importing would end with a traceback, and so would one whose parent stopped while starting
+    it, before sending it what it starts from (its pickled process). ``stopping.held`` blocks
+    SIGINT in the processes and threads started in the block, and acts on a Ctrl-C in this
+    process at its end. multiprocessing's resource tracker is started first: starting it
+    unblocks SIGINT."""
     if hasattr(signal, "pthread_sigmask"):
         resource_tracker.ensure_running()
     with stopping.held():
-        return pool.submit(function, *args)
+        yield
 
 
 def shared(items: Iterable[Item], submit: Callable[[Item], cf.Future[Result]], here: Callable[[Item], Result],
@@ -242,8 +250,9 @@ def _dask_buckets(work: Iterable, task: Callable, jobs: int, scheduler: str | No
                 client = Client(scheduler, timeout=f"{SCHEDULER_TIMEOUT_SECONDS}s")
             else:
                 # the workers' own log lines (cancelled tasks, a closed scheduler) never reach the user
-                cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.CRITICAL)
+                with starting_workers():  # its nanny and worker processes come from a thread started here
+                    cluster = LocalCluster(n_workers=max(jobs, 1), threads_per_worker=1, processes=True,
+                                           dashboard_address=None, silence_logs=logging.CRITICAL)
                 client = Client(cluster)
         except (OSError, ValueError, TimeoutError) as error:
             raise EngineError(f"cannot reach the Dask scheduler {scheduler}: {error}") from None
