@@ -201,14 +201,15 @@ def split_command(dataset: Path, out: Path | None, train_months: int | None, tes
                   validation_weeks: int, cold_start_users: int, force: bool) -> None:
     """Split the dataset folder DATASET for task 1 (offline) and task 2 (cold start); every month
     of it goes into a part unless --train-months and --test-months say otherwise."""
-    from pushgen.data.verify import verify_dataset
+    from pushgen.data.verify import existing_folder, verify_dataset
     from pushgen.publishing.standard import write_metadata
     from pushgen.splits import SplitSpec, fill_months, left_out, make_split
 
-    if out is None:
-        source = dataset.resolve()
-        out = source.with_name(f"{source.name}-split")
     with user_errors():
+        existing_folder(dataset)  # before the default --out beside it is judged
+        if out is None:
+            source = dataset.resolve()
+            out = source.with_name(f"{source.name}-split")
         check_output(out, force, keep=(dataset,))
         recipe = verify_dataset(dataset)["recipe"]
         train_months, test_months = fill_months(recipe, train_months, test_months)

@@ -238,6 +238,14 @@ def test_split_of_a_days_dataset_says_how_many_days_it_covers(tmp_path):
     assert "the dataset covers 20 days; --train-months + --test-months = 6 months do not fit" in error
 
 
+def test_split_of_a_file_in_a_dataset_says_it_is_not_a_folder(tmp_path):
+    # not that the default --out beside it would be inside the dataset
+    assert run_cli(["make", "--users", "1", "--days", "2", "--out", str(tmp_path / "d")]).code == 0
+    table = tmp_path / "d" / "notifications.parquet"
+    assert error_of(["split", str(table)]) == f"pushgen split: error: {table} is not a folder\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
 def test_the_docs_give_the_inbox_actions_as_the_code_does():
     from pushgen.envs.spaces import DISMISSED, OPENED
 
