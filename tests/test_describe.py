@@ -354,7 +354,7 @@ def test_the_report_marks_each_miss_and_counts_them(generated: pushgen.Dataset) 
     unmeasured = len(FIGURES) - calibration["measured"]
     assert unmeasured > 0  # no users table: the figures of users' nights and chronotypes
     assert lines[-1] == (f"Calibration: {len(calibration['misses'])} of {calibration['measured']} measured "
-                         f"figures miss their target: {', '.join(calibration['misses'])}. "
+                         f"figures miss their target: {'; '.join(calibration['misses'])}. "
                          f"{unmeasured} of {len(FIGURES)} not measurable here.")
 
 

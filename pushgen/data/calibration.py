@@ -214,7 +214,7 @@ def verdict_line(calibration: dict, named: bool = True) -> str:
     """How many of the measured calibration figures miss their target (``named``: and which), and
     how many could not be measured, from a ``calibration_summary``."""
     misses, measured, total = calibration["misses"], calibration["measured"], len(calibration["figures"])
-    which = f": {', '.join(misses)}." if named else "."
+    which = f": {'; '.join(misses)}." if named else "."  # "; ": a figure's name may hold a comma
     line = (f"Calibration: {len(misses)} of {measured} measured figures miss their target{which}" if misses
             else f"Calibration: all {measured} measured figures are inside their targets.")
     return line + (f" {total - measured} of {total} not measurable here." if measured < total else "")
