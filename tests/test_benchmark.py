@@ -206,6 +206,23 @@ def test_evaluate_prints_the_paired_comparison_of_the_leaderboard(folder, capsys
     assert code == 2 and "--reference '' has no task 1 results" in err and err.strip().count("\n") == 0
 
 
+def test_evaluate_paired_with_results_of_the_other_task_only_says_so(tmp_path, capsys):
+    results = tmp_path / "task2"
+    assert main(["benchmark", "--split", SPLIT, "--task", "2", "--baselines", "random", "--no-plots",
+                 "--out", str(results)]) == 0
+    test = pushgen.load_split(SPLIT, task=1).test
+    submission = tmp_path / "constant.csv"
+    pd.DataFrame({"context_id": test["context_id"], "postingApp": "com.whatsapp", "category": "msg",
+                  "numberOfUpdates": "none", "subject": "text & instant messaging", "priority": "max",
+                  "ongoing": False, "visibility": "private"}).to_csv(submission, index=False)
+    capsys.readouterr()
+    code, out, err = cli(capsys, "evaluate", "--split", SPLIT, "--submission", str(submission),
+                         "--paired-with", str(results))
+    assert (code, out) == (2, "")
+    assert err == (f"pushgen evaluate: error: --paired-with {results} holds no task 1 results "
+                   "(its tasks: 2); run pushgen benchmark --task 1 on the split\n")
+
+
 def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):
     dataset = write_dataset(pushgen.generate(users=2, days=70, seed=3), tmp_path / "dataset")
     split = make_split(dataset, tmp_path / "split", SplitSpec(train_months=1, test_months=1,

@@ -74,8 +74,13 @@ class Evaluation:
                                   f"{meta.get('mode')}; this evaluation is of {self.split} "
                                   f"({self.fingerprint[:16]}), mode {self.mode}")
         rows = table[(table["task"] == self.task) & (table["baseline"] == reference)]
+        names = sorted(set(table.loc[table["task"] == self.task, "baseline"]))
+        if not names:
+            tasks = sorted({int(task) for task in table["task"]})
+            raise SubmissionError(f"--paired-with {folder} holds no task {self.task} results (its tasks: "
+                                  f"{', '.join(map(str, tasks)) or 'none'}); run pushgen benchmark "
+                                  f"--task {self.task} on the split")
         if rows.empty:
-            names = sorted(set(table.loc[table["task"] == self.task, "baseline"]))
             raise SubmissionError(f"--reference {reference!r} has no task {self.task} results in {folder}; "
                                   f"choose from {', '.join(names) or 'none'}")
         theirs = rows.set_index("user_id")["mean_reward"]
