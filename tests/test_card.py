@@ -112,6 +112,9 @@ def test_summary_paragraph(dataset: pushgen.Dataset, folder: Path, tmp_path: Pat
     assert f"{len(dataset.notifications):,} notifications of 3 users" in text
     assert "from 2026-01-05 to 2026-01-25" in text and str(tmp_path / "out") in text
     assert f"open rate {(dataset.notifications['action'] == 'opened').mean():.2f}" in text
+    ten_years = read_manifest(folder)
+    ten_years["recipe"] = {**ten_years["recipe"], "days": 3652}
+    assert "(3,652 days, seed " in summary_paragraph(ten_years, tmp_path / "out")  # as make's size estimate
 
 
 def test_cli_describe(folder: Path, dataset: pushgen.Dataset, tmp_path: Path) -> None:

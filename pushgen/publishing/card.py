@@ -20,7 +20,7 @@ from pushgen.model.ground_truth_columns import ground_truth_markdown
 from pushgen.model.priors import Priors
 from pushgen.publishing.cards import Json, hub, render_template
 from pushgen.publishing.cards.tables import DATASET_TABLES, tables
-from pushgen.text_tables import counted, markdown_table, plural
+from pushgen.text_tables import counted, markdown_table
 
 FILE_CONTENT = {Path(table).name: text.rstrip(".") for table, text in DATASET_TABLES.items()}
 FILE_CONTENT[Path(REPORT).stem] = "the visual report: figures of the statistics below (a web page)"
@@ -60,7 +60,7 @@ def summary_paragraph(manifest: Json, out: Path) -> str:
     open_rate = manifest.get("opened", 0) / rows if rows else 0.0
     return (
         f"Wrote {counted(rows, 'notification')} of {counted(recipe['users'], 'user')} from {first} to {last} "
-        f"({plural(recipe['days'], 'day')}, seed {recipe['seed']}); open rate {open_rate:.2f}; in {out}"
+        f"({counted(recipe['days'], 'day')}, seed {recipe['seed']}); open rate {open_rate:.2f}; in {out}"
     )
 
 
