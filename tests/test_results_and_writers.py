@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 
@@ -140,6 +141,17 @@ def test_record_run_refuses_the_selection_environment_before_playing(split, tmp_
     with pytest.raises(TypeError, match="records a pushgen/NotificationGeneration-v0 run; got "
                                         "NotificationSelectionEnv"):
         record_run(env, lambda observation, info: calls.append(1), tmp_path / "run.parquet")
+    assert calls == [] and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("name", ["run.csv", "run", "run.parquet.tmp"])
+def test_record_run_refuses_a_path_evaluate_would_not_read_as_parquet_before_playing(split, tmp_path, name):
+    env = gym.make(GENERATION_ID, split=split, user=3)
+    calls = []
+    with pytest.raises(ValueError, match=rf"^record_run writes Parquet, which pushgen evaluate reads from a "
+                                         rf"\.parquet file; got path '.*/{re.escape(name)}': give a path "
+                                         r"ending in \.parquet$"):
+        record_run(env, lambda observation, info: calls.append(1), tmp_path / name)
     assert calls == [] and not list(tmp_path.iterdir())
 
 

@@ -32,6 +32,7 @@ from pushgen.data.file_output import file_output
 from pushgen.envs.generation import NotificationGenerationEnv
 from pushgen.envs.history import History
 from pushgen.replay.evaluation import DECISION_FLOOR_SECONDS
+from pushgen.replay.submission import PARQUET_SUFFIXES
 
 Policy = Callable[[dict[str, int], dict[str, Any]], dict[str, int]]
 __all__ = ["DECISION_FLOOR_SECONDS", "Policy", "record_run"]
@@ -72,7 +73,9 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     TypeError
         When ``env`` is not a generation environment.
     ValueError
-        When ``env`` plays the ``expected`` evaluation mode (a run is recorded in sampled mode).
+        When ``env`` plays the ``expected`` evaluation mode (a run is recorded in sampled mode), or
+        ``path`` does not end in ``.parquet`` (or ``.pq``), which ``pushgen evaluate`` would not
+        read as Parquet.
 
     Examples
     --------
@@ -93,6 +96,9 @@ def record_run(env: gym.Env, policy: Policy, path: str | Path, seed: int | None 
     if not callable(policy):
         raise TypeError(f"record_run's policy is called as policy(observation, info) -> action (a "
                         f"function, or pushgen.baselines.PolicyAgent(policy)); got {policy!r}")
+    if Path(path).suffix.lower() not in PARQUET_SUFFIXES:
+        raise ValueError(f"record_run writes Parquet, which pushgen evaluate reads from a .parquet file; "
+                         f"got path {str(path)!r}: give a path ending in .parquet")
     if game.mode != "sampled":
         raise ValueError(f"record_run records a run played in sampled mode (the mode learners play); got "
                          f"mode={game.mode!r}: make the environment with mode='sampled'")

@@ -34,6 +34,9 @@ class SubmissionError(DatasetError):
     """A submission that cannot be scored (the message names the first problem)."""
 
 
+PARQUET_SUFFIXES = (".parquet", ".pq")  # what read_submission reads as Parquet (any case)
+
+
 def read_submission(path: str | Path) -> pd.DataFrame:
     """A submission file as a frame of plain values (strings, booleans, numbers; a Parquet file's
     string features as categoricals, as Parquet stores them)."""
@@ -45,7 +48,7 @@ def read_submission(path: str | Path) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise SubmissionError(f"submission {path} is empty")
     suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
+    if suffix in PARQUET_SUFFIXES:
         try:
             table = pq.read_table(path, read_dictionary=_string_features(pq.read_schema(path)))
         except (pa.ArrowException, OSError) as error:
