@@ -4,6 +4,7 @@ a target equal to the logger, the episode log folder and ``pushgen log --task lo
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,8 @@ from hypothesis import strategies as st
 from scipy.stats import chi2
 
 from pushgen.commands import main
-from pushgen.ope import Trajectories, estimate_trajectories
+from pushgen.data.outputs import DatasetError
+from pushgen.ope import Trajectories, estimate_trajectories, read_log
 from pushgen.ope.episode_folder import read_episode_log, validate_episode_log, write_episode_log
 from pushgen.ope.episodes import (
     LOGGING_POLICY,
@@ -123,6 +125,12 @@ def test_pushgen_log_writes_episodes_that_validate(tmp_path, capsys):
     assert ": 1 episode (" in written and " of 1 user (" in written
     assert main(["validate", str(one)]) == 0
     assert "episode log, 1 episode, " in capsys.readouterr().out
+    # read as a bandit log, it is named for what it is and for its reader
+    named = (rf"^{re.escape(str(one))} is an episode log \(pushgen log --task long-horizon\), not a bandit "
+             r"log: pushgen\.ope\.read_episode_log reads it$")
+    with pytest.raises(DatasetError, match=named):
+        read_log(one)
+    assert len(read_episode_log(one).steps) > 0
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -18,11 +18,11 @@ from pushgen._version import __version__
 from pushgen.data.dataset import atomic_folder, write_table
 from pushgen.data.outputs import DatasetError, file_listing
 from pushgen.ope.episodes import STEP_COLUMNS, EpisodeLog, EpisodePolicy
-from pushgen.ope.folder import CARD_FILE, LOG_FILE, checked_description, read_description
+from pushgen.ope.folder import CARD_FILE, EPISODE_LOG, LOG_FILE, checked_description, read_description
 from pushgen.ope.trajectories import steps_in_order
 from pushgen.publishing.access import resolve_split
 
-NAME = "pushgen episode log"
+NAME = EPISODE_LOG
 STEPS_FILE = "steps.parquet"
 
 

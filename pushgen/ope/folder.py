@@ -116,6 +116,9 @@ def read_description(folder: Path) -> dict:
     return description
 
 
+EPISODE_LOG = "pushgen episode log"  # the name in an episode log's log.json (pushgen.ope.episode_folder)
+
+
 def checked_description(folder: Path, tables: tuple[str, ...], name: str | None = None) -> dict:
     """``folder``'s ``log.json`` (which must name ``name``, if given), once every file it lists,
     ``tables`` among them, is as listed and no other file is there."""
@@ -124,6 +127,9 @@ def checked_description(folder: Path, tables: tuple[str, ...], name: str | None 
     description = read_description(folder)
     if name is not None and description.get("name") != name:
         raise DatasetError(f"{folder} is not a {name} (its {LOG_FILE} names {description.get('name')!r})")
+    if name is None and description.get("name") == EPISODE_LOG:
+        raise DatasetError(f"{folder} is an episode log (pushgen log --task long-horizon), not a bandit log: "
+                           "pushgen.ope.read_episode_log reads it")
     listed = listed_files(description, LOG_FILE)
     check_unlisted(folder, listed, "log", LOG_FILE)
     if (problem := files_problem(folder, listed, LOG_FILE)) is not None:
