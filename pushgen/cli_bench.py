@@ -84,7 +84,8 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
     if out is None:
         out = Path(f"benchmark-{Path(split).name}")
     with user_errors():
-        check_output(out, force, keep=(resolve_split(split),))  # never the split it reads
+        folder = resolve_split(split)
+        check_output(out, force, keep=(folder,))  # never the split it reads
     from pushgen.benchmark import run_benchmark, select_baselines, write_results
     from pushgen.benchmark.requirements import check_requirements
 
@@ -95,8 +96,9 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
             check_requirements(names, plots=not no_plots)
         except ImportError as error:
             raise UserFacingError(str(error)) from None
-        if selection is None:
-            selection = "all" if baselines is None and (not tasks or 2 in tasks) else "none"
+        if selection is None:  # all, with every baseline on task 2's test users, if there are any
+            task2 = 2 in tasks or (not tasks and has_cold_start_users(folder))
+            selection = "all" if baselines is None and task2 else "none"
         from pushgen.benchmark.selection import select
 
         choice = selection.strip().lower()
@@ -107,6 +109,18 @@ def benchmark_command(split: str, tasks: tuple[int, ...], baselines: str | None,
         write_results(results, out, force=force, plots=not no_plots)
     click.echo((out / "leaderboard.md").read_text(), nl=False)
     note(f"Wrote {out} in {results.timings['total_seconds']:.1f} s")
+
+
+def has_cold_start_users(folder: Path) -> bool:
+    """Whether the split folder's task 2 test part has users, as its split.json says (read in full,
+    and verified, by the benchmark)."""
+    from pushgen.data.outputs import DatasetError, read_json_object
+
+    try:
+        part = read_json_object(folder / "split.json")["parts"]["task2/test"]
+        return bool(part["users"])
+    except (DatasetError, KeyError, TypeError):
+        return True  # the benchmark says what is wrong with it
 
 
 @click.command("log")

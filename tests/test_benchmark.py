@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 import pushgen
+import pushgen.benchmark.run
 import pushgen.publishing.access
 from pushgen.baselines import BASELINES
 from pushgen.benchmark.summary import interval, leaderboard
@@ -223,7 +224,7 @@ def test_evaluate_paired_with_results_of_the_other_task_only_says_so(tmp_path, c
                    "(its tasks: 2); run pushgen benchmark --task 1 on the split\n")
 
 
-def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):
+def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys, monkeypatch):
     dataset = write_dataset(pushgen.generate(users=2, days=70, seed=3), tmp_path / "dataset")
     split = make_split(dataset, tmp_path / "split", SplitSpec(train_months=1, test_months=1,
                                                               validation_weeks=1))
@@ -233,6 +234,19 @@ def test_a_task_without_test_users_is_skipped_or_refused(tmp_path, capsys):
     code, out, _ = cli(capsys, "benchmark", "--split", str(split), "--out", str(tmp_path / "b"),
                        "--baselines", "random,oracle", "--no-plots")
     assert code == 0 and "Task 1" in out and "Task 2" not in out
+    # by default every baseline, and the selection task only where task 2 has users to play it on
+    code, out, err = cli(capsys, "benchmark", "--split", str(split), "--out", str(tmp_path / "all"),
+                         "--no-plots")
+    assert code == 0, err
+    assert "## Task 1" in out and "## Task 2" not in out and "## Selection" not in out
+    ran: list = []
+    monkeypatch.setattr(pushgen.benchmark.run, "run_baseline", lambda *args, **kwargs: ran.append(args) or [])
+    code, _, err = cli(capsys, "benchmark", "--split", str(split), "--out", str(tmp_path / "selection"),
+                       "--selection", "all", "--baselines", "random", "--no-plots")
+    assert (code, ran) == (2, [])  # refused before any baseline ran
+    assert err == ("pushgen benchmark: error: the selection task plays task 2's test users: split split has "
+                   "no task 2 test users (it holds no cold-start users)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["all", "b", "dataset", "split"]
 
 
 @pytest.mark.parametrize(("modules", "names", "needs"), [

@@ -163,6 +163,11 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | int | None = None,
     chosen = select_baselines(baselines)
     description = load_split(split, 1).description
     tasks = _tasks(description, tasks)
+    selection = None if selection is None else list(selection)
+    if (selection is None or selection) and 2 not in tasks:  # refused before any baseline runs
+        raise BenchmarkError("the selection task plays task 2's test users: " + (
+            "add task 2" if 2 in _tasks(description, None)
+            else no_test_users(str(description.get("name")), 2)))
     rows: list[dict[str, Any]] = []
     curves: list[pd.DataFrame] = []
     timings: dict[str, float | dict[str, float]] = {}
@@ -185,9 +190,7 @@ def run_benchmark(split: str | Path, tasks: Iterable[int] | int | None = None,
                 if task == 2:
                     curves.append(curve(runs).assign(task=task, baseline=baseline.name))
     chosen_selection = None
-    if selection is None or list(selection):
-        if 2 not in tasks:
-            raise BenchmarkError("the selection task plays task 2's test users: add task 2")
+    if selection is None or selection:
         began = perf_counter()
         chosen_selection = run_selection(split, selection, task=2, seed=seed)
         timings["selection"] = {"wall_seconds": round(perf_counter() - began, 3)}
