@@ -129,8 +129,9 @@ def describe_command(path: str, as_json: bool) -> None:
 @click.argument("path")
 @quiet_option
 def validate_command(path: str) -> None:
-    """Check the dataset, split or bandit log folder at PATH (or a standard split's name) against
-    its manifest.json, split.json or log.json and the schemas (exit 1 if invalid)."""
+    """Check the dataset, split, log or benchmark results folder at PATH (or a standard split's
+    name) against its manifest.json, split.json, log.json or benchmark.json and the schemas (exit 1
+    if invalid)."""
     from pushgen.data.dataset import read_manifest
     from pushgen.data.validate import validate
     from pushgen.ope.episode_folder import names_episode_log, validate_episode_log
@@ -143,9 +144,11 @@ def validate_command(path: str) -> None:
     split = is_split_folder(folder)
     log = not split and is_log_folder(folder)
     episodes = log and names_episode_log(folder)
+    results = not split and not log and (folder / "benchmark.json").is_file()
     with user_errors():
         problems = (validate_split(folder) if split else validate_episode_log(folder) if episodes
-                    else validate_log(folder) if log else validate(folder))
+                    else validate_log(folder) if log else results_problems(folder) if results
+                    else validate(folder))
         if split and not problems and (claim := identity_problem(folder, json.loads(
                 (folder / "split.json").read_bytes()))) is not None:
             problems = [claim]
@@ -176,9 +179,27 @@ def validate_command(path: str) -> None:
                    + ("every propensity the logging policy's own)" if blocker is None else
                       f"propensities sum to 1 per round; not recomputed: {blocker})"))
         return
+    if results:
+        files = json.loads((folder / "benchmark.json").read_text())["files"]
+        click.echo(f"valid: {folder} (benchmark results, {counted(len(files), 'file')}; every file's sha256 "
+                   "and every table's columns checked)")
+        return
     rows = read_manifest(folder)["rows"]
     click.echo(f"valid: {folder} ({counted(rows['notifications'], 'notification')}, "
                f"{counted(rows['users'], 'user')})")
+
+
+def results_problems(folder: Path) -> list[str]:
+    """What is wrong with a benchmark results folder (``read_results``, as evaluate --paired-with
+    and report read it), as validate's problems."""
+    from pushgen.data.outputs import DatasetError
+    from pushgen.replay.results import read_results
+
+    try:
+        read_results(folder, needed=("leaderboard.csv", "per_user.csv"))
+    except DatasetError as error:
+        return [str(error)]
+    return []
 
 
 @click.command("split")

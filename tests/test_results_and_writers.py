@@ -87,13 +87,24 @@ def text_users(folder):
     (text_users, "the column 'user_id' must hold whole numbers"),
     (lambda f: (f / "per_user.csv").unlink(), "per_user.csv is missing; benchmark.json lists it"),
 ])
-def test_a_results_folder_that_is_not_as_written_is_refused_in_one_line(results, tmp_path, damage, message):
+def test_a_results_folder_that_is_not_as_written_is_refused_in_one_line(results, tmp_path, damage, message,
+                                                                          capsys):
     folder = copy(results, tmp_path)
     damage(folder)
     with pytest.raises(SubmissionError) as raised:
         evaluation().paired_with(folder, "learned")
     assert message in str(raised.value) and "\n" not in str(raised.value)
     assert str(raised.value).startswith("--paired-with: ")
+    assert main(["validate", str(folder)]) == 1  # pushgen validate finds the same
+    out, err = capsys.readouterr()
+    assert message in out and out.count("\n") == 1 and err == f"invalid: {folder} (1 problem)\n"
+
+
+def test_validate_checks_a_results_folder(results, capsys):
+    assert main(["validate", str(results)]) == 0
+    files = len(json.loads((results / "benchmark.json").read_text())["files"])
+    assert capsys.readouterr().out == (f"valid: {results} (benchmark results, {files} files; every file's "
+                                       "sha256 and every table's columns checked)\n")
 
 
 def test_report_refuses_a_forged_leaderboard(results, tmp_path, capsys):
