@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import math
 from pathlib import Path
 
 import click
@@ -122,7 +123,22 @@ def describe_command(path: str, as_json: bool) -> None:
                                   f"no outcomes); describe the dataset it was made from, or `pushgen report "
                                   f"{path}` for the split's figures")
         stats = describe_path(folder)
-    click.echo(json.dumps(stats, indent=1) if as_json else format_description(stats), nl=as_json)
+    click.echo(strict_json(stats) if as_json else format_description(stats), nl=as_json)
+
+
+def strict_json(value: object) -> str:
+    """``value`` as standard JSON (RFC 8259), which has no NaN or Infinity: a number that is not
+    finite (the open end of the last habituation bucket) is null."""
+    def finite(item: object) -> object:
+        if isinstance(item, float):
+            return item if math.isfinite(item) else None
+        if isinstance(item, dict):
+            return {key: finite(inner) for key, inner in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [finite(inner) for inner in item]
+        return item
+
+    return json.dumps(finite(value), indent=1, allow_nan=False)
 
 
 @click.command("validate")

@@ -126,6 +126,12 @@ def test_cli_describe(folder: Path, dataset: pushgen.Dataset, tmp_path: Path) ->
     assert as_json.exit_code == 0
     printed = json.loads(as_json.output)
     assert "engagement" in printed  # a dataset folder adds its simulated user's effects
+
+    def not_json(constant: str) -> None:
+        raise AssertionError(f"{constant} is not JSON (RFC 8259): JSON.parse and strict parsers refuse it")
+
+    assert json.loads(as_json.output, parse_constant=not_json) == printed
+    assert printed["engagement"]["habituation"][-1]["high"] is None  # the open end of the last bucket
     del printed["engagement"]
     stats = describe(dataset.notifications, dataset.users)
     stats["long_term"] = dataset_long_term(dataset)  # ... and its long-term state
