@@ -9,6 +9,7 @@ import click
 from pushgen.cli_support import UserFacingError, user_errors
 from pushgen.cli_types import FilePath, FiniteNumber, WholeNumber
 from pushgen.data.outputs import check_output
+from pushgen.data.recipe import MAX_DAYS
 from pushgen.progress import note, quiet_option, shown
 from pushgen.replay.rewards import DEFAULT_MODE, MODES
 from pushgen.text_tables import counted, plural
@@ -216,9 +217,9 @@ def log_episodes_command(split: str, replicates: int | None, horizon_days: float
     from pushgen.ope.episodes import HorizonOptions, log_episodes
     from pushgen.publishing.access import resolve_split
 
-    if horizon_days is not None and not horizon_days > 0:
-        raise click.BadParameter(f"{horizon_days:g} is not a number of days > 0",
-                                 param_hint="'--horizon-days'")
+    if horizon_days is not None and not 0 < horizon_days <= MAX_DAYS:
+        raise click.BadParameter(f"{horizon_days:g} is not a number of days above 0 and at most {MAX_DAYS} "
+                                 "(the longest dataset)", param_hint="'--horizon-days'")
     options = HorizonOptions(k, HorizonOptions.horizon_days if horizon_days is None else horizon_days,
                              candidate_seed)
     if out is None:

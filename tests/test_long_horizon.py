@@ -219,6 +219,11 @@ def test_history_cap_sends_the_best_observed_rate_under_its_cap(env):
 def test_bad_options_are_one_line_errors():
     with pytest.raises(ValueError, match="horizon_days must be"):
         LongHorizonEnv(SPLIT, user=USER, horizon_days=0)
+    for days in (1e308, 3660.5):  # 1e308 passes float32's range, which the observation space holds
+        with pytest.raises(ValueError, match=r"^horizon_days must be a number of days above 0 and at most "
+                                             r"3660 \(the longest dataset\); got "):
+            LongHorizonEnv(SPLIT, user=USER, horizon_days=days)
+    assert LongHorizonEnv(SPLIT, user=USER, horizon_days=3660).horizon_days == 3660
     with pytest.raises(ValueError, match="app must be one user 3 can play"):
         LongHorizonEnv(SPLIT, user=USER, app="com.whatsapp")
     with pytest.raises(ValueError, match="cost"):

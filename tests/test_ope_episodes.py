@@ -138,7 +138,9 @@ def test_pushgen_log_writes_episodes_that_validate(tmp_path, capsys):
     (["--task", "long-horizon", "--stationary"], "--policy, --temperature and --stationary go with"),
     (["--replicates", "2"], "--replicates and --horizon-days go with --task long-horizon"),
     (["--task", "long-horizon", "--replicates", "0"], "0 is not in the range x>=1"),
-    (["--task", "long-horizon", "--horizon-days", "0"], "0 is not a number of days > 0"),
+    (["--task", "long-horizon", "--horizon-days", "0"], "0 is not a number of days above 0 and at most 3660"),
+    (["--task", "long-horizon", "--horizon-days", "1e308"],  # beyond the float32 of the observation
+     "1e+308 is not a number of days above 0 and at most 3660 (the longest dataset)"),
     (["--task", "long-horizon", "--horizon-days", "nan"], "'nan' is not a finite number"),
     (["--task", "long-horizon", "--user", "0"], "--user must be a held-out user the long-horizon task"),
     (["--task", "long-horizon", "--users", "5"], "--users must be from 1 to 1"),

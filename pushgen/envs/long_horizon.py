@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from pushgen.data.recipe import MAX_DAYS
 from pushgen.envs import LONG_HORIZON_ID as ENV_ID
 from pushgen.envs.base import ReplayEnv, check_reset_options
 from pushgen.envs.horizon import (
@@ -31,6 +32,8 @@ from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.catalog import app_catalog
 from pushgen.model.long_term import EVENTS, abandonable
 from pushgen.model.simulated_user import ABANDONED, APP_OFF, CHANNEL_OFF, LongTermUser
+
+MAX_HORIZON_DAYS = MAX_DAYS  # an episode's longest horizon: the longest dataset
 
 
 class LongHorizonEnv(ReplayEnv):
@@ -102,7 +105,8 @@ class LongHorizonEnv(ReplayEnv):
     k : int, default 8
         Candidates per decision point, 1 to 64.
     horizon_days : float, default 42
-        The episode's length in days from the start of the scored period (> 0).
+        The episode's length in days from the start of the scored period (above 0, at most
+        ``MAX_HORIZON_DAYS``, 3660: no dataset is longer).
     send_cost : float, default 0.0
         Subtracted from the reward of every send, >= 0.
     candidate_seed : int, default 0
@@ -138,8 +142,9 @@ class LongHorizonEnv(ReplayEnv):
                  horizon_days: float = 42.0, send_cost: float = 0.0, candidate_seed: int = 0,
                  task: int | None = None, render_mode: str | None = None) -> None:
         self.k, self.candidate_seed, self.send_cost = check_options(k, candidate_seed, send_cost, False)
-        if not is_number(horizon_days) or not 0 < horizon_days < np.inf:
-            raise ValueError(f"horizon_days must be a number of days > 0; got {horizon_days!r}")
+        if not is_number(horizon_days) or not 0 < horizon_days <= MAX_HORIZON_DAYS:
+            raise ValueError(f"horizon_days must be a number of days above 0 and at most {MAX_HORIZON_DAYS} "
+                             f"(the longest dataset); got {horizon_days!r}")
         self.horizon_days = float(horizon_days)
         self.observation_space = horizon_space(self.k, self.horizon_days)
         self.action_space, self.hold = spaces.Discrete(self.k + 1), self.k
