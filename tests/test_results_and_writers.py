@@ -149,8 +149,8 @@ def test_report_of_the_root_folder_is_one_line(tmp_path, capsys, monkeypatch):
 def test_record_run_refuses_the_selection_environment_before_playing(split, tmp_path):
     env = gym.make(SELECTION_ID, split=split)
     calls = []
-    with pytest.raises(TypeError, match="records a pushgen/NotificationGeneration-v0 run; got "
-                                        "NotificationSelectionEnv"):
+    with pytest.raises(TypeError, match=r"records a pushgen/NotificationGeneration-v0 run \(an environment "
+                                        r"from gym.make\); got NotificationSelectionEnv, whose runs"):
         record_run(env, lambda observation, info: calls.append(1), tmp_path / "run.parquet")
     assert calls == [] and not list(tmp_path.iterdir())
 
