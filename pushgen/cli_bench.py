@@ -214,9 +214,12 @@ def log_episodes_command(split: str, replicates: int | None, horizon_days: float
     """``pushgen log --task long-horizon``: whole episodes from the softened threshold policy."""
     from pushgen.benchmark.long_horizon import held_out_users
     from pushgen.ope.episode_folder import write_episode_log
-    from pushgen.ope.episodes import HorizonOptions, log_episodes
+    from pushgen.ope.episodes import MAX_REPLICATES, HorizonOptions, log_episodes
     from pushgen.publishing.access import resolve_split
 
+    if replicates is not None and replicates > MAX_REPLICATES:
+        raise click.BadParameter(f"{replicates:,} is above {MAX_REPLICATES:,}, the most episodes per user",
+                                 param_hint="'--replicates'")
     if horizon_days is not None and not 0 < horizon_days <= MAX_DAYS:
         raise click.BadParameter(f"{horizon_days:g} is not a number of days above 0 and at most {MAX_DAYS} "
                                  "(the longest dataset)", param_hint="'--horizon-days'")

@@ -138,6 +138,9 @@ def test_pushgen_log_writes_episodes_that_validate(tmp_path, capsys):
     (["--task", "long-horizon", "--stationary"], "--policy, --temperature and --stationary go with"),
     (["--replicates", "2"], "--replicates and --horizon-days go with --task long-horizon"),
     (["--task", "long-horizon", "--replicates", "0"], "0 is not in the range x>=1"),
+    (["--task", "long-horizon", "--replicates", "1001"], "1,001 is above 1,000, the most episodes per user"),
+    (["--task", "long-horizon", "--replicates", "9" * 20],
+     "99,999,999,999,999,999,999 is above 1,000, the most episodes per user"),
     (["--task", "long-horizon", "--horizon-days", "0"], "0 is not a number of days above 0 and at most 3660"),
     (["--task", "long-horizon", "--horizon-days", "1e308"],  # beyond the float32 of the observation
      "1e+308 is not a number of days above 0 and at most 3660 (the longest dataset)"),
@@ -152,3 +155,12 @@ def test_bad_options_are_one_line_errors_and_write_nothing(tmp_path, capsys, arg
     error = capsys.readouterr().err
     assert message in error and error.count("\n") == 1 and "Traceback" not in error
     assert list(tmp_path.iterdir()) == []
+
+
+def test_log_episodes_takes_from_1_to_max_replicates():
+    from pushgen.ope.episodes import MAX_REPLICATES
+
+    for bad in (0, MAX_REPLICATES + 1, 2.5, True):
+        expected = rf"^replicates must be a whole number from 1 to {MAX_REPLICATES}; got "
+        with pytest.raises(ValueError, match=expected):
+            log_episodes(SPLIT, replicates=bad, options=SHORT)

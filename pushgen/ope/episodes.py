@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from pushgen.benchmark.long_horizon import held_out_users
+from pushgen.checks import whole_number
 from pushgen.data.dataset import DatasetError
 from pushgen.envs.base import task_of_user
 from pushgen.envs.long_horizon import LongHorizonEnv
@@ -30,10 +31,10 @@ from pushgen.ope.trajectories import Trajectories
 
 SENDS_EDGES = (5, 15, 30, 50, 80)  # sends in the last day: 0-4, 5-14, 15-29, 30-49, 50-79, 80+
 EPISODE_SEED = 3405
+MAX_REPLICATES = 1000  # episodes per user
 COUNTERS = ("sends_1d", "opens_1d", "sends_7d", "opens_7d")  # the observation's app_counts
 STEP_COLUMNS = ("episode", "user_id", "replicate", "step", "context_id", *COUNTERS, "hours_since_last",
-                "channel_off", "state", "slot", "held", "propensity", "reward", "p_open",
-                "allowed")
+                "channel_off", "state", "slot", "held", "propensity", "reward", "p_open", "allowed")
 
 
 @dataclass(frozen=True)
@@ -227,7 +228,7 @@ def log_episodes(split: str, users: list[int] | None = None, replicates: int = 2
     users : list of int, optional
         The users; by default the held-out users the task can play.
     replicates : int, default 20
-        Episodes per user (replicate ``r`` of user ``u`` draws from ``[EPISODE_SEED, seed, u, r]``).
+        Episodes per user, 1 to MAX_REPLICATES (replicate r of user u draws [EPISODE_SEED, seed, u, r]).
     seed : int, default 0
         The seed of the policy's draws and of the outcomes.
     options : HorizonOptions
@@ -247,8 +248,7 @@ def log_episodes(split: str, users: list[int] | None = None, replicates: int = 2
     >>> log.episodes, bool((log.steps["propensity"] > 0).all())
     (2, True)
     """
-    if replicates < 1:
-        raise ValueError(f"replicates must be >= 1; got {replicates!r}")
+    replicates = whole_number("replicates", replicates, 1, MAX_REPLICATES)
     frames: list[pd.DataFrame] = []
     for env in environments(split, users, options):
         for r in range(replicates):
