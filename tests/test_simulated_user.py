@@ -126,6 +126,7 @@ FORMULA_MODULES = {"pushgen.model.engagement", "pushgen.model.engagement_kernel"
 OWN_USES = {  # a model's own arithmetic that uses the same helpers, not the simulated user
     "pushgen/baselines/ownership.py": {"expit"},  # the log-odds of a belief that the user has an app
     "pushgen/baselines/recency.py": {"keyed_exposure"},  # a feature of the public history, in days
+    "pushgen/ope/policies.py": {"expit"},  # a learned model's P(open) from its log-odds (softmax-learned)
 }
 
 

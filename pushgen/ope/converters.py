@@ -212,12 +212,12 @@ def to_minari(log: BanditLog, dataset_id: str, root: Path | None = None, force: 
     >>> dataset.total_episodes, dataset.total_steps == len(log.rounds)
     (1, True)
     """
-    log = checked_log(log, "to_minari")
     id_path = PurePosixPath(dataset_id) if isinstance(dataset_id, str) else None
     if id_path is None or not dataset_id or id_path.is_absolute() or "\\" in dataset_id or any(
             part in (".", "..") for part in dataset_id.split("/")):
         raise DatasetError(f"dataset_id {dataset_id!r} must be a Minari id such as 'pushgen/uniform-v0' (a "
                            "folder inside the datasets folder, without '..')")
+    log = checked_log(log, "to_minari")
     try:
         import minari
         from minari.data_collector import EpisodeBuffer
