@@ -101,9 +101,9 @@ def stoppable() -> Iterator[None]:
 @contextlib.contextmanager
 def held() -> Iterator[None]:
     """Ctrl-C held back from the block, and acted on at its end, as it would have been at its
-    start. In the main thread its handler only notes it meanwhile, and every thread of this
-    process blocks SIGINT (``pthread_sigmask``): a process started in the block inherits that
-    block, so a Ctrl-C sent to the whole group does not reach it before it has chosen what to do
+    start. In the main thread its handler only notes it meanwhile, and the thread blocks SIGINT
+    (``pthread_sigmask``): a thread or process started in the block inherits that mask, so a
+    Ctrl-C sent to the whole group does not reach a new process before it has chosen what to do
     with one."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield

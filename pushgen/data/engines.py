@@ -140,13 +140,13 @@ def _shared_buckets(work: Iterable, task: Callable, here: Callable, jobs: int) -
     with cf.ProcessPoolExecutor(max_workers=jobs - 1, mp_context=context,
                                 initializer=start_worker) as pool:
         try:
-            yield from shared(work, lambda item: submit_deaf(pool, *task(item)), here, jobs - 1, 2 * jobs)
+            yield from shared(work, lambda item: submit_held(pool, *task(item)), here, jobs - 1, 2 * jobs)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
 
 
-def submit_deaf(pool: cf.ProcessPoolExecutor, function: Callable, *args: Any) -> cf.Future:
+def submit_held(pool: cf.ProcessPoolExecutor, function: Callable, *args: Any) -> cf.Future:
     """``pool.submit(function, *args)``, ``starting_workers``: it may start a worker."""
     with starting_workers():
         return pool.submit(function, *args)
