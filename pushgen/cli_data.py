@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-import math
 from pathlib import Path
 
 import click
@@ -114,6 +113,7 @@ def describe_command(path: str, as_json: bool) -> None:
     """Print the calibration statistics of the dataset at PATH, beside the published figures."""
     from pushgen.data.describe import describe_path
     from pushgen.data.describe_report import format_description
+    from pushgen.data.json_limits import strict_json
     from pushgen.splits.validate import is_split_folder
 
     with user_errors():
@@ -124,21 +124,6 @@ def describe_command(path: str, as_json: bool) -> None:
                                   f"{path}` for the split's figures")
         stats = describe_path(folder)
     click.echo(strict_json(stats) if as_json else format_description(stats), nl=as_json)
-
-
-def strict_json(value: object) -> str:
-    """``value`` as standard JSON (RFC 8259), which has no NaN or Infinity: a number that is not
-    finite (the open end of the last habituation bucket) is null."""
-    def finite(item: object) -> object:
-        if isinstance(item, float):
-            return item if math.isfinite(item) else None
-        if isinstance(item, dict):
-            return {key: finite(inner) for key, inner in item.items()}
-        if isinstance(item, (list, tuple)):
-            return [finite(inner) for inner in item]
-        return item
-
-    return json.dumps(finite(value), indent=1, allow_nan=False)
 
 
 @click.command("validate")
@@ -153,6 +138,7 @@ def validate_command(path: str) -> None:
     from pushgen.ope.episode_folder import names_episode_log, validate_episode_log
     from pushgen.ope.folder import is_log_folder, propensity_blocker, read_description, validate_log
     from pushgen.publishing.registry import identity_problem
+    from pushgen.replay.results import validate_results
     from pushgen.splits.validate import is_split_folder, validate_split
 
     with user_errors():
@@ -163,7 +149,7 @@ def validate_command(path: str) -> None:
     results = not split and not log and (folder / "benchmark.json").is_file()
     with user_errors():
         problems = (validate_split(folder) if split else validate_episode_log(folder) if episodes
-                    else validate_log(folder) if log else results_problems(folder) if results
+                    else validate_log(folder) if log else validate_results(folder) if results
                     else validate(folder))
         if split and not problems and (claim := identity_problem(folder, json.loads(
                 (folder / "split.json").read_bytes()))) is not None:
@@ -203,19 +189,6 @@ def validate_command(path: str) -> None:
     rows = read_manifest(folder)["rows"]
     click.echo(f"valid: {folder} ({counted(rows['notifications'], 'notification')}, "
                f"{counted(rows['users'], 'user')})")
-
-
-def results_problems(folder: Path) -> list[str]:
-    """What is wrong with a benchmark results folder (``read_results``, as evaluate --paired-with
-    and report read it), as validate's problems."""
-    from pushgen.data.outputs import DatasetError
-    from pushgen.replay.results import read_results
-
-    try:
-        read_results(folder, needed=("leaderboard.csv", "per_user.csv"))
-    except DatasetError as error:
-        return [str(error)]
-    return []
 
 
 @click.command("split")

@@ -107,3 +107,10 @@ def test_no_import_cycle_between_modules():
     for module in sorted(graph):
         if module not in seen:
             visit(module, [module])
+
+
+def test_no_module_is_over_300_lines():
+    lengths = {str(path.relative_to(PACKAGE.parent)): len(path.read_text().splitlines())
+               for path in PACKAGE.rglob("*.py")}
+    assert len(lengths) > 200
+    assert {path: n for path, n in lengths.items() if n > 300} == {}

@@ -1,10 +1,12 @@
 """JSON read with limits: a file pushgen reads (a description, a record, the engagement model)
 may be at most ``MAX_BYTES`` long, ``MAX_DEPTH`` levels deep, and hold integers of at most
-``MAX_INT_DIGITS`` digits, so no file can exhaust memory, the stack or the integer parser."""
+``MAX_INT_DIGITS`` digits, so no file can exhaust memory, the stack or the integer parser; and
+JSON written as the standard has it (``strict_json``)."""
 
 from __future__ import annotations
 
 import json
+import math
 
 MAX_BYTES = 256_000_000
 MAX_DEPTH = 64
@@ -47,3 +49,24 @@ def parse_json(data: bytes | str) -> object:
     if depth(value) > MAX_DEPTH:
         raise too_deep
     return value
+
+
+def strict_json(value: object) -> str:
+    """``value`` as standard JSON (RFC 8259), which has no NaN or Infinity: a number that is not
+    finite (the open end of the last habituation bucket) is null.
+
+    Examples
+    --------
+    >>> json.loads(strict_json({"edges": [0.5, float("inf")]}))
+    {'edges': [0.5, None]}
+    """
+    def finite(item: object) -> object:
+        if isinstance(item, float):
+            return item if math.isfinite(item) else None
+        if isinstance(item, dict):
+            return {key: finite(inner) for key, inner in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [finite(inner) for inner in item]
+        return item
+
+    return json.dumps(finite(value), indent=1, allow_nan=False)

@@ -33,8 +33,6 @@ from pushgen.model.catalog import app_catalog
 from pushgen.model.long_term import EVENTS, abandonable
 from pushgen.model.simulated_user import ABANDONED, APP_OFF, CHANNEL_OFF, LongTermUser
 
-MAX_HORIZON_DAYS = MAX_DAYS  # an episode's longest horizon: the longest dataset
-
 
 class LongHorizonEnv(ReplayEnv):
     """One app's notification system for one user over weeks: send one of ``k`` of its
@@ -106,7 +104,7 @@ class LongHorizonEnv(ReplayEnv):
         Candidates per decision point, 1 to 64.
     horizon_days : float, default 42
         The episode's length in days from the start of the scored period (above 0, at most
-        ``MAX_HORIZON_DAYS``, 3660: no dataset is longer).
+        3660, ``pushgen.data.recipe.MAX_DAYS``: no dataset is longer).
     send_cost : float, default 0.0
         Subtracted from the reward of every send, >= 0.
     candidate_seed : int, default 0
@@ -142,8 +140,8 @@ class LongHorizonEnv(ReplayEnv):
                  horizon_days: float = 42.0, send_cost: float = 0.0, candidate_seed: int = 0,
                  task: int | None = None, render_mode: str | None = None) -> None:
         self.k, self.candidate_seed, self.send_cost = check_options(k, candidate_seed, send_cost, False)
-        if not is_number(horizon_days) or not 0 < horizon_days <= MAX_HORIZON_DAYS:
-            raise ValueError(f"horizon_days must be a number of days above 0 and at most {MAX_HORIZON_DAYS} "
+        if not is_number(horizon_days) or not 0 < horizon_days <= MAX_DAYS:
+            raise ValueError(f"horizon_days must be a number of days above 0 and at most {MAX_DAYS} "
                              f"(the longest dataset); got {horizon_days!r}")
         self.horizon_days = float(horizon_days)
         self.observation_space = horizon_space(self.k, self.horizon_days)

@@ -74,6 +74,17 @@ def read_results(folder: str | Path, needed: tuple[str, ...] = ("leaderboard.csv
     return Results(folder, description, tables)
 
 
+def validate_results(folder: Path) -> list[str]:
+    """What is wrong with a benchmark results folder (an empty list: it is valid), read as
+    ``evaluate --paired-with`` and ``report`` read it: every listed file's sha256, and the
+    leaderboard's and per-user tables' columns."""
+    try:
+        read_results(folder, needed=("leaderboard.csv", "per_user.csv"))
+    except DatasetError as error:
+        return [str(error)]
+    return []
+
+
 def _checked_bytes(folder: Path, relative: str, size: int, digest: str) -> bytes:
     """A listed file's bytes, once they are the ones its listing gives."""
     path = folder / relative
