@@ -9,7 +9,7 @@
     parquet read    ``pq.read_table`` of notifications.parquet and users.parquet: the floor
 
 CPU seconds (``time.process_time``), best of ``--repeat``, each with its ratio to the Parquet read
-measured in the same run. The dataset is written once by ``make_dataset``, as ``pushgen make``
+measured in the same run. The dataset is written once by ``building``, as ``pushgen make``
 writes it.
 
 Usage: python scripts/bench_card.py [--users 50] [--months 6] [--repeat 7]
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pushgen.data.build import make_dataset
+from pushgen.data.build import building
 from pushgen.data.dataset import read_table
 from pushgen.data.describe import describe, describe_tables
 from pushgen.data.generator import Dataset, make_recipe
@@ -50,17 +50,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
 
-    kept: dict[str, object] = {}
-
-    def keep(dataset: Dataset, manifest: dict, statistics: dict) -> str:
-        kept.update(dataset=dataset, manifest=manifest)
-        return dataset_card(dataset, manifest, statistics)
-
     with tempfile.TemporaryDirectory() as temporary:
         folder = Path(temporary) / "dataset"
-        make_dataset(make_recipe(users=args.users, months=args.months, seed=0), folder, card=keep)
-        dataset, manifest = kept["dataset"], kept["manifest"]
-        assert isinstance(dataset, Dataset) and isinstance(manifest, dict)
+        with building(make_recipe(users=args.users, months=args.months, seed=0), folder) as built:
+            dataset, manifest = built.sample, built.manifest
         notifications = read_table(folder / "notifications.parquet")
         users = read_table(folder / "users.parquet")
 
