@@ -6,6 +6,7 @@ pages) and the README's figure from ``pushgen report`` (``docs/figures/report-co
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import sys
 import tempfile
@@ -25,6 +26,7 @@ README_FIGURE = tutorials.DOCS / "figures" / "report-context.png"
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     for name in tutorials.TUTORIALS:
         page = tutorials.page(name)
         if tutorials.images(page):

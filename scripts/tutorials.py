@@ -1,6 +1,6 @@
 """Run the tutorials: each page's Python blocks, in order, in one namespace, in a given folder.
 
-    python scripts/tutorials.py           # runs every tutorial in a temporary folder
+    python scripts/tutorials.py [NAME ...]   # runs every tutorial (or those named) in a temporary folder
 
 The test suite runs them the same way (``tests/test_tutorials.py``), so a tutorial that breaks
 fails CI; ``scripts/docs_figures.py`` keeps the pictures they draw.
@@ -8,10 +8,10 @@ fails CI; ``scripts/docs_figures.py`` keeps the pictures they draw.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import re
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,7 +58,14 @@ def run(path: Path, folder: Path, skip: str | None = None) -> dict:
 
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or TUTORIALS:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"tutorials to run [default: all: {', '.join(TUTORIALS)}]")
+    names = parser.parse_args().names
+    unknown = sorted(set(names) - set(TUTORIALS))
+    if unknown:
+        parser.error(f"no tutorial named {', '.join(unknown)} (there are {', '.join(TUTORIALS)})")
+    for name in names or TUTORIALS:
         with tempfile.TemporaryDirectory() as folder:
             run(page(name), Path(folder))
             print(f"{name}: ran {len(blocks(page(name)))} blocks")

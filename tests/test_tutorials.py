@@ -3,8 +3,11 @@ shows, and reaches what its text says it shows."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
-from scripts_loader import script
+from scripts_loader import SCRIPTS, script
 
 tutorials = script("tutorials")
 
@@ -12,6 +15,21 @@ tutorials = script("tutorials")
 def test_there_are_the_four_tutorials_and_each_has_code():
     for name in tutorials.TUTORIALS:
         assert len(tutorials.blocks(tutorials.page(name))) >= 3, name
+
+
+def test_the_scripts_take_help_and_refuse_what_they_do_not_know_before_any_work():
+    """``docs_figures.py --help`` rewrote the committed pictures; ``tutorials.py`` read any word as a
+    tutorial's page (a traceback for ``--help``)."""
+    committed = {path: path.read_bytes() for path in tutorials.DOCS.rglob("*.png")}
+    for argv, code, said in ((["docs_figures.py", "--help"], 0, "usage: docs_figures.py [-h]"),
+                             (["docs_figures.py", "--width", "9"], 2, "unrecognized arguments: --width 9"),
+                             (["tutorials.py", "--help"], 0, "usage: tutorials.py [-h] [NAME ...]"),
+                             (["tutorials.py", "explore"], 2, "no tutorial named explore (there are")):
+        done = subprocess.run([sys.executable, str(SCRIPTS / argv[0]), *argv[1:]],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == code and said in done.stdout + done.stderr, (argv, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr
+    assert {path: path.read_bytes() for path in tutorials.DOCS.rglob("*.png")} == committed
 
 
 def run(name: str, folder) -> dict:
