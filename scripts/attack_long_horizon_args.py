@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -20,6 +21,8 @@ import pushgen  # noqa: F401  (registers the environments)
 from pushgen.baselines.long_horizon import HORIZON_BASELINES, HorizonSetting
 from pushgen.benchmark import long_horizon as board
 from pushgen.envs.long_horizon import LongHorizonEnv
+
+BOARD = Path(__file__).resolve().with_name("long_horizon_board.py")
 
 
 def robust(split: str) -> None:
@@ -35,7 +38,7 @@ def robust(split: str) -> None:
             print(f"  {name:18s} {type(error).__name__}: {str(error)[:110]}")
     for args in (["--split", "nope"], ["--horizon-days", "0", "--split", split],
                  ["--send-cost", "-1", "--split", split], ["--replicates", "0"]):
-        done = subprocess.run([sys.executable, "scripts/long_horizon_board.py", *args], capture_output=True,
+        done = subprocess.run([sys.executable, str(BOARD), *args], capture_output=True,
                               text=True, timeout=600)
         last = (done.stderr.strip().splitlines() or [""])[-1]
         print(f"  board {' '.join(args):40s} exit {done.returncode}: {last[:110]}")
