@@ -9,6 +9,7 @@ no scripts from elsewhere). ``tests/test_docs_site.py`` runs the same check on t
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
@@ -112,7 +113,13 @@ def check(site: Path, shots: Path) -> list[str]:
 
 
 if __name__ == "__main__":
-    site, shots = Path(sys.argv[1]), Path(sys.argv[2])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path, help="the folder mkdocs build wrote")
+    parser.add_argument("shots", type=Path, help="the folder for the screenshots")
+    arguments = parser.parse_args()
+    site, shots = arguments.site, arguments.shots
+    if not (site / "index.html").is_file():
+        parser.error(f"{site} is not a built site: no index.html (mkdocs build --strict writes one)")
     problems = check(site, shots)
     print("\n".join(problems) or f"{len(PAGES)} pages: figures loaded, links found; screenshots in {shots}")
     sys.exit(1 if problems else 0)

@@ -97,6 +97,17 @@ def test_pages_in_a_real_browser(site, tmp_path):
         "environments-generation.png", "home.png", "tutorials-explore-a-dataset.png"]
 
 
+def test_browse_site_names_its_arguments_and_refuses_a_folder_that_is_not_a_site(tmp_path):
+    """It read ``sys.argv[1]`` and ``[2]``: an IndexError traceback without them."""
+    browse = ROOT / "scripts" / "browse_site.py"
+    for argv, said in (([], "the following arguments are required: site, shots"),
+                       ([str(tmp_path), str(tmp_path / "shots")], "is not a built site: no index.html")):
+        done = subprocess.run([sys.executable, str(browse), *argv], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not (tmp_path / "shots").exists()
+
+
 def test_the_dataset_page_lists_every_published_column(site):
     from pushgen import schemas
 
