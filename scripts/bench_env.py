@@ -25,6 +25,7 @@ import pushgen
 
 gym.register_envs(pushgen)
 
+LABEL = 37  # the widest label: "CartPole-v1, actions drawn beforehand"
 ENVS = {
     "generation": (pushgen.envs.GENERATION_ID, {"task": 1}),
     "selection": (pushgen.envs.SELECTION_ID, {"task": 1}),
@@ -102,7 +103,7 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=256, help="environments of the native vector env")
     args = parser.parse_args()
     print(f"split {args.split}; random actions; steps per second in total (higher is better)")
-    print(f"{'':<10} {'':<34} {'steps/s':>12} {'CPU ns/step':>12}")
+    print(f"{'':<10} {'':<{LABEL}} {'steps/s':>12} {'CPU ns/step':>12}")
     reference = single(REFERENCE, {}, args.seconds, False)
     show("reference", REFERENCE + ", actions drawn beforehand", reference)
     reference_vector = native(REFERENCE, {}, args.seconds, args.envs)
@@ -135,7 +136,7 @@ def main() -> None:
 
 
 def show(name: str, label: str, measured: Rate) -> None:
-    print(f"{name:<10} {label:<34} {measured[0]:>12,.0f} {measured[1]:>12,.0f}")
+    print(f"{name:<10} {label:<{LABEL}} {measured[0]:>12,.0f} {measured[1]:>12,.0f}")
 
 
 def ratio(faster: Rate, slower: Rate) -> str:
