@@ -89,6 +89,14 @@ def test_benchmark_on_a_damaged_split_is_one_line(folders, damage):
     assert check(benchmark, split, damage) is None
 
 
+def test_validate_of_a_table_whose_footer_is_no_longer_utf8_is_one_line(folders):
+    """A byte flipped in the middle of users.parquet lands in its footer's column names: reading
+    them raised UnicodeDecodeError out of ``pushgen validate`` (scripts/reliability.py --cases 0)."""
+    dataset, _ = folders
+    [validate] = [command for command in dataset_commands() if command.name == "pushgen validate"]
+    assert check(validate, dataset, Damage("flip", "users.parquet")) is None
+
+
 def test_every_listed_file_of_the_folders_is_damaged_by_the_cases(folders):
     dataset, split = folders
     for folder in (dataset, split):

@@ -102,7 +102,7 @@ def data_facts(notifications: list[Path], users: list[Path]) -> DataFacts:
         for path in users:
             for batch in _batches(path, ["user_id"]):
                 user_ids += batch.column("user_id").to_pylist()
-    except (OSError, KeyError, pa.ArrowException) as error:
+    except (OSError, KeyError, UnicodeDecodeError, pa.ArrowException) as error:  # names in the footer
         raise DatasetError(f"{path} cannot be read ({first_line(error)})") from None
     return DataFacts(rows, user_ids, opened, first, last)
 
