@@ -14,7 +14,8 @@ def test_every_phase_is_timed_and_the_phases_are_parts_of_the_run():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    rows = {line[:22].strip(): line[22:].split() for line in lines[2:-1]}
+    rows = {line[:22].strip(): line[22:].split() for line in lines[2:-2]}
+    assert lines[-2].startswith("whole run with every phase but the simulation flat in rows: ")
     assert set(rows) == {"simulate users", "tables", "pseudonyms", "Parquet writes", "digests",
                          "card and Croissant", "total"}
     per_row = {label: (float(a), float(b)) for label, (a, b, _) in rows.items()}
