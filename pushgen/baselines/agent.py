@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from pushgen.baselines.answers import checked, checked_policy
 from pushgen.baselines.base import Codes, Policy
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 
@@ -34,8 +35,6 @@ class PolicyAgent:
     """
 
     def __init__(self, policy: Policy) -> None:
-        from pushgen.benchmark.answers import checked_policy  # the benchmark imports the baselines
-
         self.policy = checked_policy(policy, None)
         self._pending: tuple[Codes, Codes] | None = None
 
@@ -46,8 +45,6 @@ class PolicyAgent:
             contexts, action = self._pending
             self.policy.update(contexts, action, np.array([bool(info["opened"])]))
         contexts = {f: np.array([int(observation[f])]) for f in CONTEXT_FEATURES}
-        from pushgen.benchmark.answers import checked
-
         action = self.policy.act(contexts)
         codes = checked(action, 1)[0]  # a batch of one notification, or PolicyError naming the problem
         self._pending = (contexts, action)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from pushgen.baselines import Baseline, Factory, Policy, Setting
-from pushgen.benchmark.answers import checked_policy
+from pushgen.baselines.answers import checked_policy
 from pushgen.benchmark.runner import CHUNK, Run, bound_runs, play
 from pushgen.benchmark.task_inputs import TaskData, task_data
 from pushgen.checks import quoted, whole_number

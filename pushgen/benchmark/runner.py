@@ -21,9 +21,9 @@ from time import perf_counter
 import numpy as np
 import pandas as pd
 
+from pushgen.baselines.answers import PolicyError as PolicyError
+from pushgen.baselines.answers import checked
 from pushgen.baselines.base import Bound, Codes, Policy, Truth, as_codes, as_matrix
-from pushgen.benchmark.answers import PolicyError as PolicyError
-from pushgen.benchmark.answers import checked
 from pushgen.envs.spaces import CONTEXT_FEATURES, NOTIFICATION_FEATURES
 from pushgen.model.feasibility import is_possible
 from pushgen.replay.parts import ReplayPart

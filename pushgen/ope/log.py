@@ -38,7 +38,7 @@ from pushgen.ope.policies import (
     UniformPolicy,
     check_temperature,
 )
-from pushgen.ope.slates import checked_policy, probabilities_of
+from pushgen.ope.slates import checked_slate_policy, probabilities_of
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE, SplitSpec, boundaries
 from pushgen.text_tables import counted, html_table
@@ -129,7 +129,7 @@ class BanditLog:
     def target_probabilities(self, policy: SlatePolicy) -> np.ndarray:
         """(rounds, k + 1): ``policy``'s probabilities at the logged rounds (a policy that reads
         the state reads the state the logged trajectory reached)."""
-        policy = checked_policy(policy)
+        policy = checked_slate_policy(policy)
         return probabilities_of(policy, self.slates(with_state=policy.reads_state))
 
     def feedback(self, policy: SlatePolicy, model: np.ndarray | None = None) -> Feedback:

@@ -19,7 +19,7 @@ from pushgen.checks import whole_number
 from pushgen.data.outputs import DatasetError
 from pushgen.envs.spaces import CONTEXT_FEATURES
 from pushgen.ope.policies import SlatePolicy, Slates, sample
-from pushgen.ope.slates import checked_policy, checked_probabilities, probabilities_of
+from pushgen.ope.slates import checked_probabilities, checked_slate_policy, probabilities_of
 from pushgen.publishing.access import resolve_split
 from pushgen.splits import SPLIT_FILE
 
@@ -89,7 +89,7 @@ def play(policy: SlatePolicy, split: str | Path, users: int | list[int] | None =
     from pushgen.envs.selection import NotificationSelectionEnv
 
     seed = whole_number("seed", seed, 0)
-    policy = checked_policy(policy)
+    policy = checked_slate_policy(policy)
     episodes = []
     for user, task in choose_users(split, users):
         env = NotificationSelectionEnv(split, user=user, k=k, candidate_seed=candidate_seed, mode="sampled",

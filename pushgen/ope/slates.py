@@ -105,7 +105,7 @@ def scores(scorer: Scorer, slates: Slates) -> np.ndarray:
     return out
 
 
-def checked_policy(policy: object) -> SlatePolicy:
+def checked_slate_policy(policy: object) -> SlatePolicy:
     """``policy`` when it is a slate policy, else a ``TypeError`` naming what it lacks."""
     missing = [m for m in ("name", "reads_state", "probabilities") if not hasattr(policy, m)]
     if missing:

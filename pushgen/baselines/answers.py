@@ -34,7 +34,7 @@ def checked_policy(policy: Any, user: int | None) -> Any:
     return policy
 
 
-def feature_codes(name: str, values: Any) -> np.ndarray:
+def answer_codes(name: str, values: Any) -> np.ndarray:
     """One feature's codes as int64 (n,), or ``PolicyError``: whole numbers only (no fractions,
     text, booleans or missing values)."""
     codes = np.asarray(values)
@@ -64,7 +64,7 @@ def checked(action: Any, n: int) -> np.ndarray:
     >>> checked({f: [0.5] for f in NOTIFICATION_FEATURES}, 1)
     Traceback (most recent call last):
     ...
-    pushgen.benchmark.answers.PolicyError: act() returned postingApp code 0.5, not a whole number; \
+    pushgen.baselines.answers.PolicyError: act() returned postingApp code 0.5, not a whole number; \
 codes are the positions of pushgen.schemas.values('postingApp')
     """
     if not isinstance(action, Mapping) and not hasattr(action, "columns"):  # a dict, or a data frame
@@ -73,7 +73,7 @@ codes are the positions of pushgen.schemas.values('postingApp')
     if missing:
         raise PolicyError(f"act() returned no {missing[0]!r}; it must return every notification "
                           f"feature: {', '.join(NOTIFICATION_FEATURES)}")
-    columns = [feature_codes(f, action[f]) for f in NOTIFICATION_FEATURES]
+    columns = [answer_codes(f, action[f]) for f in NOTIFICATION_FEATURES]
     for feature, codes in zip(NOTIFICATION_FEATURES, columns, strict=True):
         if len(codes) != n:
             raise PolicyError(f"act() returned {len(codes)} {feature} codes for {n} contexts")
